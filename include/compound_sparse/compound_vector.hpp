@@ -1,0 +1,71 @@
+#pragma once
+// CompoundVector: the x and y of spmv, n compound values (complex, quaternion,
+// e-vectors, ...) stored on a memory space in the Aos or Soa inner layout.
+// It is a thin wrapper around a Kokkos View [value][component], so an
+// application can hand in its own View without a copy (see wrap_view).
+
+#include <Kokkos_Core.hpp>
+#include <vector>
+
+#include "components.hpp"
+#include "error.hpp"
+#include "layouts.hpp"
+
+namespace compound_sparse {
+
+template <class Value, class Inner, class MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space>
+struct CompoundVector {
+  static_assert(is_packed_compound<Value>(),
+                "vector element type must be trivially copyable and consist of exactly "
+                "component_traits<Value>::size scalars");
+  using value_type = Value;
+  using inner_layout = Inner;
+  using memory_space = MemorySpace;
+  using scalar_type = typename component_traits<Value>::scalar_type;
+  static constexpr int components = component_traits<Value>::size;
+  using view_type = Kokkos::View<scalar_type* [components], typename Inner::kokkos_layout, MemorySpace>;
+
+  view_type data;
+
+  int size() const { return static_cast<int>(data.extent(0)); }
+};
+
+/// Copies host values into a new device vector.
+template <class Inner, class MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space, class Value>
+CompoundVector<Value, Inner, MemorySpace> to_device(const std::vector<Value>& host, const std::string& label = "x") {
+  using vector_type = CompoundVector<Value, Inner, MemorySpace>;
+  using traits = component_traits<Value>;
+  vector_type v;
+  v.data = typename vector_type::view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, label), host.size());
+  auto mirror = Kokkos::create_mirror_view(v.data);
+  for (std::size_t i = 0; i < host.size(); ++i)
+    for (int c = 0; c < traits::size; ++c) mirror(i, c) = traits::get(host[i], c);
+  Kokkos::deep_copy(v.data, mirror);
+  return v;
+}
+
+/// Copies a device vector back to the host.
+template <class Value, class Inner, class MemorySpace>
+std::vector<Value> to_host(const CompoundVector<Value, Inner, MemorySpace>& v) {
+  using traits = component_traits<Value>;
+  auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v.data);
+  std::vector<Value> host(v.data.extent(0));
+  for (std::size_t i = 0; i < host.size(); ++i)
+    for (int c = 0; c < traits::size; ++c) traits::get(host[i], c) = mirror(i, c);
+  return host;
+}
+
+/// Wraps an existing View [value][component] without copying. The View must
+/// have the vector's exact type: scalar* [components] in the Kokkos layout of
+/// Inner (LayoutRight for Aos, LayoutLeft for Soa).
+template <class Value, class Inner, class View>
+CompoundVector<Value, Inner, typename View::memory_space> wrap_view(const View& view) {
+  using vector_type = CompoundVector<Value, Inner, typename View::memory_space>;
+  static_assert(std::is_same<View, typename vector_type::view_type>::value,
+                "wrap_view: the View must be scalar* [components] in the inner layout's Kokkos layout");
+  vector_type v;
+  v.data = view;
+  return v;
+}
+
+}  // namespace compound_sparse

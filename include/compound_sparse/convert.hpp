@@ -1,0 +1,189 @@
+#pragma once
+// Conversions between the host CSR exchange format and the device layouts,
+// with the memory accounting that guards padded layouts.
+//
+//   auto a = to_device<Ell, Soa>(host_csr, MemoryBudget{1 << 30});
+//   HostCsr<Entry> back = to_host_csr(a);
+//
+// ELL pads every row to the longest one, so a single long row can multiply the
+// memory of a matrix. Before anything is allocated the conversion computes the
+// exact size (layout_memory_bytes) and throws if it exceeds the caller's budget
+// or does not fit 32-bit slot offsets.
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "error.hpp"
+#include "host_csr.hpp"
+#include "impl/row_slots.hpp"
+#include "layouts.hpp"
+#include "sparse_matrix.hpp"
+
+namespace compound_sparse {
+
+/// Upper bound on the device memory a conversion may allocate for one matrix.
+struct MemoryBudget {
+  std::size_t max_bytes = std::numeric_limits<std::size_t>::max();
+};
+
+/// The shape of a layout for a given sparsity pattern: everything needed to
+/// size its arrays, computed without allocating them.
+struct LayoutShape {
+  std::uint64_t num_slots = 0;     ///< stored slots including padding
+  std::uint64_t offsets_size = 0;  ///< entries of the offsets array
+  std::uint64_t lengths_size = 0;  ///< entries of the row-lengths array
+  int ell_width = 0;
+  int ell_stride = 0;
+  std::vector<std::uint64_t> slice_offsets;  ///< SlicedEll only
+};
+
+namespace impl {
+inline std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
+  return (value + multiple - 1) / multiple * multiple;
+}
+}  // namespace impl
+
+template <class Outer, class Entry>
+LayoutShape layout_shape(const HostCsr<Entry>& a) {
+  LayoutShape shape;
+  const std::uint64_t n = static_cast<std::uint64_t>(a.num_rows);
+  if constexpr (std::is_same<Outer, Csr>::value) {
+    shape.num_slots = a.num_entries();
+    shape.offsets_size = n + 1;
+  } else if constexpr (std::is_same<Outer, Ell>::value) {
+    int width = 0;
+    for (int r = 0; r < a.num_rows; ++r) width = std::max(width, a.row_length(r));
+    shape.ell_width = width;
+    shape.ell_stride = static_cast<int>(impl::round_up(n, Ell::stride_multiple));
+    shape.num_slots = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(shape.ell_stride);
+    shape.lengths_size = n;
+  } else {
+    static_assert(is_sliced_ell<Outer>::value, "unknown outer layout");
+    constexpr int c = Outer::slice_size;
+    const std::uint64_t slices = (n + c - 1) / c;
+    shape.slice_offsets.assign(slices + 1, 0);
+    for (std::uint64_t s = 0; s < slices; ++s) {
+      int width = 0;
+      for (std::uint64_t r = s * c; r < std::min(n, (s + 1) * c); ++r)
+        width = std::max(width, a.row_length(static_cast<int>(r)));
+      shape.slice_offsets[s + 1] = shape.slice_offsets[s] + static_cast<std::uint64_t>(width) * c;
+    }
+    shape.num_slots = shape.slice_offsets.back();
+    shape.offsets_size = slices + 1;
+    shape.lengths_size = n;
+  }
+  return shape;
+}
+
+/// Device bytes of `Outer` for this matrix, with the accounting of memory_bytes().
+template <class Outer, class Entry>
+std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
+  const LayoutShape s = layout_shape<Outer>(a);
+  // num_slots < 2^62 for any int-sized matrix; long double keeps the product exact enough to compare.
+  const long double bytes = static_cast<long double>(s.offsets_size + s.lengths_size) * sizeof(int) +
+                            static_cast<long double>(s.num_slots) * (sizeof(int) + sizeof(Entry));
+  return bytes >= static_cast<long double>(std::numeric_limits<std::uint64_t>::max())
+             ? std::numeric_limits<std::uint64_t>::max()
+             : static_cast<std::uint64_t>(bytes);
+}
+
+/// Builds the device matrix in layout <Outer, Inner> from a host CSR matrix.
+/// Throws compound_sparse::Error if `a` is inconsistent (see validate), if the
+/// layout needs more than `budget.max_bytes`, or if its slots do not fit 32-bit offsets.
+template <class Outer, class Inner, class MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space,
+          class Entry>
+SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a, MemoryBudget budget = {}) {
+  using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
+  using traits = component_traits<Entry>;
+  validate(a);
+  const LayoutShape shape = layout_shape<Outer>(a);
+  const std::uint64_t bytes = layout_memory_bytes<Outer>(a);
+  COMPOUND_SPARSE_REQUIRE(
+      bytes <= budget.max_bytes,
+      Outer::name() << " layout of a " << a.num_rows << " x " << a.num_cols << " matrix with " << a.num_entries()
+                    << " entries needs " << bytes << " bytes (" << shape.num_slots - a.num_entries()
+                    << " padding slots), more than the memory budget of " << budget.max_bytes << " bytes");
+  COMPOUND_SPARSE_REQUIRE(
+      shape.num_slots <= static_cast<std::uint64_t>(std::numeric_limits<int>::max()),
+      Outer::name() << " layout needs " << shape.num_slots << " slots, more than 32-bit offsets can address");
+
+  matrix_type m;
+  m.num_rows = a.num_rows;
+  m.num_cols = a.num_cols;
+  m.num_entries = a.num_entries();
+  m.num_slots = shape.num_slots;
+  m.ell_width = shape.ell_width;
+  m.ell_stride = shape.ell_stride;
+  const auto alloc = [](const char* label) {
+    return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+  };
+  m.offsets = typename matrix_type::index_view(alloc("compound_sparse::offsets"), shape.offsets_size);
+  m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), shape.lengths_size);
+  m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), shape.num_slots);
+  m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), shape.num_slots);
+  m.work_counter = Kokkos::View<unsigned, MemorySpace>("compound_sparse::work_counter");
+
+  auto offsets = Kokkos::create_mirror_view(m.offsets);
+  auto lengths = Kokkos::create_mirror_view(m.row_lengths);
+  auto cols = Kokkos::create_mirror_view(m.col_indices);
+  auto vals = Kokkos::create_mirror_view(m.values);
+  // Padding: column 0 and a zero entry, so that no slot holds garbage.
+  Kokkos::deep_copy(cols, 0);
+  Kokkos::deep_copy(vals, scalar_type_t<Entry>(0));
+
+  if constexpr (std::is_same<Outer, Csr>::value) {
+    for (int r = 0; r <= a.num_rows; ++r) offsets(r) = a.row_offsets[r];
+  } else {
+    for (std::size_t s = 0; s < shape.slice_offsets.size(); ++s) offsets(s) = static_cast<int>(shape.slice_offsets[s]);
+    for (int r = 0; r < a.num_rows; ++r) lengths(r) = a.row_length(r);
+  }
+  for (int r = 0; r < a.num_rows; ++r) {
+    const impl::RowSlots slots = impl::row_slots<Outer>(offsets, lengths, shape.ell_stride, r);
+    for (int k = 0; k < slots.length; ++k) {
+      const int slot = slots.first + k * slots.step;
+      const int src = a.row_offsets[r] + k;
+      cols(slot) = a.col_indices[src];
+      for (int c = 0; c < traits::size; ++c) vals(slot, c) = traits::get(a.values[src], c);
+    }
+  }
+  Kokkos::deep_copy(m.offsets, offsets);
+  Kokkos::deep_copy(m.row_lengths, lengths);
+  Kokkos::deep_copy(m.col_indices, cols);
+  Kokkos::deep_copy(m.values, vals);
+  return m;
+}
+
+/// Copies a device matrix back into host CSR; rows keep their entry order.
+template <class Entry, class Outer, class Inner, class MemorySpace>
+HostCsr<Entry> to_host_csr(const SparseMatrix<Entry, Outer, Inner, MemorySpace>& m) {
+  using traits = component_traits<Entry>;
+  auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.offsets);
+  auto lengths = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.row_lengths);
+  auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.col_indices);
+  auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.values);
+
+  HostCsr<Entry> a;
+  a.num_rows = m.num_rows;
+  a.num_cols = m.num_cols;
+  a.row_offsets.assign(static_cast<std::size_t>(m.num_rows) + 1, 0);
+  a.col_indices.reserve(m.num_entries);
+  a.values.reserve(m.num_entries);
+  for (int r = 0; r < m.num_rows; ++r) {
+    const impl::RowSlots slots = impl::row_slots<Outer>(offsets, lengths, m.ell_stride, r);
+    for (int k = 0; k < slots.length; ++k) {
+      const int slot = slots.first + k * slots.step;
+      a.col_indices.push_back(cols(slot));
+      Entry e;
+      for (int c = 0; c < traits::size; ++c) traits::get(e, c) = vals(slot, c);
+      a.values.push_back(e);
+    }
+    a.row_offsets[r + 1] = static_cast<int>(a.col_indices.size());
+  }
+  return a;
+}
+
+}  // namespace compound_sparse

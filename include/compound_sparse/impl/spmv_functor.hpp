@@ -1,0 +1,139 @@
+#pragma once
+// The SpMV kernel: one functor for every outer layout, inner layout, vector
+// layout and schedule kind. The layouts enter only through two small pieces:
+// row_slots (where a row's slots are) and the value loads below (how an entry
+// or vector element is assembled from its components).
+
+#include <Kokkos_Core.hpp>
+#include <type_traits>
+
+#include "../compound_vector.hpp"
+#include "../entry_traits.hpp"
+#include "../schedule.hpp"
+#include "../sparse_matrix.hpp"
+#include "row_slots.hpp"
+#include "vector_sum.hpp"
+
+namespace compound_sparse {
+namespace impl {
+
+/// Loads element i of a [value][component] view. For AoS the components are
+/// contiguous and the pointer is aligned (Kokkos allocations are), so the value
+/// is read whole: one or two wide loads instead of one per component.
+template <class Value, class Inner, class View>
+KOKKOS_INLINE_FUNCTION Value load_value(const View& view, int i) {
+  if constexpr (std::is_same<Inner, Aos>::value) {
+    return reinterpret_cast<const Value*>(view.data())[i];
+  } else {
+    using traits = component_traits<Value>;
+    Value v;
+    for (int c = 0; c < traits::size; ++c) traits::get(v, c) = view(i, c);
+    return v;
+  }
+}
+
+template <class Value, class Inner, class View>
+KOKKOS_INLINE_FUNCTION void store_value(const View& view, int i, const Value& v) {
+  if constexpr (std::is_same<Inner, Aos>::value) {
+    reinterpret_cast<Value*>(view.data())[i] = v;
+  } else {
+    using traits = component_traits<Value>;
+    for (int c = 0; c < traits::size; ++c) view(i, c) = traits::get(v, c);
+  }
+}
+
+template <ScheduleKind Kind, class Entry, class Outer, class Inner, class XInner, class YInner, class MemorySpace>
+struct SpmvFunctor {
+  using traits = entry_traits<Entry>;
+  using vector_type = typename traits::vector_type;
+  using coefficient_type = typename traits::coefficient_type;
+  using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
+  using x_type = CompoundVector<vector_type, XInner, MemorySpace>;
+  using y_type = CompoundVector<vector_type, YInner, MemorySpace>;
+  using execution_space = typename MemorySpace::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+
+  typename matrix_type::index_view offsets, row_lengths, col_indices;
+  typename matrix_type::values_view values;
+  Kokkos::View<unsigned, MemorySpace> work_counter;
+  typename x_type::view_type x;
+  typename y_type::view_type y;
+  coefficient_type alpha, beta;
+  bool beta_is_zero;
+  int num_rows;
+  int ell_stride;
+  int rows_per_team_chunk;  ///< Static / DynamicTeam: rows a team works on at once
+  int team_chunks;
+  int rows_per_warp_chunk;  ///< DynamicWarp: rows taken per atomic
+  int warp_chunks;
+
+  /// y(row) = alpha * (A x)(row) + beta * y(row), computed by the calling
+  /// thread's vector lanes. Rows past the end are skipped by the whole lane group.
+  KOKKOS_INLINE_FUNCTION void compute_row(const member_type& team, int row) const {
+    if (row >= num_rows) return;
+    const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
+    vector_type sum;
+    Kokkos::parallel_reduce(
+        Kokkos::ThreadVectorRange(team, slots.length),
+        [&](int k, vector_type& acc) {
+          const int slot = slots.first + k * slots.step;
+          traits::multiply_add(acc, load_value<Entry, Inner>(values, slot),
+                               load_value<vector_type, XInner>(x, col_indices(slot)));
+        },
+        VectorSum<Entry, MemorySpace>(sum));
+    Kokkos::single(Kokkos::PerThread(team), [&]() {
+      vector_type result = traits::scale(alpha, sum);
+      if (!beta_is_zero)  // beta == 0 ignores y's old contents, NaN included (BLAS convention)
+        result = traits::add(result, traits::scale(beta, load_value<vector_type, YInner>(y, row)));
+      store_value<vector_type, YInner>(y, row, result);
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    if constexpr (Kind == ScheduleKind::Static) {
+      for (int chunk = team.league_rank(); chunk < team_chunks; chunk += team.league_size())
+        compute_row(team, chunk * rows_per_team_chunk + team.team_rank());
+    } else if constexpr (Kind == ScheduleKind::DynamicTeam) {
+      for (;;) {
+        int chunk = 0;
+        // single(PerTeam, ..., value) broadcasts the value to the whole team.
+        Kokkos::single(
+            Kokkos::PerTeam(team), [&](int& c) { c = static_cast<int>(Kokkos::atomic_fetch_add(&work_counter(), 1u)); },
+            chunk);
+        if (chunk >= team_chunks) break;
+        compute_row(team, chunk * rows_per_team_chunk + team.team_rank());
+      }
+    } else {
+      dynamic_warp(team);
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void dynamic_warp(const member_type& team) const {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+    // Kokkos maps vector lanes to threadIdx.x and team ranks to threadIdx.y, so
+    // a warp holds 32 / blockDim.x consecutive team ranks. The loop is
+    // warp-uniform (every lane sees the broadcast chunk), as __shfl_sync needs.
+    const int lane = (threadIdx.y * blockDim.x + threadIdx.x) & 31;
+    const int group = lane / blockDim.x;
+    for (;;) {
+      unsigned chunk = 0;
+      if (lane == 0) chunk = atomicAdd(work_counter.data(), 1u);
+      chunk = __shfl_sync(0xffffffffu, chunk, 0);
+      if (chunk >= static_cast<unsigned>(warp_chunks)) break;
+      compute_row(team, static_cast<int>(chunk) * rows_per_warp_chunk + group);
+    }
+#else
+    // Portable path: each team thread is its own "warp" and works through
+    // chunks of rows_per_warp_chunk rows by itself.
+    for (;;) {
+      const int chunk = static_cast<int>(Kokkos::atomic_fetch_add(&work_counter(), 1u));
+      if (chunk >= warp_chunks) break;
+      const int end = chunk * rows_per_warp_chunk + rows_per_warp_chunk;
+      for (int row = chunk * rows_per_warp_chunk; row < end; ++row) compute_row(team, row);
+    }
+#endif
+  }
+};
+
+}  // namespace impl
+}  // namespace compound_sparse

@@ -1,0 +1,59 @@
+#pragma once
+// Parallel schedules: how rows are handed to GPU threads.
+//
+// Every schedule launches a Kokkos::TeamPolicy with LaunchBounds<Threads,
+// MinTeamsPerSM> (the register budget the compiler must meet) and a league of
+// n_s * MinTeamsPerSM teams, n_s the number of multiprocessors. Each team
+// thread owns `lanes_per_row` vector lanes that share one row and reduce its
+// sum in registers (1 = one thread per row; 2..32 = vector-per-row, for long
+// rows). A team of Threads threads therefore works on Threads / lanes_per_row
+// rows at a time — one "chunk".
+//
+//   Static       team t takes chunks t, t + league, t + 2*league, ...
+//   DynamicTeam  each team takes the next chunk from a device-wide atomic
+//                counter until none is left (balances irregular rows).
+//   DynamicWarp  on CUDA, each warp takes the next 32/lanes_per_row rows from
+//                the counter (one atomic per warp, broadcast by a shuffle, no
+//                team barrier). On host backends each thread takes chunks of
+//                32 rows from the counter.
+//
+// The kind and the launch bounds are template parameters (compile-time variants,
+// selected at run time by the tuning database); lanes_per_row is a run-time value.
+
+#include <string>
+
+namespace compound_sparse {
+
+enum class ScheduleKind { Static, DynamicTeam, DynamicWarp };
+
+inline std::string to_string(ScheduleKind kind) {
+  switch (kind) {
+    case ScheduleKind::Static:
+      return "static";
+    case ScheduleKind::DynamicTeam:
+      return "dynamic_team";
+    case ScheduleKind::DynamicWarp:
+      return "dynamic_warp";
+  }
+  return "unknown";
+}
+
+/// A schedule variant. Threads = n_t (threads per team, a multiple of 32 on
+/// GPUs), MinTeamsPerSM = n_b (teams resident per multiprocessor, which both
+/// sets the launch bound and the league size n_s * n_b).
+template <ScheduleKind Kind, unsigned Threads, unsigned MinTeamsPerSM>
+struct Schedule {
+  static_assert(Threads >= 1 && MinTeamsPerSM >= 1, "launch bounds must be positive");
+  static constexpr ScheduleKind kind = Kind;
+  static constexpr unsigned threads = Threads;
+  static constexpr unsigned min_teams_per_sm = MinTeamsPerSM;
+
+  /// Vector lanes per row: 1, 2, 4, 8, 16 or 32.
+  int lanes_per_row = 1;
+};
+
+using StaticSchedule = Schedule<ScheduleKind::Static, 128, 4>;
+using DynamicTeamSchedule = Schedule<ScheduleKind::DynamicTeam, 128, 4>;
+using DynamicWarpSchedule = Schedule<ScheduleKind::DynamicWarp, 128, 4>;
+
+}  // namespace compound_sparse

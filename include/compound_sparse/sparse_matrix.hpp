@@ -1,0 +1,68 @@
+#pragma once
+// SparseMatrix: a compound-entry sparse matrix stored on a Kokkos memory space
+// in one outer layout (Csr, Ell, SlicedEll<C>) and one inner layout (Aos, Soa).
+// Build it with to_device (convert.hpp); read it back with to_host_csr.
+//
+// The same struct serves every outer layout; which members are used, and how a
+// row's slots are found, is what the outer layout decides:
+//
+//   layout        offsets                 row_lengths   slot k of row r
+//   Csr           row offsets, n+1        (empty)       offsets[r] + k
+//   Ell           (empty)                 n             k * ell_stride + r
+//   SlicedEll<C>  slice offsets, ⌈n/C⌉+1  n             offsets[r/C] + k*C + r%C
+//
+// Padding slots (ELL, Sliced ELL) hold column 0 and a zero entry; kernels never
+// read them because they stop at row_lengths[r].
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+
+#include "components.hpp"
+#include "entry_traits.hpp"
+#include "layouts.hpp"
+
+namespace compound_sparse {
+
+template <class Entry, class Outer, class Inner,
+          class MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space>
+struct SparseMatrix {
+  static_assert(is_packed_compound<Entry>(),
+                "entry type must be trivially copyable and consist of exactly "
+                "component_traits<Entry>::size scalars");
+  using entry_type = Entry;
+  using outer_layout = Outer;
+  using inner_layout = Inner;
+  using memory_space = MemorySpace;
+  using execution_space = typename MemorySpace::execution_space;
+  using scalar_type = typename component_traits<Entry>::scalar_type;
+  static constexpr int components = component_traits<Entry>::size;
+  using index_view = Kokkos::View<int*, MemorySpace>;
+  /// [slot][component]; LayoutRight for Aos, LayoutLeft for Soa.
+  using values_view = Kokkos::View<scalar_type* [components], typename Inner::kokkos_layout, MemorySpace>;
+
+  int num_rows = 0;
+  int num_cols = 0;
+  std::size_t num_entries = 0;  ///< compound non-zeros, padding excluded
+  std::size_t num_slots = 0;    ///< stored (column, entry) slots, padding included
+  int ell_width = 0;            ///< Ell: longest row
+  int ell_stride = 0;           ///< Ell: num_rows rounded up to a multiple of 32
+
+  index_view offsets;
+  index_view row_lengths;
+  index_view col_indices;
+  values_view values;
+  /// Work counter of the dynamic schedules. Shared by all spmv calls on this
+  /// matrix, so two dynamically scheduled products on the same matrix must not
+  /// run concurrently on different execution space instances.
+  Kokkos::View<unsigned, MemorySpace> work_counter;
+};
+
+/// Bytes of device memory the matrix occupies, with the accounting of the
+/// published memory table: 4-byte indices, offsets and row lengths, every
+/// padding slot counted as an index plus an entry.
+template <class Entry, class Outer, class Inner, class MemorySpace>
+std::size_t memory_bytes(const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a) {
+  return (a.offsets.extent(0) + a.row_lengths.extent(0)) * sizeof(int) + a.num_slots * (sizeof(int) + sizeof(Entry));
+}
+
+}  // namespace compound_sparse
