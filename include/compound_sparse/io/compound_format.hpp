@@ -1,0 +1,133 @@
+#pragma once
+// How each entry type is spelled in a Matrix Market file, and how a stored
+// triangle is mirrored. This is the one place that knows the file convention
+// for compound entries (docs/zoo.md describes it for people):
+//
+//   %%MatrixMarket matrix coordinate <field> <symmetry>
+//   rows cols entries              (counted in compound entries: block rows, blocks)
+//   i j c_0 c_1 ... c_{k-1}        (1-based; the k components in component_traits order)
+//
+// field: real | integer | pattern | complex (standard, k = 1, 1, 0, 2), and the
+// CompoundSparse extensions quaternion (k = 4: w x y z) and block<E> (k = E*E,
+// the block row-major), e.g. block3. Standard readers reject the extension fields
+// instead of misreading them, which is why they are new field names rather than
+// extra columns under "real".
+// symmetry: general | symmetric | skew-symmetric | hermitian. A non-general file
+// stores the lower triangle (i >= j; i > j for skew-symmetric) and the reader adds
+// A(j,i) = mirror(A(i,j)): symmetric A_ij^T, skew-symmetric -A_ij^T, hermitian
+// the conjugate transpose (complex and quaternion entries only). ^T transposes a
+// block; scalars, complex numbers and quaternions are their own transpose.
+
+#include <Kokkos_Core.hpp>
+#include <string>
+
+#include "../block.hpp"
+#include "../components.hpp"
+#include "../error.hpp"
+#include "../quaternion.hpp"
+
+namespace compound_sparse {
+namespace io {
+
+enum class Symmetry { general, symmetric, skew_symmetric, hermitian };
+
+inline const char* to_string(Symmetry s) {
+  switch (s) {
+    case Symmetry::symmetric:
+      return "symmetric";
+    case Symmetry::skew_symmetric:
+      return "skew-symmetric";
+    case Symmetry::hermitian:
+      return "hermitian";
+    default:
+      return "general";
+  }
+}
+
+/// Per entry type: the Matrix Market field it is written as, which fields it can
+/// be read from, and the two component maps that define mirroring.
+/// transpose(c): the component of A that lands in component c of A^T.
+/// conjugate_negates(c): whether conjugation flips the sign of component c.
+template <class Entry>
+struct mm_field;  // not defined: specialise it to read and write your entry type
+
+template <>
+struct mm_field<double> {
+  static std::string name() { return "real"; }
+  static bool readable_from(const std::string& f) { return f == "real" || f == "integer" || f == "pattern"; }
+  static bool has_conjugate() { return false; }
+  static int transpose(int c) { return c; }
+  static bool conjugate_negates(int) { return false; }
+};
+
+template <>
+struct mm_field<Kokkos::complex<double>> {
+  static std::string name() { return "complex"; }
+  static bool readable_from(const std::string& f) {
+    return f == "complex" || f == "real" || f == "integer" || f == "pattern";
+  }
+  static bool has_conjugate() { return true; }
+  static int transpose(int c) { return c; }
+  static bool conjugate_negates(int c) { return c == 1; }
+};
+
+template <>
+struct mm_field<Quaternion<double>> {
+  static std::string name() { return "quaternion"; }
+  static bool readable_from(const std::string& f) { return f == "quaternion"; }
+  static bool has_conjugate() { return true; }
+  static int transpose(int c) { return c; }
+  static bool conjugate_negates(int c) { return c != 0; }
+};
+
+template <int E>
+struct mm_field<Block<double, E>> {
+  static std::string name() { return "block" + std::to_string(E); }
+  static bool readable_from(const std::string& f) { return f == name(); }
+  static bool has_conjugate() { return false; }  // real blocks: hermitian would just be symmetric
+  static int transpose(int c) { return (c % E) * E + c / E; }
+  static bool conjugate_negates(int) { return false; }
+};
+
+/// Number of values a data line of `field` carries per entry (0 for pattern).
+inline int mm_field_components(const std::string& field) {
+  if (field == "pattern") return 0;
+  if (field == "real" || field == "integer") return 1;
+  if (field == "complex") return 2;
+  if (field == "quaternion") return 4;
+  if (field.size() > 5 && field.compare(0, 5, "block") == 0 && field.size() <= 7) {
+    int e = 0;
+    for (std::size_t i = 5; i < field.size(); ++i) {
+      if (field[i] < '0' || field[i] > '9') return -1;
+      e = e * 10 + (field[i] - '0');
+    }
+    return e >= 1 && e <= 16 ? e * e : -1;
+  }
+  return -1;
+}
+
+/// The entry stored at (j, i) when `a` is stored at (i, j) in a matrix of symmetry `s`.
+template <class Entry>
+Entry mirror(const Entry& a, Symmetry s) {
+  using traits = component_traits<Entry>;
+  using field = mm_field<Entry>;
+  Entry m = a;
+  for (int c = 0; c < traits::size; ++c) {
+    auto v = traits::get(a, field::transpose(c));
+    if (s == Symmetry::skew_symmetric || (s == Symmetry::hermitian && field::conjugate_negates(c))) v = -v;
+    traits::get(m, c) = v;
+  }
+  return m;
+}
+
+/// Exact (bitwise for finite values) equality of two entries, component by component.
+template <class Entry>
+bool same_entry(const Entry& a, const Entry& b) {
+  using traits = component_traits<Entry>;
+  for (int c = 0; c < traits::size; ++c)
+    if (!(traits::get(a, c) == traits::get(b, c))) return false;
+  return true;
+}
+
+}  // namespace io
+}  // namespace compound_sparse

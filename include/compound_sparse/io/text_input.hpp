@@ -1,0 +1,86 @@
+#pragma once
+// Line-oriented text input shared by the parsers: it counts lines so that every
+// parse error can name "<file>:<line>: <reason>", and it parses numbers without
+// locale surprises or exceptions from the standard library.
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <istream>
+#include <string>
+
+#include "../error.hpp"
+
+namespace compound_sparse {
+namespace io {
+
+class LineReader {
+ public:
+  LineReader(std::istream& in, std::string source) : in_(in), source_(std::move(source)) {}
+
+  /// Reads the next line (without the newline or a trailing '\r'); false at end of input.
+  bool next(std::string& line) {
+    if (!std::getline(in_, line)) return false;
+    ++line_;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    return true;
+  }
+  const std::string& source() const { return source_; }
+  long line() const { return line_; }
+
+ private:
+  std::istream& in_;
+  std::string source_;
+  long line_ = 0;
+};
+
+/// Throws compound_sparse::Error with "<source>:<line>: <message>" unless `condition` holds.
+#define COMPOUND_SPARSE_PARSE_REQUIRE(reader, condition, message) \
+  COMPOUND_SPARSE_REQUIRE(condition, (reader).source() << ":" << (reader).line() << ": " << message)
+
+/// Reads the next whitespace-separated token of `s` starting at `pos` (advanced past
+/// it); returns false when there is none.
+inline bool next_token(const std::string& s, std::size_t& pos, std::string& token) {
+  while (pos < s.size() && (s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\v' || s[pos] == '\f')) ++pos;
+  if (pos >= s.size()) return false;
+  const std::size_t start = pos;
+  while (pos < s.size() && !(s[pos] == ' ' || s[pos] == '\t' || s[pos] == '\v' || s[pos] == '\f')) ++pos;
+  token.assign(s, start, pos - start);
+  return true;
+}
+
+/// Parses a whole token as a decimal integer; false if it is not one or overflows.
+inline bool parse_integer(const std::string& token, long long& value) {
+  if (token.empty()) return false;
+  const char* begin = token.c_str();
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtoll(begin, &end, 10);
+  return errno == 0 && end == begin + token.size();
+}
+
+/// Parses a whole token as a floating-point number (C locale semantics of strtod).
+inline bool parse_real(const std::string& token, double& value) {
+  if (token.empty()) return false;
+  const char* begin = token.c_str();
+  char* end = nullptr;
+  errno = 0;
+  value = std::strtod(begin, &end);
+  // ERANGE on underflow still gives the correctly rounded (denormal or zero) value;
+  // on overflow strtod gives infinity, which no file means by a finite literal.
+  return end == begin + token.size() && (errno == 0 || (errno == ERANGE && std::abs(value) < HUGE_VAL));
+}
+
+/// A header's declared size must be plausible for the entries the file holds: the
+/// CSR result needs memory per row, so "2147483647 2147483647 0" would ask for
+/// gigabytes from a few bytes of input. Up to 2^24 rows or columns are always
+/// accepted, beyond that at most 64 per stored entry.
+inline void require_plausible_size(const LineReader& in, long long rows, long long cols, long long entries) {
+  const long long limit = (1LL << 24) + 64 * entries;
+  COMPOUND_SPARSE_PARSE_REQUIRE(in, rows <= limit && cols <= limit,
+                                "size " << rows << " x " << cols << " is implausible for " << entries
+                                        << " entries (at most 2^24 + 64 per entry rows and columns are accepted)");
+}
+
+}  // namespace io
+}  // namespace compound_sparse

@@ -1,0 +1,31 @@
+#pragma once
+// Linear elasticity with linear (P1) tetrahedra, assembled into a BSR matrix of
+// 3x3 blocks: block (a, b) couples the displacements of nodes a and b,
+//   K_ab = sum over tets of V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I),
+// g_a the gradient of node a's basis function, lambda and mu the Lamé parameters.
+// K is symmetric (K_ba = K_ab^T, bit for bit) and, before boundary conditions,
+// has the six rigid-body motions in its null space.
+
+#include <utility>
+#include <vector>
+
+#include "../block.hpp"
+#include "../host_csr.hpp"
+#include "tet_mesh.hpp"
+
+namespace compound_sparse {
+namespace zoo {
+
+/// Lamé parameters (lambda, mu) from Young's modulus and Poisson's ratio.
+std::pair<double, double> lame_parameters(double young, double poisson);
+
+/// The stiffness matrix, one block row per mesh point.
+HostCsr<Block<double, 3>> elasticity_matrix(const TetMesh& mesh, double lambda, double mu);
+
+/// Clamps the nodes with fixed[node] != 0 (homogeneous Dirichlet conditions) the
+/// symmetric way: their block rows and columns become zero, their diagonal blocks
+/// the identity. The sparsity pattern is kept, so the matrix stays symmetric.
+void apply_dirichlet(HostCsr<Block<double, 3>>& k, const std::vector<char>& fixed);
+
+}  // namespace zoo
+}  // namespace compound_sparse

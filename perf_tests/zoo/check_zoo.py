@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Checks a compound-zoo output directory: every matrix index.json lists exists,
+its Matrix Market header matches the class, and the sizes, non-zero count and row
+statistics recomputed from the file equal those in index.json. Every .mtx file in
+the directory must be listed. Exits non-zero with a message on the first mismatch.
+
+usage: check_zoo.py DIR [--expect-classes complex,quaternion,block3]
+"""
+import json
+import os
+import sys
+
+FIELD_OF_CLASS = {"complex": ("complex", 2), "quaternion": ("quaternion", 4), "block3": ("block3", 9)}
+
+
+def fail(message):
+    print("check_zoo: " + message, file=sys.stderr)
+    sys.exit(1)
+
+
+def quartiles(values):
+    """min, q1, median, q3, max with q = v[floor(q (n - 1))] (docs/zoo.md)."""
+    if not values:
+        return {"min": 0, "q1": 0, "median": 0, "q3": 0, "max": 0}
+    v = sorted(values)
+    n = len(v)
+    return {"min": v[0], "q1": v[(n - 1) // 4], "median": v[2 * (n - 1) // 4], "q3": v[3 * (n - 1) // 4],
+            "max": v[-1]}
+
+
+def read_pattern(path, field, components):
+    """Returns rows, cols, symmetry and the set of (row, col) positions of the full matrix."""
+    with open(path) as f:
+        banner = f.readline().split()
+        if banner[:3] != ["%%MatrixMarket", "matrix", "coordinate"] or len(banner) != 5:
+            fail(f"{path}: bad banner {banner}")
+        if banner[3] != field:
+            fail(f"{path}: field {banner[3]}, expected {field}")
+        symmetry = banner[4]
+        line = f.readline()
+        while line.startswith("%"):
+            line = f.readline()
+        rows, cols, stored = (int(x) for x in line.split())
+        positions = set()
+        count = 0
+        for line in f:
+            if not line.strip() or line.startswith("%"):
+                continue
+            parts = line.split()
+            if len(parts) != 2 + components:
+                fail(f"{path}: line with {len(parts)} fields, expected {2 + components}")
+            [float(x) for x in parts[2:]]
+            i, j = int(parts[0]) - 1, int(parts[1]) - 1
+            if not (0 <= i < rows and 0 <= j < cols):
+                fail(f"{path}: entry ({i + 1}, {j + 1}) outside {rows} x {cols}")
+            if symmetry != "general" and i < j:
+                fail(f"{path}: entry above the diagonal in a {symmetry} file")
+            for p in [(i, j)] + ([(j, i)] if symmetry != "general" and i != j else []):
+                if p in positions:
+                    fail(f"{path}: duplicate entry {p}")
+                positions.add(p)
+            count += 1
+        if count != stored:
+            fail(f"{path}: {count} entries, header says {stored}")
+    return rows, cols, symmetry, positions
+
+
+def main():
+    if len(sys.argv) < 2:
+        fail(__doc__)
+    directory = sys.argv[1]
+    expect = []
+    if len(sys.argv) == 4 and sys.argv[2] == "--expect-classes":
+        expect = sys.argv[3].split(",")
+    with open(os.path.join(directory, "index.json")) as f:
+        index = json.load(f)
+    listed = set()
+    for m in index["matrices"]:
+        name = m["name"]
+        if m["class"] not in FIELD_OF_CLASS:
+            fail(f"{name}: unknown class {m['class']}")
+        field, components = FIELD_OF_CLASS[m["class"]]
+        rows, cols, symmetry, positions = read_pattern(os.path.join(directory, m["file"]), field, components)
+        listed.add(m["file"])
+        got = {"rows": rows, "columns": cols, "nonzeros": len(positions), "symmetry": symmetry, "field": field}
+        for key, value in got.items():
+            if m[key] != value:
+                fail(f"{name}: index.json says {key} = {m[key]}, the file has {value}")
+        per_row = [[] for _ in range(rows)]
+        for i, j in positions:
+            per_row[i].append(j)
+        nnz = [len(c) for c in per_row]
+        band = [max((abs(j - i) for j in c), default=0) for i, c in enumerate(per_row)]
+        for key, values in (("nonzeros_per_row", nnz), ("bandwidth_per_row", band)):
+            if m[key] != quartiles(values):
+                fail(f"{name}: index.json {key} = {m[key]}, recomputed {quartiles(values)}")
+        print(f"check_zoo: {name}: {m['class']} {rows} x {cols}, {len(positions)} non-zeros: ok")
+    on_disk = {f for f in os.listdir(directory) if f.endswith(".mtx")}
+    if on_disk != listed:
+        fail(f"files and index.json differ: unlisted {sorted(on_disk - listed)}, missing {sorted(listed - on_disk)}")
+    for c in expect:
+        if not any(m["class"] == c for m in index["matrices"]):
+            fail(f"no matrix of class {c}")
+    print(f"check_zoo: {len(listed)} matrices ok")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,304 @@
+// compound-zoo: builds the standard matrix zoo (docs/zoo.md) into a directory:
+// one Matrix Market file per matrix and index.json with sizes and row statistics.
+//
+//   compound-zoo --out DIR [--scale small|full] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]
+//
+// --scale small (default) is the test set: generated inputs only (plus mhd1280b and
+// the mesh woody.obj when they are present), done in seconds. --scale full mirrors
+// the published Table 1: 4 complex, 4 quaternion and 5 3x3-block matrices.
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compound_sparse/io/harwell_boeing.hpp"
+#include "compound_sparse/io/matrix_market.hpp"
+#include "compound_sparse/zoo/dirac.hpp"
+#include "compound_sparse/zoo/elasticity.hpp"
+#include "compound_sparse/zoo/helmholtz.hpp"
+#include "compound_sparse/zoo/row_statistics.hpp"
+#include "compound_sparse/zoo/tet_mesh.hpp"
+#include "compound_sparse/zoo/triangle_mesh.hpp"
+
+namespace cs = compound_sparse;
+namespace zoo = compound_sparse::zoo;
+namespace fs = std::filesystem;
+using Json = nlohmann::json;
+
+namespace {
+
+struct Options {
+  fs::path out;
+  std::string scale = "small";
+  fs::path meshes = COMPOUND_ZOO_DEFAULT_MESHES;
+  fs::path mhd1280b = COMPOUND_ZOO_DEFAULT_MHD1280B;
+  std::set<std::string> only;
+};
+
+/// One matrix of the zoo: how to make it. `available` is false when an optional
+/// input of the small set is absent (the reason is printed, the matrix left out).
+struct Recipe {
+  std::string name;
+  std::string matrix_class;  // complex | quaternion | block3
+  std::string source;        // what it is made from, for index.json
+  std::function<Json(const Recipe&, const fs::path&)> build;
+  std::string missing;  // non-empty: why this matrix cannot be built here
+};
+
+Json quartiles_json(const zoo::Quartiles& q) {
+  return {{"min", q.min}, {"q1", q.q1}, {"median", q.median}, {"q3", q.q3}, {"max", q.max}};
+}
+
+template <class Entry>
+Json write_matrix(const Recipe& r, const fs::path& dir, const cs::HostCsr<Entry>& a, cs::io::Symmetry symmetry) {
+  const std::string file = r.name + ".mtx";
+  std::cerr << "  writing " << file << " (" << a.num_rows << " rows, " << a.num_entries() << " non-zeros)\n";
+  cs::io::write_matrix_market((dir / file).string(), a, symmetry,
+                              "CompoundSparse matrix zoo: " + r.name + "\n" + r.source);
+  const auto stats = zoo::row_statistics(a);
+  return {{"name", r.name},
+          {"class", r.matrix_class},
+          {"file", file},
+          {"field", cs::io::mm_field<Entry>::name()},
+          {"symmetry", cs::io::to_string(symmetry)},
+          {"rows", a.num_rows},
+          {"columns", a.num_cols},
+          {"nonzeros", static_cast<long long>(a.num_entries())},
+          {"nonzeros_per_row", quartiles_json(stats.nnz_per_row)},
+          {"bandwidth_per_row", quartiles_json(stats.bandwidth_per_row)},
+          {"source", r.source}};
+}
+
+// ---- complex ----------------------------------------------------------------
+
+Recipe mhd1280b(const Options& o) {
+  Recipe r{"mhd1280b", "complex", "Harwell-Boeing mhd1280b.cua (Alfven spectra in MHD, Anasazi test matrices)",
+           [o](const Recipe& self, const fs::path& dir) {
+             const auto a = cs::io::read_harwell_boeing<Kokkos::complex<double>>(o.mhd1280b.string());
+             return write_matrix(self, dir, a, cs::io::Symmetry::general);
+           },
+           ""};
+  if (!fs::exists(o.mhd1280b))
+    r.missing = o.mhd1280b.string() + " not found (scripts/fetch_trilinos_source.sh extracts it; or --mhd1280b FILE)";
+  return r;
+}
+
+Recipe helmholtz(const std::string& name, const std::string& shape, int n, int nz, double k) {
+  std::ostringstream source;
+  source << "Helmholtz P1 FEM, impedance boundary, wavenumber k = " << k << ", " << shape << " mesh " << n << "x" << n
+         << "x" << nz;
+  return {name, "complex", source.str(),
+          [shape, n, nz, k](const Recipe& self, const fs::path& dir) {
+            const auto mesh = shape == "box" ? zoo::box_mesh(n, n, nz) : zoo::cylinder_mesh(n, nz);
+            std::cerr << "  mesh: " << mesh.points.size() << " points, " << mesh.tets.size() << " tetrahedra\n";
+            return write_matrix(self, dir, zoo::helmholtz_matrix(mesh, k), cs::io::Symmetry::symmetric);
+          },
+          ""};
+}
+
+// ---- quaternion ---------------------------------------------------------------
+
+/// A smooth, deterministic curvature change per face: rho = sin(2 pi h), with h the
+/// face centroid's height in [0, 1] over the mesh's bounding box.
+std::vector<double> height_rho(const zoo::TriangleMesh& m) {
+  double lo = 1e300, hi = -1e300;
+  for (const auto& p : m.vertices) lo = std::min(lo, p[2]), hi = std::max(hi, p[2]);
+  const double pi = std::acos(-1.0);
+  std::vector<double> rho;
+  rho.reserve(m.triangles.size());
+  for (const auto& t : m.triangles) {
+    const double z = (m.vertices[t[0]][2] + m.vertices[t[1]][2] + m.vertices[t[2]][2]) / 3;
+    rho.push_back(std::sin(2 * pi * (hi > lo ? (z - lo) / (hi - lo) : 0.0)));
+  }
+  return rho;
+}
+
+Json write_dirac(const Recipe& self, const fs::path& dir, zoo::TriangleMesh mesh, int levels) {
+  mesh = zoo::clean_mesh(mesh);
+  for (int l = 0; l < levels; ++l) mesh = zoo::loop_subdivide(mesh);
+  std::cerr << "  surface: " << mesh.vertices.size() << " vertices, " << mesh.triangles.size() << " triangles\n";
+  return write_matrix(self, dir, zoo::dirac_operator(mesh, height_rho(mesh)), cs::io::Symmetry::hermitian);
+}
+
+Recipe dirac_obj(const Options& o, const std::string& name, const std::string& obj, int levels) {
+  const fs::path path = o.meshes / obj;
+  Recipe r{name, "quaternion",
+           "Dirac operator (Crane, Pinkall, Schroeder 2011), rho = sin(2 pi height), mesh " + obj + ", " +
+               std::to_string(levels) + " Loop subdivision step(s)",
+           [path, levels](const Recipe& self, const fs::path& dir) {
+             return write_dirac(self, dir, zoo::read_obj(path.string()), levels);
+           },
+           ""};
+  if (!fs::exists(path)) r.missing = path.string() + " not found (--meshes DIR)";
+  return r;
+}
+
+Recipe dirac_torus(const std::string& name, int n_major, int n_minor, int levels) {
+  return {name, "quaternion",
+          "Dirac operator (Crane, Pinkall, Schroeder 2011), rho = sin(2 pi height), generated torus " +
+              std::to_string(n_major) + "x" + std::to_string(n_minor) + ", " + std::to_string(levels) +
+              " Loop subdivision step(s)",
+          [=](const Recipe& self, const fs::path& dir) {
+            return write_dirac(self, dir, zoo::torus_mesh(n_major, n_minor), levels);
+          },
+          ""};
+}
+
+// ---- 3x3 blocks ---------------------------------------------------------------
+
+/// Steel-like ratio (E = 1, nu = 0.3), clamped where z is within 1e-9 of the minimum.
+Json write_elasticity(const Recipe& self, const fs::path& dir, const zoo::TetMesh& mesh) {
+  std::cerr << "  mesh: " << mesh.points.size() << " points, " << mesh.tets.size() << " tetrahedra\n";
+  const auto lame = zoo::lame_parameters(1.0, 0.3);
+  auto k = zoo::elasticity_matrix(mesh, lame.first, lame.second);
+  double zmin = 1e300;
+  for (const auto& p : mesh.points) zmin = std::min(zmin, p[2]);
+  std::vector<char> fixed(mesh.points.size(), 0);
+  for (std::size_t i = 0; i < fixed.size(); ++i) fixed[i] = mesh.points[i][2] <= zmin + 1e-9;
+  zoo::apply_dirichlet(k, fixed);
+  return write_matrix(self, dir, k, cs::io::Symmetry::symmetric);
+}
+
+Recipe elasticity(const std::string& name, const std::string& shape, int n, int nz) {
+  std::ostringstream source;
+  source << "linear elasticity P1, E = 1, nu = 0.3, clamped bottom, " << shape << " mesh " << n << "x" << n << "x"
+         << nz;
+  return {name, "block3", source.str(),
+          [shape, n, nz](const Recipe& self, const fs::path& dir) {
+            const auto mesh = shape == "box"       ? zoo::box_mesh(n, n, nz)
+                              : shape == "l-shape" ? zoo::l_shape_mesh(n, nz)
+                                                   : zoo::cylinder_mesh(n, nz);
+            return write_elasticity(self, dir, mesh);
+          },
+          ""};
+}
+
+Recipe elasticity_tetgen(const Options& o, const std::string& name, const std::string& obj, double max_volume) {
+  const fs::path path = o.meshes / obj;
+  std::ostringstream source;
+  source << "linear elasticity P1, E = 1, nu = 0.3, clamped bottom, TetGen -pq1.4a" << max_volume << " inside mesh "
+         << obj << " (scaled to unit bounding-box diagonal)";
+  Recipe r{name, "block3", source.str(),
+           [path, max_volume](const Recipe& self, const fs::path& dir) {
+             auto surface = zoo::clean_mesh(zoo::read_obj(path.string()));
+             COMPOUND_SPARSE_REQUIRE(zoo::count_boundary_edges(surface) == 0, path << " is not a closed surface");
+             // Unit bounding-box diagonal, so that max_volume means the same for every mesh.
+             zoo::Point3 lo{1e300, 1e300, 1e300}, hi{-1e300, -1e300, -1e300};
+             for (const auto& p : surface.vertices)
+               for (int c = 0; c < 3; ++c) lo[c] = std::min(lo[c], p[c]), hi[c] = std::max(hi[c], p[c]);
+             const double diag = std::sqrt((hi[0] - lo[0]) * (hi[0] - lo[0]) + (hi[1] - lo[1]) * (hi[1] - lo[1]) +
+                                           (hi[2] - lo[2]) * (hi[2] - lo[2]));
+             for (auto& p : surface.vertices)
+               for (int c = 0; c < 3; ++c) p[c] = (p[c] - lo[c]) / diag;
+             const fs::path work = dir / (".tetgen-" + self.name);
+             fs::create_directories(work);
+             const auto mesh = zoo::tetgen_mesh(surface, max_volume, work.string());
+             fs::remove_all(work);
+             return write_elasticity(self, dir, mesh);
+           },
+           ""};
+  if (!fs::exists(path)) r.missing = path.string() + " not found (--meshes DIR)";
+  return r;
+}
+
+std::vector<Recipe> standard_zoo(const Options& o) {
+  if (o.scale == "small")
+    return {mhd1280b(o),
+            helmholtz("helmholtz-box-small", "box", 8, 8, 5.0),
+            helmholtz("helmholtz-cylinder-small", "cylinder", 8, 8, 3.0),
+            dirac_torus("dirac-torus-small", 24, 12, 1),
+            dirac_obj(o, "dirac-woody", "woody.obj", 0),
+            elasticity("elasticity-box-small", "box", 6, 6),
+            elasticity("elasticity-lshape-small", "l-shape", 8, 4),
+            elasticity("elasticity-cylinder-small", "cylinder", 8, 8)};
+  return {mhd1280b(o),
+          helmholtz("helmholtz-box-k10", "box", 32, 32, 10.0),
+          helmholtz("helmholtz-cylinder-k15", "cylinder", 48, 48, 15.0),
+          helmholtz("helmholtz-box-k40", "box", 68, 68, 40.0),
+          dirac_obj(o, "dirac-spot-l1", "spot.obj", 1),
+          dirac_obj(o, "dirac-bunny", "stanford-bunny.obj", 0),
+          dirac_obj(o, "dirac-bunny-l1", "stanford-bunny.obj", 1),
+          dirac_obj(o, "dirac-bunny-l2", "stanford-bunny.obj", 2),
+          elasticity("elasticity-box", "box", 10, 10),
+          elasticity_tetgen(o, "elasticity-spot", "spot.obj", 2e-5),
+          elasticity("elasticity-lshape", "l-shape", 32, 16),
+          elasticity("elasticity-cylinder", "cylinder", 28, 40),
+          elasticity("elasticity-box-large", "box", 40, 40)};
+}
+
+int usage(const char* argv0) {
+  std::cerr << "usage: " << argv0
+            << " --out DIR [--scale small|full] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]\n";
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) return usage(argv[0]);
+    const std::string value = argv[++i];
+    if (arg == "--out")
+      o.out = value;
+    else if (arg == "--scale")
+      o.scale = value;
+    else if (arg == "--meshes")
+      o.meshes = value;
+    else if (arg == "--mhd1280b")
+      o.mhd1280b = value;
+    else if (arg == "--only") {
+      std::istringstream names(value);
+      std::string name;
+      while (std::getline(names, name, ',')) o.only.insert(name);
+    } else
+      return usage(argv[0]);
+  }
+  if (o.out.empty() || (o.scale != "small" && o.scale != "full")) return usage(argv[0]);
+  try {
+    fs::create_directories(o.out);
+    auto recipes = standard_zoo(o);
+    Json matrices = Json::array(), skipped = Json::array();
+    const auto start = std::chrono::steady_clock::now();
+    int done = 0;
+    for (const auto& r : recipes) {
+      ++done;
+      if (!o.only.empty() && !o.only.count(r.name)) continue;
+      std::cerr << "[" << done << "/" << recipes.size() << "] " << r.name << " (" << r.matrix_class << ")\n";
+      if (!r.missing.empty()) {
+        // The full set must be complete; the small set tolerates absent optional inputs.
+        COMPOUND_SPARSE_REQUIRE(o.scale == "small", r.name << ": " << r.missing);
+        std::cerr << "  skipped: " << r.missing << "\n";
+        skipped.push_back({{"name", r.name}, {"reason", r.missing}});
+        continue;
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      matrices.push_back(r.build(r, o.out));
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::cerr << "  done in " << seconds << " s\n";
+    }
+    const Json index = {{"generator", "compound-zoo"},
+                        {"scale", o.scale},
+                        {"format", "Matrix Market, CompoundSparse compound fields (docs/zoo.md)"},
+                        {"matrices", matrices},
+                        {"skipped", skipped}};
+    std::ofstream file(o.out / "index.json");
+    file << index.dump(2) << "\n";
+    COMPOUND_SPARSE_REQUIRE(file, "writing " << (o.out / "index.json") << " failed");
+    const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << "wrote " << matrices.size() << " matrices and index.json to " << o.out << " in " << total << " s\n";
+  } catch (const std::exception& e) {
+    std::cerr << "compound-zoo: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

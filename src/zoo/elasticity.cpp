@@ -1,0 +1,61 @@
+#include "compound_sparse/zoo/elasticity.hpp"
+
+#include "p1_tet.hpp"
+
+namespace compound_sparse {
+namespace zoo {
+
+std::pair<double, double> lame_parameters(double young, double poisson) {
+  COMPOUND_SPARSE_REQUIRE(young > 0 && poisson > -1 && poisson < 0.5,
+                          "need E > 0 and -1 < nu < 1/2, got E = " << young << ", nu = " << poisson);
+  return {young * poisson / ((1 + poisson) * (1 - 2 * poisson)), young / (2 * (1 + poisson))};
+}
+
+HostCsr<Block<double, 3>> elasticity_matrix(const TetMesh& mesh, double lambda, double mu) {
+  using B = Block<double, 3>;
+  const int n = static_cast<int>(mesh.points.size());
+  std::vector<CooEntry<B>> coo;
+  coo.reserve(mesh.tets.size() * 16);
+  for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
+    const auto e = detail::p1_tet(mesh, t);
+    const auto& c = mesh.tets[t];
+    // Upper block triangle computed, lower one mirrored (transposed): K_ba = K_ab^T bit for bit.
+    for (int a = 0; a < 4; ++a)
+      for (int b = a; b < 4; ++b) {
+        const double* ga = e.grad[a];
+        const double* gb = e.grad[b];
+        const double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
+        B k;
+        for (int i = 0; i < 3; ++i)
+          for (int j = 0; j < 3; ++j)
+            k(i, j) = e.volume * (lambda * (ga[i] * gb[j]) + mu * (gb[i] * ga[j]) + (i == j ? mu * dot : 0.0));
+        if (a == b)  // a diagonal block is symmetric itself; make it so exactly
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < i; ++j) k(i, j) = k(j, i);
+        coo.push_back({c[a], c[b], k});
+        if (a != b) {
+          B kt;
+          for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) kt(i, j) = k(j, i);
+          coo.push_back({c[b], c[a], kt});
+        }
+      }
+  }
+  return csr_from_coo(n, n, std::move(coo));
+}
+
+void apply_dirichlet(HostCsr<Block<double, 3>>& k, const std::vector<char>& fixed) {
+  COMPOUND_SPARSE_REQUIRE(fixed.size() == static_cast<std::size_t>(k.num_rows),
+                          "fixed has " << fixed.size() << " flags for " << k.num_rows << " block rows");
+  for (int r = 0; r < k.num_rows; ++r)
+    for (int p = k.row_offsets[r]; p < k.row_offsets[r + 1]; ++p) {
+      const int c = k.col_indices[p];
+      if (!fixed[r] && !fixed[c]) continue;
+      for (auto& v : k.values[p].v) v = 0;
+      if (r == c)
+        for (int i = 0; i < 3; ++i) k.values[p](i, i) = 1;
+    }
+}
+
+}  // namespace zoo
+}  // namespace compound_sparse

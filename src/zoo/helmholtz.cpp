@@ -1,0 +1,45 @@
+#include "compound_sparse/zoo/helmholtz.hpp"
+
+#include <cmath>
+
+#include "p1_tet.hpp"
+
+namespace compound_sparse {
+namespace zoo {
+
+HostCsr<Kokkos::complex<double>> helmholtz_matrix(const TetMesh& mesh, double wavenumber) {
+  using C = Kokkos::complex<double>;
+  const int n = static_cast<int>(mesh.points.size());
+  const double k2 = wavenumber * wavenumber;
+  std::vector<CooEntry<C>> coo;
+  coo.reserve(mesh.tets.size() * 16);
+  for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
+    const auto e = detail::p1_tet(mesh, t);
+    const auto& c = mesh.tets[t];
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) {
+        const double* ga = e.grad[a];
+        const double* gb = e.grad[b];
+        // Products commute, so (a, b) and (b, a) give the same bits.
+        const double stiffness = e.volume * (ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2]);
+        const double mass = e.volume / 20 * (a == b ? 2 : 1);
+        coo.push_back({c[a], c[b], C(stiffness - k2 * mass, 0)});
+      }
+  }
+  // Impedance term on boundary triangles: P1 mass matrix area/12 (1 + delta_ab).
+  for (const auto& f : boundary_faces(mesh)) {
+    double u[3], v[3];
+    for (int i = 0; i < 3; ++i) {
+      u[i] = mesh.points[f[1]][i] - mesh.points[f[0]][i];
+      v[i] = mesh.points[f[2]][i] - mesh.points[f[0]][i];
+    }
+    const double nx = u[1] * v[2] - u[2] * v[1], ny = u[2] * v[0] - u[0] * v[2], nz = u[0] * v[1] - u[1] * v[0];
+    const double area = 0.5 * std::sqrt(nx * nx + ny * ny + nz * nz);
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) coo.push_back({f[a], f[b], C(0, -wavenumber * area / 12 * (a == b ? 2 : 1))});
+  }
+  return csr_from_coo(n, n, std::move(coo));
+}
+
+}  // namespace zoo
+}  // namespace compound_sparse
