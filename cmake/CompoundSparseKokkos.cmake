@@ -36,6 +36,12 @@ if(NOT _cs_inc_ok)
     INTERFACE_INCLUDE_DIRECTORIES "${COMPOUND_SPARSE_KOKKOS_INCLUDE_DIR}")
 endif()
 message(STATUS "CompoundSparse: Kokkos ${Kokkos_VERSION}, devices: ${Kokkos_DEVICES}")
+# One spelling of "is this a CUDA build" for the rest of the project.
+if("CUDA" IN_LIST Kokkos_DEVICES OR Kokkos_ENABLE_CUDA)
+  set(COMPOUND_SPARSE_CUDA ON)
+else()
+  set(COMPOUND_SPARSE_CUDA OFF)
+endif()
 
 if(COMPOUND_SPARSE_WITH_KOKKOS_KERNELS)
   find_package(KokkosKernels QUIET)

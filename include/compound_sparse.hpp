@@ -15,3 +15,5 @@
 #include "compound_sparse/schedule.hpp"
 #include "compound_sparse/sparse_matrix.hpp"
 #include "compound_sparse/spmv.hpp"
+#include "compound_sparse/timing.hpp"
+#include "compound_sparse/variant_key.hpp"

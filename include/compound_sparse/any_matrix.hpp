@@ -1,0 +1,85 @@
+#pragma once
+// Type-erased device matrices and vectors: a SparseMatrix or CompoundVector of
+// any layout behind one type, so that run-time code (the tuner, the tuning
+// database's selection, benchmarks) can hold "the matrix in the chosen layout"
+// without knowing that layout at compile time. The typed object is recovered
+// with get<...>(), which throws if the layout differs.
+
+#include <any>
+#include <string>
+#include <vector>
+
+#include "compound_vector.hpp"
+#include "error.hpp"
+#include "sparse_matrix.hpp"
+
+namespace compound_sparse {
+
+template <class Entry, class MemorySpace>
+class AnyMatrix {
+ public:
+  AnyMatrix() = default;
+  template <class Outer, class Inner>
+  explicit AnyMatrix(SparseMatrix<Entry, Outer, Inner, MemorySpace> m)
+      : layout_(Outer::name() + "." + Inner::name()),
+        num_rows_(m.num_rows),
+        num_cols_(m.num_cols),
+        bytes_(compound_sparse::memory_bytes(m)),
+        matrix_(std::move(m)) {}
+
+  template <class Outer, class Inner>
+  const SparseMatrix<Entry, Outer, Inner, MemorySpace>& get() const {
+    const auto* m = std::any_cast<SparseMatrix<Entry, Outer, Inner, MemorySpace>>(&matrix_);
+    COMPOUND_SPARSE_REQUIRE(
+        m != nullptr, "matrix is stored as '" << layout_ << "', not '" << Outer::name() << "." << Inner::name() << "'");
+    return *m;
+  }
+
+  const std::string& layout() const { return layout_; }  ///< "outer.inner", e.g. "sell32.soa"
+  int num_rows() const { return num_rows_; }
+  int num_cols() const { return num_cols_; }
+  std::size_t memory_bytes() const { return bytes_; }
+  bool empty() const { return !matrix_.has_value(); }
+
+ private:
+  std::string layout_;
+  int num_rows_ = 0;
+  int num_cols_ = 0;
+  std::size_t bytes_ = 0;
+  std::any matrix_;
+};
+
+template <class Value, class MemorySpace>
+class AnyVector {
+ public:
+  AnyVector() = default;
+  template <class Inner>
+  explicit AnyVector(CompoundVector<Value, Inner, MemorySpace> v)
+      : layout_(Inner::name()), size_(v.size()), to_host_(&copy_to_host<Inner>), vector_(std::move(v)) {}
+
+  template <class Inner>
+  const CompoundVector<Value, Inner, MemorySpace>& get() const {
+    const auto* v = std::any_cast<CompoundVector<Value, Inner, MemorySpace>>(&vector_);
+    COMPOUND_SPARSE_REQUIRE(v != nullptr, "vector is stored as '" << layout_ << "', not '" << Inner::name() << "'");
+    return *v;
+  }
+
+  const std::string& layout() const { return layout_; }
+  int size() const { return size_; }
+  std::vector<Value> to_host() const {
+    COMPOUND_SPARSE_REQUIRE(to_host_ != nullptr, "empty AnyVector");
+    return to_host_(vector_);
+  }
+
+ private:
+  template <class Inner>
+  static std::vector<Value> copy_to_host(const std::any& v) {
+    return compound_sparse::to_host(std::any_cast<const CompoundVector<Value, Inner, MemorySpace>&>(v));
+  }
+  std::string layout_;
+  int size_ = 0;
+  std::vector<Value> (*to_host_)(const std::any&) = nullptr;
+  std::any vector_;
+};
+
+}  // namespace compound_sparse
