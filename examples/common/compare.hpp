@@ -1,0 +1,144 @@
+#pragma once
+// Runs one solve in two SpMV configurations and prints, for each, iterations,
+// final residual and time per SpMV:
+//
+//   default   Csr matrix, Aos values, Aos vectors, StaticSchedule (128 threads, 4 teams/SM)
+//   tuned     SlicedEll<32> matrix, Soa values, Aos vectors, DynamicWarpSchedule (128, 4)
+//
+// "tuned" is a fixed second configuration (a padded layout with split
+// components and dynamic scheduling), not a measured choice: which one is best
+// depends on the matrix and the GPU, which is what the tuning database is for.
+// The two solves must agree: same convergence, same answer.
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <compound_sparse.hpp>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "krylov.hpp"
+
+namespace examples {
+
+/// y = A x with one layout and schedule, timing each product on its own
+/// (fenced before and after, so the time is the kernel's).
+template <class Matrix, class ScheduleType, class VectorInner>
+struct TimedSpmv {
+  using entry_type = typename Matrix::entry_type;
+  using vector = cs::CompoundVector<cs::vector_type_t<entry_type>, VectorInner, typename Matrix::memory_space>;
+  Matrix matrix;
+  ScheduleType schedule;
+  mutable int products = 0;
+  mutable double seconds = 0;
+
+  void apply(const vector& x, const vector& y) const {
+    using coefficient = cs::coefficient_type_t<entry_type>;
+    Kokkos::fence();
+    const auto start = std::chrono::steady_clock::now();
+    cs::spmv(schedule, coefficient(1), matrix, x, coefficient(0), y);
+    Kokkos::fence();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++products;
+  }
+};
+
+/// What a solve reports for the comparison: its result, and numbers that must
+/// agree between configurations (the solution, or an eigenvalue and |λ_i|).
+struct Outcome {
+  SolveResult solve;
+  std::vector<double> signature;
+};
+
+struct ConfigurationRun {
+  std::string name;
+  Outcome outcome;
+  double seconds_per_spmv = 0;
+  double total_seconds = 0;
+};
+
+template <class Outer, class Inner, class VectorInner, class ScheduleType, class Entry, class Solve>
+ConfigurationRun run_configuration(const std::string& name, const cs::HostCsr<Entry>& host, ScheduleType schedule,
+                                   const Solve& solve) {
+  using matrix_type = decltype(cs::to_device<Outer, Inner>(host));
+  TimedSpmv<matrix_type, ScheduleType, VectorInner> op{cs::to_device<Outer, Inner>(host), schedule};
+  ConfigurationRun run;
+  run.name = name;
+  const auto start = std::chrono::steady_clock::now();
+  run.outcome = solve(op);
+  Kokkos::fence();
+  run.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run.seconds_per_spmv = op.products > 0 ? op.seconds / op.products : 0;
+  return run;
+}
+
+/// Largest difference between the two signatures relative to the largest entry.
+inline double signature_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.size() != b.size()) return 1;
+  double diff = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    diff = std::max(diff, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(a[i]));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+/// Solves with both configurations, prints the table and returns the exit
+/// code: 0 when both converged and agree to `agreement`.
+template <class Entry, class Solve>
+int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, double agreement = 1e-6) {
+  const ConfigurationRun runs[] = {
+      run_configuration<cs::Csr, cs::Aos, cs::Aos>("default: csr/aos, aos vectors, static<128,4>", host,
+                                                   cs::StaticSchedule{}, solve),
+      run_configuration<cs::SlicedEll<32>, cs::Soa, cs::Aos>("tuned:   sell32/soa, aos vectors, dynamic_warp<128,4>",
+                                                             host, cs::DynamicWarpSchedule{}, solve)};
+  std::printf("%-54s %10s %14s %12s %10s\n", "configuration", "iterations", "rel. residual", "time/SpMV", "total");
+  bool ok = true;
+  for (const auto& run : runs) {
+    std::printf("%-54s %10d %14.3e %9.2f us %8.3f s  %s\n", run.name.c_str(), run.outcome.solve.iterations,
+                run.outcome.solve.relative_residual, 1e6 * run.seconds_per_spmv, run.total_seconds,
+                run.outcome.solve.converged ? "converged" : "NOT CONVERGED");
+    ok &= run.outcome.solve.converged;
+  }
+  const double difference = signature_difference(runs[0].outcome.signature, runs[1].outcome.signature);
+  std::printf("SpMV speed-up of tuned over default: %.2fx; results agree to %.1e (%s)\n",
+              runs[1].seconds_per_spmv > 0 ? runs[0].seconds_per_spmv / runs[1].seconds_per_spmv : 0.0, difference,
+              difference <= agreement ? "ok" : "DIFFERENT");
+  ok &= difference <= agreement;
+  std::printf("%s\n", ok ? "PASSED" : "FAILED");
+  return ok ? 0 : 1;
+}
+
+/// The components of a vector, flattened (the signature of a linear solve).
+template <class Vector>
+std::vector<double> components_of(const Vector& x) {
+  using traits = cs::component_traits<typename Vector::value_type>;
+  std::vector<double> flat;
+  for (const auto& v : cs::to_host(x))
+    for (int c = 0; c < traits::size; ++c) flat.push_back(static_cast<double>(traits::get(v, c)));
+  return flat;
+}
+
+/// The solve of A u = rhs from u = 0 with `solver` (Cg, Cocg) for
+/// compare_configurations; its signature is u. `rhs` must outlive the result.
+template <class Value, class Solver>
+auto linear_solve(const std::vector<Value>& rhs, Solver solver, double tolerance, int max_iterations) {
+  return [&rhs, solver, tolerance, max_iterations](const auto& op) {
+    using vector = typename std::decay_t<decltype(op)>::vector;
+    const vector b = make_vector<vector>(rhs);
+    const vector u = zeros_like(b, "u");
+    Outcome outcome;
+    outcome.solve = solver(op, b, u, tolerance, max_iterations);
+    outcome.signature = components_of(u);
+    return outcome;
+  };
+}
+
+/// Prints the device line every example starts with.
+inline void print_device(const char* what) {
+  const auto& device = cs::default_device_info();
+  std::printf("%s on %s (%s)\n", what, device.name.c_str(), device.backend.c_str());
+}
+
+}  // namespace examples

@@ -1,0 +1,106 @@
+#pragma once
+// Interop with Kokkos Kernels' sparse matrices. Not part of compound_sparse.hpp:
+// include it only where Kokkos Kernels is available, and link
+// CompoundSparse::kokkoskernels (CMake creates it when Kokkos Kernels is found;
+// downstream set CompoundSparse_WITH_KOKKOS_KERNELS ON before find_package).
+//
+//   KokkosSparse::CrsMatrix<C, int, Device> k = ...;
+//   auto a = from_kokkos_crs<SlicedEll<32>, Soa>(k);      // our layouts
+//   auto back = to_kokkos_crs(to_device<Csr, Aos>(host));  // and back
+//
+// Vectors need no conversion: values_view(x) of an Aos CompoundVector is the
+// View<C*> that KokkosSparse::spmv takes, and wrap_values goes the other way.
+
+// Kokkos Kernels 3.4's headers need Kokkos_Core.hpp included before them.
+#include <Kokkos_Core.hpp>
+//
+#include <KokkosSparse_BlockCrsMatrix.hpp>
+#include <KokkosSparse_CrsMatrix.hpp>
+
+#include "block.hpp"
+#include "interop.hpp"
+
+namespace compound_sparse {
+
+/// Builds our matrix in layout <Outer, Inner> from a KokkosSparse::CrsMatrix
+/// whose scalar is an entry type (Kokkos::complex<T>, or a type you registered),
+/// on the same memory space. Csr is built on the device without a host round trip.
+template <class Outer, class Inner, class Scalar, class Ordinal, class Device, class MemoryTraits, class Size>
+auto from_kokkos_crs(const KokkosSparse::CrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a,
+                     MemoryBudget budget = {}) {
+  return matrix_from_csr_views<Outer, Inner>(a.numCols(), a.graph.row_map, a.graph.entries, a.values, budget);
+}
+
+/// The KokkosSparse::CrsMatrix type to_kokkos_crs returns: 32-bit ordinals and offsets.
+template <class Entry, class MemorySpace>
+using KokkosCrsMatrix =
+    KokkosSparse::CrsMatrix<Entry, int, Kokkos::Device<typename MemorySpace::execution_space, MemorySpace>, void, int>;
+
+/// Hands a Csr matrix back as a KokkosSparse::CrsMatrix (for KokkosSparse
+/// algorithms). Row map and column indices are shared with `a`; values are copied.
+template <class Entry, class Inner, class MemorySpace>
+KokkosCrsMatrix<Entry, MemorySpace> to_kokkos_crs(const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a) {
+  const CsrViews<Entry, MemorySpace> v = csr_views(a);
+  return KokkosCrsMatrix<Entry, MemorySpace>("compound_sparse", v.num_rows, v.num_cols, static_cast<int>(a.num_entries),
+                                             v.values, v.row_map, v.entries);
+}
+
+/// Builds a matrix of E×E blocks from a KokkosSparse::Experimental::BlockCrsMatrix with
+/// blockDim() == E (throws otherwise). Blocks are read through the matrix's own
+/// block-row view, so this does not depend on how a Kokkos Kernels version
+/// orders the values inside a block row (3.4 interleaves the blocks' rows).
+template <int E, class Outer, class Inner, class Scalar, class Ordinal, class Device, class MemoryTraits, class Size>
+SparseMatrix<Block<Scalar, E>, Outer, Inner, typename Device::memory_space> from_kokkos_block_crs(
+    const KokkosSparse::Experimental::BlockCrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a,
+    MemoryBudget budget = {}) {
+  using memory_space = typename Device::memory_space;
+  COMPOUND_SPARSE_REQUIRE(a.blockDim() == E, "from_kokkos_block_crs: the matrix has "
+                                                 << a.blockDim() << "x" << a.blockDim() << " blocks, expected " << E
+                                                 << "x" << E);
+  Kokkos::View<Block<Scalar, E>*, memory_space> blocks(Kokkos::view_alloc(Kokkos::WithoutInitializing, "blocks"),
+                                                       a.graph.entries.extent(0));
+  const auto row_map = a.graph.row_map;
+  Kokkos::parallel_for(
+      "compound_sparse::from_kokkos_block_crs",
+      Kokkos::RangePolicy<typename memory_space::execution_space>(0, a.numRows()), KOKKOS_LAMBDA(int r) {
+        const auto row = a.block_row_Const(r);
+        const auto first = row_map(r);
+        for (int k = 0; k < row.length; ++k)
+          for (int i = 0; i < E; ++i)
+            for (int j = 0; j < E; ++j) blocks(first + k)(i, j) = row.local_block_value(k, i, j);
+      });
+  return matrix_from_csr_views<Outer, Inner>(a.numCols(), a.graph.row_map, a.graph.entries, blocks, budget);
+}
+
+/// The KokkosSparse::Experimental::BlockCrsMatrix type to_kokkos_block_crs returns.
+template <class Scalar, class MemorySpace>
+using KokkosBlockCrsMatrix = KokkosSparse::Experimental::BlockCrsMatrix<
+    Scalar, int, Kokkos::Device<typename MemorySpace::execution_space, MemorySpace>, void, int>;
+
+/// Hands a Csr matrix of E×E blocks back as a BlockCrsMatrix. Row
+/// map and column indices are shared with `a`; values are copied into the
+/// block matrix's own order through its block-row view.
+template <class Scalar, int E, class Inner, class MemorySpace>
+KokkosBlockCrsMatrix<Scalar, MemorySpace> to_kokkos_block_crs(
+    const SparseMatrix<Block<Scalar, E>, Csr, Inner, MemorySpace>& a) {
+  using matrix_type = KokkosBlockCrsMatrix<Scalar, MemorySpace>;
+  const CsrViews<Block<Scalar, E>, MemorySpace> v = csr_views(a);
+  typename matrix_type::values_type values("compound_sparse::block_values", a.num_entries * E * E);
+  const matrix_type k("compound_sparse", v.num_rows, v.num_cols, static_cast<int>(a.num_entries * E * E), values,
+                      v.row_map, v.entries, E);
+  const auto blocks = v.values;
+  const auto row_map = v.row_map;
+  Kokkos::parallel_for(
+      "compound_sparse::to_kokkos_block_crs", Kokkos::RangePolicy<typename MemorySpace::execution_space>(0, v.num_rows),
+      KOKKOS_LAMBDA(int r) {
+        const auto row = k.block_row(r);
+        const int first = row_map(r);
+        for (int b = 0; b < row.length; ++b)
+          for (int i = 0; i < E; ++i)
+            for (int j = 0; j < E; ++j) row.local_block_value(b, i, j) = blocks(first + b)(i, j);
+      });
+  Kokkos::fence();
+  return k;
+}
+
+}  // namespace compound_sparse

@@ -1,0 +1,175 @@
+// Interop with plain Kokkos Views (interop.hpp): matrices from CSR views in any
+// layout, matrices handed back as views, vectors sharing an application's memory.
+
+#include <gtest/gtest.h>
+
+#include <compound_sparse.hpp>
+#include <compound_sparse/interop.hpp>
+#include <random>
+#include <tuple>
+
+#include "test_matrices.hpp"
+
+namespace cs = compound_sparse;
+using C = Kokkos::complex<double>;
+using Q = cs::Quaternion<double>;
+using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
+
+namespace {
+
+/// The CSR arrays of `a` as device Views, with offsets of type Offset (KokkosSparse uses size_t).
+template <class Offset, class Entry>
+struct DeviceCsr {
+  Kokkos::View<Offset*, memory_space> row_map;
+  Kokkos::View<int*, memory_space> entries;
+  Kokkos::View<Entry*, memory_space> values;
+};
+
+template <class Offset, class Entry>
+DeviceCsr<Offset, Entry> device_csr(const cs::HostCsr<Entry>& a) {
+  DeviceCsr<Offset, Entry> d{Kokkos::View<Offset*, memory_space>("row_map", a.row_offsets.size()),
+                             Kokkos::View<int*, memory_space>("entries", a.col_indices.size()),
+                             Kokkos::View<Entry*, memory_space>("values", a.values.size())};
+  auto row_map = Kokkos::create_mirror_view(d.row_map);
+  auto entries = Kokkos::create_mirror_view(d.entries);
+  auto values = Kokkos::create_mirror_view(d.values);
+  for (std::size_t i = 0; i < a.row_offsets.size(); ++i) row_map(i) = static_cast<Offset>(a.row_offsets[i]);
+  for (std::size_t k = 0; k < a.col_indices.size(); ++k) {
+    entries(k) = a.col_indices[k];
+    values(k) = a.values[k];
+  }
+  Kokkos::deep_copy(d.row_map, row_map);
+  Kokkos::deep_copy(d.entries, entries);
+  Kokkos::deep_copy(d.values, values);
+  return d;
+}
+
+template <class Entry>
+std::vector<double> components_of(const std::vector<Entry>& values) {
+  std::vector<double> flat;
+  for (const Entry& v : values)
+    for (int c = 0; c < cs::component_traits<Entry>::size; ++c) flat.push_back(cs::component_traits<Entry>::get(v, c));
+  return flat;
+}
+
+template <class Entry>
+void expect_same_csr(const cs::HostCsr<Entry>& expected, const cs::HostCsr<Entry>& actual) {
+  EXPECT_EQ(std::tie(expected.num_rows, expected.num_cols, expected.row_offsets, expected.col_indices),
+            std::tie(actual.num_rows, actual.num_cols, actual.row_offsets, actual.col_indices));
+  EXPECT_EQ(components_of(expected.values), components_of(actual.values));
+}
+
+template <class Outer, class Inner, class Entry>
+void expect_views_build(const cs::HostCsr<Entry>& host) {
+  const auto d = device_csr<std::size_t>(host);
+  const auto a = cs::matrix_from_csr_views<Outer, Inner>(host.num_cols, d.row_map, d.entries, d.values);
+  expect_same_csr(host, cs::to_host_csr(a));
+  EXPECT_EQ(cs::memory_bytes(a), cs::layout_memory_bytes<Outer>(host));
+}
+
+}  // namespace
+
+TEST(InteropViews, EveryLayoutFromCsrViewsWithSizeTOffsets) {
+  std::mt19937 rng(7);
+  const auto complex_matrix = compound_sparse_test::random_csr<C>(45, 38, 0, 9, 3, rng);
+  expect_views_build<cs::Csr, cs::Aos>(complex_matrix);
+  expect_views_build<cs::Csr, cs::Soa>(complex_matrix);
+  expect_views_build<cs::Ell, cs::Soa>(complex_matrix);
+  expect_views_build<cs::SlicedEll<32>, cs::Aos>(complex_matrix);
+  const auto quaternion_matrix = compound_sparse_test::random_csr<Q>(33, 33, 1, 6, -1, rng);
+  expect_views_build<cs::Csr, cs::Soa>(quaternion_matrix);
+  expect_views_build<cs::SlicedEll<16>, cs::Soa>(quaternion_matrix);
+}
+
+TEST(InteropViews, EmptyMatrixFromViews) {
+  cs::HostCsr<C> empty;
+  empty.num_cols = 4;
+  expect_views_build<cs::Csr, cs::Aos>(empty);
+}
+
+TEST(InteropViews, InconsistentViewsThrowNamingTheRow) {
+  std::mt19937 rng(3);
+  auto host = compound_sparse_test::random_csr<C>(10, 10, 2, 4, -1, rng);
+  host.col_indices[host.row_offsets[6]] = 10;  // row 6 points past the last column
+  const auto d = device_csr<int>(host);
+  try {
+    cs::matrix_from_csr_views<cs::Csr, cs::Aos>(10, d.row_map, d.entries, d.values);
+    FAIL() << "expected compound_sparse::Error";
+  } catch (const cs::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("row 6"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(cs::host_csr_from_views(10, d.row_map, d.entries, d.values), cs::Error);
+  EXPECT_THROW((cs::matrix_from_csr_views<cs::Csr, cs::Aos>(10, d.row_map, d.entries, d.values, cs::MemoryBudget{16})),
+               cs::Error);
+}
+
+TEST(InteropViews, CsrViewsShareIndicesAndCopyValues) {
+  std::mt19937 rng(11);
+  const auto host = compound_sparse_test::random_csr<Q>(20, 25, 0, 5, -1, rng);
+  const auto a = cs::to_device<cs::Csr, cs::Soa>(host);
+  const auto v = cs::csr_views(a);
+  EXPECT_EQ(v.row_map.data(), a.offsets.data());
+  EXPECT_EQ(v.entries.data(), a.col_indices.data());
+  EXPECT_EQ(v.num_rows, 20);
+  EXPECT_EQ(v.num_cols, 25);
+  expect_same_csr(host, cs::host_csr_from_views(v.num_cols, v.row_map, v.entries, v.values));
+}
+
+TEST(InteropViews, SpmvWritesIntoTheApplicationsViews) {
+  std::mt19937 rng(5);
+  const auto host = compound_sparse_test::random_csr<C>(50, 40, 0, 7, 9, rng);
+  const auto x_host = compound_sparse_test::random_vector<C>(40, rng);
+  Kokkos::View<C*, memory_space> x_app("x", 40);
+  Kokkos::View<C*, memory_space> y_app("y", 50);
+  auto x_mirror = Kokkos::create_mirror_view(x_app);
+  for (int i = 0; i < 40; ++i) x_mirror(i) = x_host[i];
+  Kokkos::deep_copy(x_app, x_mirror);
+
+  const auto x = cs::wrap_values(x_app);
+  const auto y = cs::wrap_values(y_app);
+  EXPECT_EQ(static_cast<void*>(y.data.data()), static_cast<void*>(y_app.data()));
+  EXPECT_EQ(cs::values_view(y).data(), y_app.data());
+  cs::spmv(cs::StaticSchedule{}, C(1, 0), cs::to_device<cs::SlicedEll<32>, cs::Soa>(host), x, C(0, 0), y);
+
+  const auto expected = cs::reference_spmv<double>(C(1, 0), host, x_host, C(0, 0), std::vector<C>(50));
+  const auto y_mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_app);
+  for (int i = 0; i < 50; ++i) EXPECT_LT(Kokkos::abs(y_mirror(i) - expected[i]), 1e-12) << "row " << i;
+}
+
+TEST(InteropViews, WrapScalarsOfPointwiseBlockVectors) {
+  using V = cs::BlockVector<double, 3>;
+  Kokkos::View<double*, memory_space> u("u", 3 * 8);
+  Kokkos::deep_copy(u, 2.0);
+  const auto v = cs::wrap_scalars<V>(u);
+  EXPECT_EQ(v.size(), 8);
+  EXPECT_EQ(v.data.data(), u.data());
+  Kokkos::View<double*, memory_space> ragged("ragged", 7);
+  EXPECT_THROW(cs::wrap_scalars<V>(ragged), cs::Error);
+}
+
+TEST(InteropViews, WrapComponentsKeepsTheSoaViewAlive) {
+  cs::CompoundVector<Q, cs::Soa, memory_space> v;
+  {
+    Kokkos::View<double**, Kokkos::LayoutLeft, memory_space> components("components", 6, 4);
+    Kokkos::deep_copy(components, 1.5);
+    v = cs::wrap_components<Q, cs::Soa>(components);
+    EXPECT_EQ(v.data.data(), components.data());
+  }
+  for (const Q& q : cs::to_host(v)) EXPECT_EQ(q, (Q{1.5, 1.5, 1.5, 1.5}));
+  Kokkos::View<double**, Kokkos::LayoutLeft, memory_space> three("three", 6, 3);
+  EXPECT_THROW((cs::wrap_components<Q, cs::Soa>(three)), cs::Error);
+}
+
+TEST(InteropViews, CopyValuesBetweenViewsAndSoaVectors) {
+  std::mt19937 rng(9);
+  const auto values = compound_sparse_test::random_vector<Q>(13, rng);
+  const auto soa = cs::to_device<cs::Soa>(values);
+  Kokkos::View<Q*, memory_space> app("app", 13);
+  cs::copy_values(soa, app);
+  const auto back = cs::to_device<cs::Soa>(std::vector<Q>(13));
+  cs::copy_values(app, back);
+  const auto result = cs::to_host(back);
+  for (int i = 0; i < 13; ++i) EXPECT_EQ(result[i], values[i]);
+  Kokkos::View<Q*, memory_space> short_view("short", 12);
+  EXPECT_THROW(cs::copy_values(soa, short_view), cs::Error);
+}
