@@ -10,6 +10,7 @@
 #include "compound_sparse/error.hpp"
 #include "compound_sparse/host_csr.hpp"
 #include "compound_sparse/layouts.hpp"
+#include "compound_sparse/measure.hpp"
 #include "compound_sparse/quaternion.hpp"
 #include "compound_sparse/reference.hpp"
 #include "compound_sparse/schedule.hpp"

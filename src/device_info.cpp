@@ -22,6 +22,7 @@ DeviceInfo query_default_device() {
     info.compute_minor = prop.minor;
     info.multiprocessors = prop.multiProcessorCount;
     info.memory_bytes = prop.totalGlobalMem;
+    info.l2_cache_bytes = static_cast<std::size_t>(prop.l2CacheSize);
     return info;
   }
 #endif

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <compound_sparse.hpp>
+#include <compound_sparse/measure.hpp>
 #include <compound_sparse/registry.hpp>
 
 #include "spmv_test_suite.hpp"
@@ -105,4 +106,37 @@ TEST(Timing, MedianOfBatchesAndRunningIndex) {
   EXPECT_LE(result.median_seconds, result.max_seconds);
   options.samples = 0;
   EXPECT_THROW(cs::time_launches([](int) {}, options), cs::Error);
+}
+
+TEST(Measure, ChecksAndTimesEveryRequestedVariant) {
+  std::mt19937 rng(8);
+  const auto host = compound_sparse_test::random_csr<cs::Quaternion<double>>(300, 280, 0, 12, 3, rng);
+  auto keys = cs::all_variant_keys<cs::Quaternion<double>>({1, 8});
+  keys.push_back(cs::parse_variant_key("csr.aos.aos.static.t7.b3.l1"));  // not compiled
+  cs::MeasureOptions options;
+  options.timing.samples = 3;
+  options.timing.batch = 2;
+  std::size_t calls = 0;
+  const auto results =
+      cs::measure_variants(host, keys, options, [&](std::size_t done, std::size_t total, const cs::VariantKey&) {
+        EXPECT_EQ(done, ++calls);
+        EXPECT_EQ(total, keys.size());
+      });
+  ASSERT_EQ(results.size(), keys.size());
+  int failed = 0;
+  for (const auto& m : results) {
+    if (!m.ok) {
+      ++failed;
+      EXPECT_NE(m.error.find("not compiled"), std::string::npos) << m.error;
+      continue;
+    }
+    EXPECT_GT(m.seconds, 0) << m.key.name();
+    EXPECT_LT(m.relative_error, 1e-12) << m.key.name();
+    EXPECT_EQ(m.memory_bytes, cs::variant_registry<cs::Quaternion<double>>().memory_bytes(m.key.outer, host));
+  }
+  EXPECT_EQ(failed, 1);
+  // A budget below every layout's size: nothing runs, every result says why.
+  options.budget.max_bytes = 100;
+  for (const auto& m : cs::measure_variants(host, cs::all_variant_keys<cs::Quaternion<double>>({1}), options))
+    EXPECT_NE(m.error.find("over the memory budget"), std::string::npos) << m.error;
 }

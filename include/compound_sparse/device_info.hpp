@@ -16,6 +16,7 @@ struct DeviceInfo {
   int compute_minor = 0;
   int multiprocessors = 1;  ///< SMs on a GPU; hardware threads on the host
   std::size_t memory_bytes = 0;
+  std::size_t l2_cache_bytes = 0;  ///< 0 on host backends
 };
 
 /// The device of Kokkos::DefaultExecutionSpace.

@@ -1,0 +1,164 @@
+#pragma once
+// Measuring SpMV variants on one matrix: the common core of the tuner and the
+// perf suite. For each requested variant the matrix and vectors are converted
+// once per layout, the product is checked against the double-precision host
+// reference (alpha = 1, beta = 0, y poisoned with NaN first), then timed with
+// time_launches. When the data would sit in the GPU's L2 cache, `rotation`
+// copies of the matrix and vectors are cycled through so that each launch
+// reads from device memory, as a large matrix would.
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "device_info.hpp"
+#include "reference.hpp"
+#include "registry.hpp"
+#include "timing.hpp"
+
+namespace compound_sparse {
+
+struct MeasureOptions {
+  TimingOptions timing;
+  MemoryBudget budget;    ///< layouts over budget are reported, not run
+  double tolerance = -1;  ///< max relative error; < 0: 1e-4 (float) or 1e-12 (double)
+  int max_rotation = 8;   ///< copies cycled when the data fits in cache
+  unsigned seed = 12345;  ///< for x
+};
+
+struct Measurement {
+  VariantKey key;
+  bool ok = false;     ///< ran and matched the reference
+  std::string error;   ///< why not, when !ok
+  double seconds = 0;  ///< median time per product
+  double min_seconds = 0;
+  double max_seconds = 0;
+  double relative_error = 0;       ///< ||y - ref|| / ||ref|| (component 2-norm)
+  std::uint64_t memory_bytes = 0;  ///< the matrix layout's device memory
+  int rotation = 1;                ///< data copies cycled while timing
+};
+
+/// Bytes every SpMV must move at least: matrix values and indices once (CSR),
+/// x once, y written once.
+template <class Entry>
+double compulsory_bytes(const HostCsr<Entry>& a) {
+  using V = vector_type_t<Entry>;
+  return static_cast<double>(a.num_entries()) * (sizeof(Entry) + sizeof(int)) +
+         static_cast<double>(a.num_rows + 1) * sizeof(int) + (static_cast<double>(a.num_cols) + a.num_rows) * sizeof(V);
+}
+
+/// progress(done, total, key) is called after each variant.
+using MeasureProgress = std::function<void(std::size_t, std::size_t, const VariantKey&)>;
+
+template <class Entry>
+std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<VariantKey> keys,
+                                          const MeasureOptions& options = {}, const MeasureProgress& progress = {}) {
+  using V = vector_type_t<Entry>;
+  using scalar = scalar_type_t<Entry>;
+  using coefficient = coefficient_type_t<Entry>;
+  const auto& registry = variant_registry<Entry>();
+  const double tolerance =
+      options.tolerance >= 0 ? options.tolerance : (sizeof(scalar) == sizeof(float) ? 1e-4 : 1e-12);
+
+  // x with every component uniform in [-1, 1]; the double reference once.
+  std::mt19937 rng(options.seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<V> x_host(a.num_cols);
+  for (auto& v : x_host)
+    for (int c = 0; c < component_traits<V>::size; ++c) component_traits<V>::get(v, c) = static_cast<scalar>(u(rng));
+  const auto one = convert_components<coefficient>(static_cast<double>(1));
+  const auto zero = convert_components<coefficient>(static_cast<double>(0));
+  const auto reference = reference_spmv<double>(one, a, x_host, zero, std::vector<V>(a.num_rows));
+  double reference_norm = 0;
+  for (const auto& r : reference)
+    for (int c = 0; c < component_traits<std::decay_t<decltype(r)>>::size; ++c)
+      reference_norm += std::pow(component_traits<std::decay_t<decltype(r)>>::get(r, c), 2);
+  reference_norm = std::sqrt(reference_norm);
+  std::vector<V> poison(a.num_rows);
+  for (auto& v : poison)
+    for (int c = 0; c < component_traits<V>::size; ++c)
+      component_traits<V>::get(v, c) = std::numeric_limits<scalar>::quiet_NaN();
+
+  // Group by matrix layout so each layout is converted once.
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const VariantKey& p, const VariantKey& q) { return p.layout_name() < q.layout_name(); });
+  const std::size_t cache = default_device_info().l2_cache_bytes;
+  std::vector<Measurement> results;
+  std::string current_layout;
+  std::vector<typename VariantRegistry<Entry>::matrix_type> matrices;
+  std::map<std::string, std::vector<typename VariantRegistry<Entry>::vector_type>> xs, ys;
+  int rotation = 1;
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const VariantKey& key = keys[i];
+    Measurement m;
+    m.key = key;
+    try {
+      COMPOUND_SPARSE_REQUIRE(registry.contains(key), "variant '" << key.name() << "' is not compiled into this build");
+      m.memory_bytes = registry.memory_bytes(key.outer, a);
+      COMPOUND_SPARSE_REQUIRE(m.memory_bytes <= options.budget.max_bytes,
+                              key.outer << " needs " << m.memory_bytes << " bytes, over the memory budget");
+      if (key.layout_name() != current_layout) {
+        matrices.clear();
+        xs.clear();
+        ys.clear();
+        current_layout.clear();
+        const double bytes = m.memory_bytes + (a.num_rows + a.num_cols) * double(sizeof(V));
+        rotation = cache == 0 ? 1 : std::max(1, std::min(options.max_rotation, int(std::ceil(4.0 * cache / bytes))));
+        for (int r = 0; r < rotation; ++r) matrices.push_back(registry.convert_matrix(key.outer, key.inner, a));
+        current_layout = key.layout_name();
+      }
+      auto& x = xs[key.vector];
+      auto& y = ys[key.vector];
+      if (x.empty())
+        for (int r = 0; r < rotation; ++r) {
+          x.push_back(registry.convert_vector(key.vector, x_host));
+          y.push_back(registry.convert_vector(key.vector, poison));
+        }
+      // Check: y starts as NaN, so an unwritten row shows up.
+      const auto check_y = registry.convert_vector(key.vector, poison);
+      registry.spmv(key, one, matrices[0], x[0], zero, check_y);
+      const auto y_host = check_y.to_host();
+      double diff = 0;
+      for (int r = 0; r < a.num_rows; ++r)
+        for (int c = 0; c < component_traits<V>::size; ++c)
+          diff += std::pow(static_cast<double>(component_traits<V>::get(y_host[r], c)) -
+                               component_traits<std::decay_t<decltype(reference[r])>>::get(reference[r], c),
+                           2);
+      m.relative_error = reference_norm > 0 ? std::sqrt(diff) / reference_norm : std::sqrt(diff);
+      COMPOUND_SPARSE_REQUIRE(std::isfinite(m.relative_error) && m.relative_error <= tolerance,
+                              "result differs from the reference: relative error " << m.relative_error);
+      const auto t = time_launches(
+          [&](int n) { registry.spmv(key, one, matrices[n % rotation], x[n % rotation], zero, y[n % rotation]); },
+          options.timing);
+      m.seconds = t.median_seconds;
+      m.min_seconds = t.min_seconds;
+      m.max_seconds = t.max_seconds;
+      m.rotation = rotation;
+      m.ok = true;
+    } catch (const std::exception& e) {  // Error, or a Kokkos allocation failure
+      m.error = e.what();
+    }
+    results.push_back(m);
+    if (progress) progress(i + 1, keys.size(), key);
+  }
+  return results;
+}
+
+/// Keys of every compiled variant combined with each lanes_per_row in `lanes`.
+template <class Entry>
+std::vector<VariantKey> all_variant_keys(const std::vector<int>& lanes = {1, 2, 4, 8, 16, 32}) {
+  std::vector<VariantKey> keys;
+  for (auto key : variant_registry<Entry>().variants())
+    for (int l : lanes) {
+      key.lanes_per_row = l;
+      keys.push_back(key);
+    }
+  return keys;
+}
+
+}  // namespace compound_sparse
