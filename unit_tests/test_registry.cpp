@@ -5,6 +5,7 @@
 #include <compound_sparse.hpp>
 #include <compound_sparse/measure.hpp>
 #include <compound_sparse/registry.hpp>
+#include <set>
 
 #include "spmv_test_suite.hpp"
 
@@ -139,4 +140,18 @@ TEST(Measure, ChecksAndTimesEveryRequestedVariant) {
   options.budget.max_bytes = 100;
   for (const auto& m : cs::measure_variants(host, cs::all_variant_keys<cs::Quaternion<double>>({1}), options))
     EXPECT_NE(m.error.find("over the memory budget"), std::string::npos) << m.error;
+}
+
+TEST(Measure, ReducedSearchKeepsOnePairPerThreadsPerSM) {
+  const auto keys = cs::reduced_variant_keys<C>({1, 32});
+  std::set<std::string> groups;
+  for (const auto& k : keys) {
+    EXPECT_TRUE(cs::variant_registry<C>().contains(k)) << k.name();
+    groups.insert(k.outer + k.inner + k.vector + cs::to_string(k.kind) + std::to_string(k.threads * k.teams_per_sm) +
+                  "l" + std::to_string(k.lanes_per_row));
+  }
+  EXPECT_EQ(groups.size(), keys.size());  // no two keys share layout, kind, threads per SM and lanes
+  EXPECT_GE(keys.size(), 4u * 2 * 2 * 3 * 2);
+  EXPECT_NEAR(cs::relative_error(std::vector<double>{1, 2}, std::vector<double>{1, 2.5}), 0.5 / std::sqrt(7.25), 1e-15);
+  EXPECT_TRUE(std::isnan(cs::relative_error(std::vector<double>{NAN}, std::vector<double>{1})));
 }

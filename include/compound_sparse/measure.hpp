@@ -52,6 +52,22 @@ double compulsory_bytes(const HostCsr<Entry>& a) {
          static_cast<double>(a.num_rows + 1) * sizeof(int) + (static_cast<double>(a.num_cols) + a.num_rows) * sizeof(V);
 }
 
+/// ||y - ref|| / ||ref|| over all scalar components (absolute error if ref is 0).
+/// NaN anywhere in y gives NaN, so unwritten (poisoned) outputs never pass.
+template <class Value, class Reference>
+double relative_error(const std::vector<Value>& y, const std::vector<Reference>& ref) {
+  COMPOUND_SPARSE_REQUIRE(y.size() == ref.size(), "relative_error: sizes " << y.size() << " and " << ref.size());
+  double diff = 0, norm = 0;
+  for (std::size_t i = 0; i < y.size(); ++i)
+    for (int c = 0; c < component_traits<Value>::size; ++c) {
+      const double want = component_traits<Reference>::get(ref[i], c);
+      const double got = static_cast<double>(component_traits<Value>::get(y[i], c));
+      diff += (got - want) * (got - want);
+      norm += want * want;
+    }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
 /// progress(done, total, key) is called after each variant.
 using MeasureProgress = std::function<void(std::size_t, std::size_t, const VariantKey&)>;
 
@@ -71,14 +87,9 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<V
   std::vector<V> x_host(a.num_cols);
   for (auto& v : x_host)
     for (int c = 0; c < component_traits<V>::size; ++c) component_traits<V>::get(v, c) = static_cast<scalar>(u(rng));
-  const auto one = convert_components<coefficient>(static_cast<double>(1));
-  const auto zero = convert_components<coefficient>(static_cast<double>(0));
+  const auto one = real_value<coefficient>(1);
+  const auto zero = real_value<coefficient>(0);
   const auto reference = reference_spmv<double>(one, a, x_host, zero, std::vector<V>(a.num_rows));
-  double reference_norm = 0;
-  for (const auto& r : reference)
-    for (int c = 0; c < component_traits<std::decay_t<decltype(r)>>::size; ++c)
-      reference_norm += std::pow(component_traits<std::decay_t<decltype(r)>>::get(r, c), 2);
-  reference_norm = std::sqrt(reference_norm);
   std::vector<V> poison(a.num_rows);
   for (auto& v : poison)
     for (int c = 0; c < component_traits<V>::size; ++c)
@@ -122,14 +133,7 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<V
       // Check: y starts as NaN, so an unwritten row shows up.
       const auto check_y = registry.convert_vector(key.vector, poison);
       registry.spmv(key, one, matrices[0], x[0], zero, check_y);
-      const auto y_host = check_y.to_host();
-      double diff = 0;
-      for (int r = 0; r < a.num_rows; ++r)
-        for (int c = 0; c < component_traits<V>::size; ++c)
-          diff += std::pow(static_cast<double>(component_traits<V>::get(y_host[r], c)) -
-                               component_traits<std::decay_t<decltype(reference[r])>>::get(reference[r], c),
-                           2);
-      m.relative_error = reference_norm > 0 ? std::sqrt(diff) / reference_norm : std::sqrt(diff);
+      m.relative_error = relative_error(check_y.to_host(), reference);
       COMPOUND_SPARSE_REQUIRE(std::isfinite(m.relative_error) && m.relative_error <= tolerance,
                               "result differs from the reference: relative error " << m.relative_error);
       const auto t = time_launches(
@@ -147,6 +151,28 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<V
     if (progress) progress(i + 1, keys.size(), key);
   }
   return results;
+}
+
+/// The reduced search of the method: tune threads per SM (n_t * n_b) rather than
+/// n_t and n_b separately. For each compiled (layout, vector layout, kind) keep,
+/// per distinct n_t * n_b, the compiled pair whose n_t is closest to 256, and
+/// combine it with lanes_per_row in `lanes`.
+template <class Entry>
+std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1, 4, 32}) {
+  std::map<std::string, VariantKey> chosen;  // compiled name without bounds + threads per SM -> key
+  for (const auto& key : variant_registry<Entry>().variants()) {
+    const std::string group = key.outer + "." + key.inner + "." + key.vector + "." + to_string(key.kind) + "." +
+                              std::to_string(key.threads * key.teams_per_sm);
+    const auto it = chosen.find(group);
+    if (it == chosen.end() || std::abs(key.threads - 256) < std::abs(it->second.threads - 256)) chosen[group] = key;
+  }
+  std::vector<VariantKey> keys;
+  for (auto entry : chosen)
+    for (int l : lanes) {
+      entry.second.lanes_per_row = l;
+      keys.push_back(entry.second);
+    }
+  return keys;
 }
 
 /// Keys of every compiled variant combined with each lanes_per_row in `lanes`.

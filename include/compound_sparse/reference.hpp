@@ -21,6 +21,16 @@ To convert_components(const From& from) {
   return to;
 }
 
+/// A value whose first component is `value` and whose other components are 0:
+/// the real number `value` as a coefficient of any kind (1 as complex 1 + 0i).
+template <class T>
+T real_value(double value) {
+  using traits = component_traits<T>;
+  T t;
+  for (int c = 0; c < traits::size; ++c) traits::get(t, c) = static_cast<typename traits::scalar_type>(c == 0 ? value : 0);
+  return t;
+}
+
 template <class Scalar, class Entry>
 std::vector<vector_type_t<typename entry_traits<Entry>::template rebind<Scalar>>> reference_spmv(
     const coefficient_type_t<Entry>& alpha, const HostCsr<Entry>& a, const std::vector<vector_type_t<Entry>>& x,

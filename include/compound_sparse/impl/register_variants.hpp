@@ -52,26 +52,21 @@ void register_bounds(VariantRegistry<Entry, MemorySpace>& registry) {
   (add(B{}), ...);
 }
 
-/// Registers every variant of one outer layout with the launch bounds B...
-template <class Entry, class MemorySpace, class Outer, class... B>
-void register_outer_layout(VariantRegistry<Entry, MemorySpace>& registry) {
-  registry.add_matrix_layout(Outer::name() + ".aos", &convert_any<Entry, MemorySpace, Outer, Aos>,
-                             &layout_memory_bytes<Outer, Entry>);
-  registry.add_matrix_layout(Outer::name() + ".soa", &convert_any<Entry, MemorySpace, Outer, Soa>,
+/// Registers every variant of one (outer, matrix inner) layout with the launch bounds B...
+template <class Entry, class MemorySpace, class Outer, class Inner, class... B>
+void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
+  registry.add_matrix_layout(Outer::name() + "." + Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
                              &layout_memory_bytes<Outer, Entry>);
   registry.add_vector_layout("aos", &convert_any_vector<Entry, MemorySpace, Aos>);
   registry.add_vector_layout("soa", &convert_any_vector<Entry, MemorySpace, Soa>);
-  const auto for_kinds = [&](auto inner, auto vec) {
-    using I = decltype(inner);
+  const auto for_kinds = [&](auto vec) {
     using V = decltype(vec);
-    register_bounds<Entry, MemorySpace, Outer, I, V, ScheduleKind::Static, B...>(registry);
-    register_bounds<Entry, MemorySpace, Outer, I, V, ScheduleKind::DynamicTeam, B...>(registry);
-    register_bounds<Entry, MemorySpace, Outer, I, V, ScheduleKind::DynamicWarp, B...>(registry);
+    register_bounds<Entry, MemorySpace, Outer, Inner, V, ScheduleKind::Static, B...>(registry);
+    register_bounds<Entry, MemorySpace, Outer, Inner, V, ScheduleKind::DynamicTeam, B...>(registry);
+    register_bounds<Entry, MemorySpace, Outer, Inner, V, ScheduleKind::DynamicWarp, B...>(registry);
   };
-  for_kinds(Aos{}, Aos{});
-  for_kinds(Aos{}, Soa{});
-  for_kinds(Soa{}, Aos{});
-  for_kinds(Soa{}, Soa{});
+  for_kinds(Aos{});
+  for_kinds(Soa{});
 }
 
 }  // namespace impl

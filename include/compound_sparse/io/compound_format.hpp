@@ -60,8 +60,12 @@ struct mm_field<double> {
   static bool conjugate_negates(int) { return false; }
 };
 
+/// Single precision reads and writes the same files (values rounded on reading).
 template <>
-struct mm_field<Kokkos::complex<double>> {
+struct mm_field<float> : mm_field<double> {};
+
+template <class T>
+struct mm_field<Kokkos::complex<T>> {
   static std::string name() { return "complex"; }
   static bool readable_from(const std::string& f) {
     return f == "complex" || f == "real" || f == "integer" || f == "pattern";
@@ -71,8 +75,8 @@ struct mm_field<Kokkos::complex<double>> {
   static bool conjugate_negates(int c) { return c == 1; }
 };
 
-template <>
-struct mm_field<Quaternion<double>> {
+template <class T>
+struct mm_field<Quaternion<T>> {
   static std::string name() { return "quaternion"; }
   static bool readable_from(const std::string& f) { return f == "quaternion"; }
   static bool has_conjugate() { return true; }
@@ -80,8 +84,8 @@ struct mm_field<Quaternion<double>> {
   static bool conjugate_negates(int c) { return c != 0; }
 };
 
-template <int E>
-struct mm_field<Block<double, E>> {
+template <class T, int E>
+struct mm_field<Block<T, E>> {
   static std::string name() { return "block" + std::to_string(E); }
   static bool readable_from(const std::string& f) { return f == name(); }
   static bool has_conjugate() { return false; }  // real blocks: hermitian would just be symmetric
