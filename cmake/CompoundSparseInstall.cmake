@@ -28,6 +28,10 @@ if(COMPOUND_SPARSE_GENERATED_DIR)  # headers generated at configure time (varian
   install(DIRECTORY ${COMPOUND_SPARSE_GENERATED_DIR}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
           FILES_MATCHING PATTERN "*.hpp")
 endif()
+# The committed tuning databases, where TunedSpmv looks for them by default
+# (COMPOUND_SPARSE_INSTALLED_TUNING_DIR in the root CMakeLists.txt).
+file(GLOB _cs_tuning_databases CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tuning/*.json)
+install(FILES ${_cs_tuning_databases} DESTINATION ${CMAKE_INSTALL_DATADIR}/compound_sparse/tuning)
 install(EXPORT CompoundSparseTargets NAMESPACE CompoundSparse:: DESTINATION ${COMPOUND_SPARSE_INSTALL_CMAKEDIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/CompoundSparseConfig.cmake.in

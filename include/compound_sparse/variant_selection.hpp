@@ -1,0 +1,72 @@
+#pragma once
+// Choosing a variant for a matrix from the tuning database, in three rules:
+//
+// 1. exact: a record with the same fingerprint (pattern + entry type +
+//    precision) — its measurements, fastest first.
+// 2. nearest: the k records of the same entry type and precision closest in
+//    feature distance (below); each variant that ran on all of them is scored
+//    by the weighted mean of log(time / that record's best time), weights
+//    1 / (distance + 0.05); the lowest score wins. With k = 1 this is "the
+//    nearest neighbour's best variant". Variants that ran on only some of the k
+//    are scored with a slowdown of 4 where they are missing.
+// 3. heuristic (heuristic_variant): when the database is missing, unreadable,
+//    has no record of this entry type and precision, or names no usable variant.
+//
+// In rules 1 and 2 a variant is usable when its name parses, it is compiled into
+// this build, and its outer layout fits the memory budget (`usable`); otherwise
+// the next best is taken, and the reason recorded.
+//
+// Feature distance between matrices a and b, with f(x) = log2(1 + x):
+//   d^2 = sum_i w_i (f(a_i) - f(b_i))^2 / sum_i w_i
+// over rows (w 1), nnz (w 1), nnz/row mean (w 2), max (w 1), stddev (w 1),
+// bandwidth mean / rows * 1000 (w 0.5). Logarithms make the distance a ratio
+// measure, so a 2x larger matrix is equally far at any size.
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tuning_database.hpp"
+#include "variant_key.hpp"
+
+namespace compound_sparse {
+
+struct SelectionContext {
+  /// All compiled variants (lanes_per_row 1), for the heuristic.
+  std::vector<VariantKey> compiled;
+  /// Whether a database variant may be chosen (compiled, fits the budget).
+  /// The string says why not when it returns false.
+  std::function<bool(const VariantKey&, std::string& why_not)> usable;
+  /// Whether an outer layout fits the memory budget (for the heuristic).
+  std::function<bool(const std::string& outer)> fits;
+  int neighbours = 3;            ///< k of rule 2
+  std::string skip_record_name;  ///< leave-one-out: ignore records of this name
+};
+
+struct Selection {
+  VariantKey key;
+  std::string rule;         ///< "exact", "nearest" or "heuristic"
+  std::string record;       ///< the database record used (exact, nearest: the closest)
+  double distance = 0;      ///< feature distance to `record`
+  std::string explanation;  ///< human-readable: rule, neighbours, fallbacks
+  std::vector<std::string> warnings;
+};
+
+double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b);
+
+/// Rule 3 (also in docs/tuning.md): CSR, AoS matrix, AoS vectors;
+/// lanes_per_row = largest power of two <= mean nnz/row / 4, within [1, 32]
+/// (1 below 8 non-zeros per row); dynamic_warp when row lengths spread
+/// (stddev > 0.5 mean or max > 4 mean), static otherwise; launch bounds 128x4
+/// if compiled, else the first compiled pair of that layout and kind. When CSR
+/// over the budget, the first outer layout that fits; when the kind is not
+/// compiled, the first compiled variant. Needs a non-empty `compiled`.
+VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,
+                             const std::function<bool(const std::string& outer)>& fits = {});
+
+/// Rules 1-3. `db` may be null (no database); `db_note` describes where it
+/// came from (or why there is none) for the explanation.
+Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, const std::string& db_note,
+                         const SelectionContext& context);
+
+}  // namespace compound_sparse

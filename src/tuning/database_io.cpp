@@ -1,0 +1,271 @@
+// Reading, writing and merging the tuning database (tuning_database.hpp). The
+// JSON schema is documented in docs/tuning.md; bump schema_version when a
+// reader of the old version would misread the new one.
+#include <unistd.h>
+
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "compound_sparse/error.hpp"
+#include "compound_sparse/registry.hpp"  // COMPOUND_SPARSE_LAUNCH_BOUNDS (variant_config.hpp)
+#include "compound_sparse/tuning_database.hpp"
+
+#ifdef KOKKOS_ENABLE_CUDA
+#include <cuda_runtime_api.h>
+#endif
+
+namespace compound_sparse {
+
+using Json = nlohmann::json;
+
+std::string library_version() {
+  return COMPOUND_SPARSE_VERSION;
+}
+std::string kokkos_version() {
+  return std::to_string(KOKKOS_VERSION / 10000) + "." + std::to_string(KOKKOS_VERSION / 100 % 100) + "." +
+         std::to_string(KOKKOS_VERSION % 100);
+}
+std::string cuda_version() {
+#ifdef CUDART_VERSION
+  return std::to_string(CUDART_VERSION / 1000) + "." + std::to_string(CUDART_VERSION % 1000 / 10);
+#else
+  return "";
+#endif
+}
+
+TuningDatabase empty_tuning_database() {
+  TuningDatabase db;
+  db.device = default_device_info();
+  db.library_version = library_version();
+  db.kokkos_version = kokkos_version();
+  db.cuda_version = cuda_version();
+  db.launch_bounds = COMPOUND_SPARSE_LAUNCH_BOUNDS;
+  return db;
+}
+
+std::string database_file_name(const DeviceInfo& device) {
+  std::string backend = device.backend;
+  for (auto& c : backend) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string cc = std::to_string(device.compute_major) + std::to_string(device.compute_minor);
+  if (backend == "cuda") return "sm_" + cc + ".json";
+  if (device.compute_major == 0) return "host_" + backend + ".json";
+  return backend + "_" + cc + ".json";
+}
+
+std::vector<std::string> default_tuning_dirs() {
+  if (const char* env = std::getenv("COMPOUND_SPARSE_TUNING_DIR"); env != nullptr && *env != '\0') return {env};
+  return {COMPOUND_SPARSE_INSTALLED_TUNING_DIR, COMPOUND_SPARSE_SOURCE_TUNING_DIR};
+}
+
+// ---- JSON <-> structs ---------------------------------------------------------
+
+namespace {
+
+Json to_json(const MatrixFeatures& f) {
+  return {{"entry_type", f.entry_type},
+          {"precision", f.precision},
+          {"rows", f.rows},
+          {"cols", f.cols},
+          {"nnz", f.nnz},
+          {"nnz_per_row_mean", f.nnz_per_row_mean},
+          {"nnz_per_row_max", f.nnz_per_row_max},
+          {"nnz_per_row_stddev", f.nnz_per_row_stddev},
+          {"bandwidth_mean", f.bandwidth_mean},
+          {"bandwidth_max", f.bandwidth_max},
+          {"fingerprint", f.fingerprint}};
+}
+
+MatrixFeatures features_from_json(const Json& j) {
+  MatrixFeatures f;
+  f.entry_type = j.at("entry_type").get<std::string>();
+  f.precision = j.at("precision").get<std::string>();
+  f.rows = j.at("rows").get<long long>();
+  f.cols = j.at("cols").get<long long>();
+  f.nnz = j.at("nnz").get<long long>();
+  f.nnz_per_row_mean = j.at("nnz_per_row_mean").get<double>();
+  f.nnz_per_row_max = j.at("nnz_per_row_max").get<double>();
+  f.nnz_per_row_stddev = j.at("nnz_per_row_stddev").get<double>();
+  f.bandwidth_mean = j.at("bandwidth_mean").get<double>();
+  f.bandwidth_max = j.at("bandwidth_max").get<double>();
+  f.fingerprint = j.at("fingerprint").get<std::string>();
+  return f;
+}
+
+Json to_json(const TunedMeasurement& m) {
+  Json j = {{"variant", m.variant}, {"ok", m.ok}, {"memory_bytes", m.memory_bytes}};
+  if (m.ok) {
+    j["seconds"] = m.seconds;
+    j["min_seconds"] = m.min_seconds;
+    j["max_seconds"] = m.max_seconds;
+    j["relative_error"] = m.relative_error;
+    j["retimed"] = m.retimed;
+  } else {
+    j["error"] = m.error;
+  }
+  return j;
+}
+
+TunedMeasurement measurement_from_json(const Json& j) {
+  TunedMeasurement m;
+  m.variant = j.at("variant").get<std::string>();
+  m.ok = j.at("ok").get<bool>();
+  m.memory_bytes = j.value("memory_bytes", std::uint64_t{0});
+  if (m.ok) {
+    m.seconds = j.at("seconds").get<double>();
+    m.min_seconds = j.value("min_seconds", m.seconds);
+    m.max_seconds = j.value("max_seconds", m.seconds);
+    m.relative_error = j.value("relative_error", 0.0);
+    m.retimed = j.value("retimed", false);
+  } else {
+    m.error = j.value("error", std::string());
+  }
+  return m;
+}
+
+Json to_json(const TunedMatrix& t) {
+  Json measurements = Json::array();
+  for (const auto& m : t.measurements) measurements.push_back(to_json(m));
+  return {{"name", t.name},
+          {"source", t.source},
+          {"search", t.search},
+          {"features", to_json(t.features)},
+          {"best", t.best},
+          {"best_seconds", t.best_seconds},
+          {"measurements", measurements}};
+}
+
+TunedMatrix matrix_from_json(const Json& j) {
+  TunedMatrix t;
+  t.name = j.at("name").get<std::string>();
+  t.source = j.value("source", std::string());
+  t.search = j.value("search", std::string());
+  t.features = features_from_json(j.at("features"));
+  t.best = j.at("best").get<std::string>();
+  t.best_seconds = j.value("best_seconds", 0.0);
+  for (const auto& m : j.at("measurements")) t.measurements.push_back(measurement_from_json(m));
+  return t;
+}
+
+}  // namespace
+
+std::string to_json_text(const TuningDatabase& db) {
+  Json matrices = Json::array();
+  for (const auto& m : db.matrices) matrices.push_back(to_json(m));
+  const Json j = {
+      {"schema_version", TuningDatabase::schema_version},
+      {"generator", "compound-tune"},
+      {"device",
+       {{"backend", db.device.backend},
+        {"name", db.device.name},
+        {"compute_capability", std::to_string(db.device.compute_major) + "." + std::to_string(db.device.compute_minor)},
+        {"compute_major", db.device.compute_major},
+        {"compute_minor", db.device.compute_minor},
+        {"multiprocessors", db.device.multiprocessors},
+        {"memory_bytes", db.device.memory_bytes},
+        {"l2_cache_bytes", db.device.l2_cache_bytes}}},
+      {"versions", {{"compound_sparse", db.library_version}, {"kokkos", db.kokkos_version}, {"cuda", db.cuda_version}}},
+      {"launch_bounds", db.launch_bounds},
+      {"matrices", matrices}};
+  return j.dump(1) + "\n";
+}
+
+TuningDatabase parse_tuning_database(const std::string& text, const std::string& source) {
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const std::exception& e) {
+    COMPOUND_SPARSE_REQUIRE(false, source << " is not valid JSON (truncated or corrupt?): " << e.what());
+  }
+  COMPOUND_SPARSE_REQUIRE(j.is_object() && j.contains("schema_version") && j["schema_version"].is_number_integer(),
+                          source << " is not a tuning database (no schema_version)");
+  const int version = j["schema_version"].get<int>();
+  COMPOUND_SPARSE_REQUIRE(version == TuningDatabase::schema_version, source << " has schema version " << version
+                                                                            << ", this library reads version "
+                                                                            << TuningDatabase::schema_version);
+  TuningDatabase db;
+  try {
+    const Json& d = j.at("device");
+    db.device.backend = d.at("backend").get<std::string>();
+    db.device.name = d.value("name", std::string());
+    db.device.compute_major = d.at("compute_major").get<int>();
+    db.device.compute_minor = d.at("compute_minor").get<int>();
+    db.device.multiprocessors = d.value("multiprocessors", 1);
+    db.device.memory_bytes = d.value("memory_bytes", std::size_t{0});
+    db.device.l2_cache_bytes = d.value("l2_cache_bytes", std::size_t{0});
+    const Json& v = j.at("versions");
+    db.library_version = v.value("compound_sparse", std::string());
+    db.kokkos_version = v.value("kokkos", std::string());
+    db.cuda_version = v.value("cuda", std::string());
+    db.launch_bounds = j.value("launch_bounds", std::string());
+    for (const auto& m : j.at("matrices")) db.matrices.push_back(matrix_from_json(m));
+  } catch (const nlohmann::json::exception& e) {
+    COMPOUND_SPARSE_REQUIRE(false, source << " is not a valid tuning database: " << e.what());
+  }
+  return db;
+}
+
+TuningDatabase read_tuning_database(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  COMPOUND_SPARSE_REQUIRE(in, "cannot open tuning database " << path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  COMPOUND_SPARSE_REQUIRE(!in.bad(), "reading tuning database " << path << " failed");
+  return parse_tuning_database(text.str(), path);
+}
+
+namespace detail {
+void write_file_atomically(const std::string& text, const std::string& path,
+                           const std::function<void(const std::string&)>& before_rename) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  // Same directory as the target: rename is atomic only within a file system.
+  // The pid keeps two concurrent tuners from sharing a temporary file.
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  try {
+    {
+      std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+      COMPOUND_SPARSE_REQUIRE(out, "cannot create " << temporary);
+      out << text;
+      out.flush();
+      COMPOUND_SPARSE_REQUIRE(out, "writing " << temporary << " failed (disk full?)");
+    }
+    if (before_rename) before_rename(temporary);
+    fs::rename(temporary, target);
+  } catch (...) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    throw;
+  }
+}
+}  // namespace detail
+
+void write_tuning_database(const TuningDatabase& db, const std::string& path) {
+  detail::write_file_atomically(to_json_text(db), path);
+}
+
+void merge_record(TuningDatabase& db, TunedMatrix m) {
+  for (auto& existing : db.matrices)
+    if (existing.name == m.name && existing.features.entry_type == m.features.entry_type &&
+        existing.features.precision == m.features.precision) {
+      existing = std::move(m);
+      return;
+    }
+  db.matrices.push_back(std::move(m));
+}
+
+void merge_database(TuningDatabase& into, const TuningDatabase& from) {
+  into.device = from.device;
+  into.library_version = from.library_version;
+  into.kokkos_version = from.kokkos_version;
+  into.cuda_version = from.cuda_version;
+  into.launch_bounds = from.launch_bounds;
+  for (const auto& m : from.matrices) merge_record(into, m);
+}
+
+}  // namespace compound_sparse

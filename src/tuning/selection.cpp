@@ -1,0 +1,205 @@
+// Variant selection from the tuning database (variant_selection.hpp).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <sstream>
+
+#include "compound_sparse/variant_selection.hpp"
+
+namespace compound_sparse {
+
+double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b) {
+  const auto f = [](double x) { return std::log2(1.0 + std::max(0.0, x)); };
+  // Relative bandwidth (per mille of the rows): locality of x accesses.
+  const auto bw = [](const MatrixFeatures& m) { return m.rows > 0 ? 1000.0 * m.bandwidth_mean / m.rows : 0.0; };
+  const double terms[][3] = {{1, double(a.rows), double(b.rows)},
+                             {1, double(a.nnz), double(b.nnz)},
+                             {2, a.nnz_per_row_mean, b.nnz_per_row_mean},
+                             {1, a.nnz_per_row_max, b.nnz_per_row_max},
+                             {1, a.nnz_per_row_stddev, b.nnz_per_row_stddev},
+                             {0.5, bw(a), bw(b)}};
+  double sum = 0, weights = 0;
+  for (const auto& t : terms) {
+    sum += t[0] * std::pow(f(t[1]) - f(t[2]), 2);
+    weights += t[0];
+  }
+  return std::sqrt(sum / weights);
+}
+
+VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,
+                             const std::function<bool(const std::string&)>& fits) {
+  COMPOUND_SPARSE_REQUIRE(!compiled.empty(), "no SpMV variant is compiled for " << f.entry_type << " " << f.precision);
+  std::string outer = "csr";
+  if (fits && !fits(outer))
+    for (const char* o : {"sell32", "sell16", "ell"})
+      if (fits(o)) {
+        outer = o;
+        break;
+      }
+  const double mean = f.nnz_per_row_mean;
+  const bool spread = f.nnz_per_row_stddev > 0.5 * mean || f.nnz_per_row_max > 4 * mean;
+  const ScheduleKind kind = spread ? ScheduleKind::DynamicWarp : ScheduleKind::Static;
+  int lanes = 1;
+  while (lanes < 32 && 2 * lanes <= mean / 4) lanes *= 2;
+
+  const auto pick = [&](const std::function<bool(const VariantKey&)>& match) -> const VariantKey* {
+    const VariantKey* first = nullptr;
+    for (const auto& k : compiled)
+      if (match(k)) {
+        if (k.threads == 128 && k.teams_per_sm == 4) return &k;
+        if (first == nullptr) first = &k;
+      }
+    return first;
+  };
+  const VariantKey* key = pick(
+      [&](const VariantKey& k) { return k.outer == outer && k.inner == "aos" && k.vector == "aos" && k.kind == kind; });
+  if (key == nullptr) key = pick([&](const VariantKey& k) { return k.outer == outer; });
+  if (key == nullptr) key = &compiled.front();
+  VariantKey result = *key;
+  result.lanes_per_row = lanes;
+  return result;
+}
+
+namespace {
+
+/// Ok measurements of a record, fastest first.
+std::vector<const TunedMeasurement*> ranked(const TunedMatrix& m) {
+  std::vector<const TunedMeasurement*> r;
+  for (const auto& x : m.measurements)
+    if (x.ok && x.seconds > 0) r.push_back(&x);
+  std::stable_sort(r.begin(), r.end(),
+                   [](const TunedMeasurement* a, const TunedMeasurement* b) { return a->seconds < b->seconds; });
+  return r;
+}
+
+/// Why `name` cannot be used here, or "" if it can.
+std::string unusable(const std::string& name, const SelectionContext& context, VariantKey& key) {
+  try {
+    key = parse_variant_key(name);
+  } catch (const std::exception& e) {
+    return std::string("unknown variant: ") + e.what();
+  }
+  std::string why;
+  if (context.usable && !context.usable(key, why)) return why.empty() ? "not usable" : why;
+  return "";
+}
+
+struct Candidate {
+  VariantKey key;
+  double score = 0;
+};
+
+/// Scores every variant of `records` (see the header); returns usable ones, best first.
+std::vector<Candidate> score(const std::vector<std::pair<const TunedMatrix*, double>>& records,
+                             const SelectionContext& context, std::vector<std::string>& skipped) {
+  const double missing_penalty = std::log(4.0);
+  std::map<std::string, std::vector<double>> logs;  // variant -> per record log slowdown (NaN: missing)
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto r = ranked(*records[i].first);
+    if (r.empty()) continue;
+    for (const auto* m : r) {
+      auto& v = logs[m->variant];
+      v.resize(records.size(), std::numeric_limits<double>::quiet_NaN());
+      v[i] = std::log(m->seconds / r.front()->seconds);
+    }
+  }
+  std::vector<Candidate> out;
+  for (auto& [name, v] : logs) {
+    v.resize(records.size(), std::numeric_limits<double>::quiet_NaN());
+    double sum = 0, weights = 0;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const double w = 1.0 / (records[i].second + 0.05);
+      sum += w * (std::isnan(v[i]) ? missing_penalty : v[i]);
+      weights += w;
+    }
+    Candidate c;
+    const std::string why = unusable(name, context, c.key);
+    if (!why.empty()) {
+      skipped.push_back(name + " (" + why + ")");
+      continue;
+    }
+    c.score = sum / weights;
+    out.push_back(c);
+  }
+  std::stable_sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
+  return out;
+}
+
+std::string summary(const std::vector<std::string>& skipped) {
+  std::ostringstream s;
+  s << skipped.size() << " variant(s) skipped";
+  for (std::size_t i = 0; i < skipped.size() && i < 3; ++i) s << (i ? "; " : ": ") << skipped[i];
+  if (skipped.size() > 3) s << "; ...";
+  return s.str();
+}
+
+}  // namespace
+
+Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, const std::string& db_note,
+                         const SelectionContext& context) {
+  Selection s;
+  std::ostringstream why;
+  why << "database: " << db_note << ". ";
+  if (db != nullptr) {
+    std::vector<std::pair<const TunedMatrix*, double>> same_type;
+    for (const auto& m : db->matrices)
+      if (m.features.entry_type == f.entry_type && m.features.precision == f.precision &&
+          m.name != context.skip_record_name && !ranked(m).empty())
+        same_type.push_back({&m, feature_distance(f, m.features)});
+    std::stable_sort(same_type.begin(), same_type.end(),
+                     [](const auto& a, const auto& b) { return a.second < b.second; });
+
+    // Rule 1: exact fingerprint; its own ranking.
+    for (const auto& [m, d] : same_type)
+      if (m->features.fingerprint == f.fingerprint) {
+        std::vector<std::string> skipped;
+        const auto c = score({{m, 0.0}}, context, skipped);
+        if (!c.empty()) {
+          s.key = c.front().key;
+          s.rule = "exact";
+          s.record = m->name;
+          why << "rule exact: fingerprint " << f.fingerprint << " matches record '" << m->name
+              << "'; its fastest usable variant";
+          if (!skipped.empty()) why << " (" << summary(skipped) << ")";
+          s.explanation = why.str();
+          return s;
+        }
+        why << "exact match '" << m->name << "' has no usable variant (" << summary(skipped) << "); ";
+        s.warnings.push_back("tuning database record '" + m->name + "' names no usable variant: " + summary(skipped));
+      }
+
+    // Rule 2: k nearest of the same entry type and precision.
+    const std::size_t k = std::min<std::size_t>(std::max(1, context.neighbours), same_type.size());
+    if (k > 0) {
+      std::vector<std::pair<const TunedMatrix*, double>> nearest(same_type.begin(), same_type.begin() + k);
+      std::vector<std::string> skipped;
+      const auto c = score(nearest, context, skipped);
+      if (!c.empty()) {
+        s.key = c.front().key;
+        s.rule = "nearest";
+        s.record = nearest.front().first->name;
+        s.distance = nearest.front().second;
+        why << "rule nearest: " << k << " nearest " << f.entry_type << "/" << f.precision << " record(s)";
+        for (const auto& [m, d] : nearest) why << " '" << m->name << "' (distance " << d << ")";
+        why << "; lowest weighted mean slowdown " << std::exp(c.front().score);
+        if (!skipped.empty()) why << " (" << summary(skipped) << ")";
+        s.explanation = why.str();
+        return s;
+      }
+      why << "the nearest records name no usable variant (" << summary(skipped) << "); ";
+      s.warnings.push_back("tuning database names no usable variant for the nearest records: " + summary(skipped));
+    } else {
+      why << "no " << f.entry_type << "/" << f.precision << " record; ";
+    }
+  }
+  s.key = heuristic_variant(f, context.compiled, context.fits);
+  s.rule = "heuristic";
+  why << "rule heuristic: mean " << f.nnz_per_row_mean << " nnz/row -> " << s.key.lanes_per_row
+      << " lane(s) per row; row-length stddev " << f.nnz_per_row_stddev << ", max " << f.nnz_per_row_max << " -> "
+      << to_string(s.key.kind);
+  s.explanation = why.str();
+  return s;
+}
+
+}  // namespace compound_sparse

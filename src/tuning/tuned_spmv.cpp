@@ -1,0 +1,51 @@
+// The non-template half of TunedSpmv: finding and loading the device's
+// database, and printing each warning once.
+#include "compound_sparse/tuned_spmv.hpp"
+
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <set>
+
+namespace compound_sparse {
+
+void warn_once(const std::string& text) {
+  static std::mutex mutex;
+  static std::set<std::string> printed;
+  const std::lock_guard<std::mutex> lock(mutex);
+  if (printed.insert(text).second) std::cerr << "compound_sparse: warning: " << text << "\n";
+}
+
+LoadedDatabase load_device_database(const DeviceInfo& device, const std::string& database_dir) {
+  LoadedDatabase result;
+  const std::string file = database_file_name(device);
+  const std::vector<std::string> dirs =
+      database_dir.empty() ? default_tuning_dirs() : std::vector<std::string>{database_dir};
+  std::string path;
+  for (const auto& dir : dirs) {
+    const auto candidate = std::filesystem::path(dir) / file;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(candidate, ec)) {
+      path = candidate.string();
+      break;
+    }
+  }
+  if (path.empty()) {
+    std::string where;
+    for (const auto& dir : dirs) where += (where.empty() ? "" : ", ") + dir;
+    result.note = "none (no " + file + " in " + where + ")";
+    result.warnings.push_back("no tuning database " + file + " for this device (searched " + where +
+                              "); using the heuristic");
+    return result;
+  }
+  try {
+    result.db = std::make_shared<const TuningDatabase>(read_tuning_database(path));
+    result.note = path;
+  } catch (const std::exception& e) {
+    result.note = "unusable (" + path + ")";
+    result.warnings.push_back(std::string(e.what()) + "; using the heuristic");
+  }
+  return result;
+}
+
+}  // namespace compound_sparse

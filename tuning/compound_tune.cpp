@@ -1,0 +1,336 @@
+// compound-tune: measures SpMV variants on this device for a set of matrices and
+// writes (merges into) the tuning database <db-dir>/<device key>.json; with
+// --loo, evaluates selection quality from a database alone. docs/tuning.md.
+//
+//   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]
+//                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR]
+//                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
+//                 [--budget-bytes N]
+//   compound-tune --matrix FILE.mtx --entry complex|quaternion|block3 [same options]
+//   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
+//
+// Search: every candidate is timed cheaply (--samples x --batch launches), then
+// the --top fastest are timed again with the full timing of the perf suite
+// (--final-samples x --final-batch); the best is the fastest of those.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "compound_sparse/io/matrix_market.hpp"
+#include "compound_sparse/measure.hpp"
+#include "compound_sparse/tuning_database.hpp"
+#include "leave_one_out.hpp"
+#include "progress.hpp"
+
+namespace cs = compound_sparse;
+namespace fs = std::filesystem;
+using compound_tune::ProgressBar;
+
+namespace {
+
+struct Options {
+  std::string zoo, matrix_file, entry, precision = "both", search = "reduced", db_dir = "tuning";
+  std::vector<std::string> names;
+  cs::TimingOptions quick{2, 5, 5};    // warmup, batch, samples: the search
+  cs::TimingOptions final{5, 10, 50};  // the perf suite's timing, for the top candidates
+  int top = 5;
+  std::size_t budget = std::numeric_limits<std::size_t>::max();
+  std::string loo, out;
+  int neighbours = 3;
+};
+
+/// One matrix in one precision.
+struct Job {
+  std::string name, file, entry, precision;
+  long long nnz = 0;
+  std::size_t keys = 0;
+  double units() const { return static_cast<double>(keys) * (static_cast<double>(nnz) + 1000); }
+};
+
+int usage(const char* argv0) {
+  std::cerr << "usage: " << argv0
+            << " --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]\n"
+               "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR]\n"
+               "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
+               "         [--budget-bytes N]\n"
+               "       "
+            << argv0 << " --matrix FILE.mtx --entry complex|quaternion|block3 [same options]\n       " << argv0
+            << " --loo DB.json --out PREFIX [--neighbours K]\n";
+  return 2;
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string p; std::getline(in, p, ',');)
+    if (!p.empty()) parts.push_back(p);
+  return parts;
+}
+
+// ---- entry type dispatch: only types compiled into the registry ---------------
+
+using Block3Float = cs::Block<float, 3>;  // macro arguments cannot hold the comma
+using Block3Double = cs::Block<double, 3>;
+
+template <class F>
+bool dispatch(const std::string& entry, const std::string& precision, F&& f) {
+#define COMPOUND_TUNE_CASE(ENTRY, PRECISION, TYPE) \
+  if (entry == ENTRY && precision == PRECISION) return f(static_cast<TYPE*>(nullptr)), true;
+#ifdef COMPOUND_TUNE_HAS_complex_float
+  COMPOUND_TUNE_CASE("complex", "float", Kokkos::complex<float>)
+#endif
+#ifdef COMPOUND_TUNE_HAS_complex_double
+  COMPOUND_TUNE_CASE("complex", "double", Kokkos::complex<double>)
+#endif
+#ifdef COMPOUND_TUNE_HAS_quaternion_float
+  COMPOUND_TUNE_CASE("quaternion", "float", cs::Quaternion<float>)
+#endif
+#ifdef COMPOUND_TUNE_HAS_quaternion_double
+  COMPOUND_TUNE_CASE("quaternion", "double", cs::Quaternion<double>)
+#endif
+#ifdef COMPOUND_TUNE_HAS_block3_float
+  COMPOUND_TUNE_CASE("block3", "float", Block3Float)
+#endif
+#ifdef COMPOUND_TUNE_HAS_block3_double
+  COMPOUND_TUNE_CASE("block3", "double", Block3Double)
+#endif
+#undef COMPOUND_TUNE_CASE
+  return false;
+}
+
+template <class Entry>
+std::vector<cs::VariantKey> search_keys(const std::string& search) {
+  return search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
+}
+
+/// Files store double components; float matrices are rounded from them.
+template <class Entry>
+cs::HostCsr<Entry> load(const std::string& file) {
+  using Wide = typename cs::entry_traits<Entry>::template rebind<double>;
+  const auto wide = cs::io::read_matrix_market<Wide>(file);
+  cs::HostCsr<Entry> a;
+  a.num_rows = wide.num_rows;
+  a.num_cols = wide.num_cols;
+  a.row_offsets = wide.row_offsets;
+  a.col_indices = wide.col_indices;
+  a.values.resize(wide.values.size());
+  for (std::size_t i = 0; i < wide.values.size(); ++i)
+    for (int c = 0; c < cs::component_traits<Entry>::size; ++c)
+      cs::component_traits<Entry>::get(a.values[i], c) =
+          static_cast<cs::scalar_type_t<Entry>>(cs::component_traits<Wide>::get(wide.values[i], c));
+  return a;
+}
+
+cs::TunedMeasurement record(const cs::Measurement& m, bool retimed) {
+  cs::TunedMeasurement t;
+  t.variant = m.key.name();
+  t.ok = m.ok;
+  t.error = m.error;
+  t.seconds = m.seconds;
+  t.min_seconds = m.min_seconds;
+  t.max_seconds = m.max_seconds;
+  t.relative_error = m.relative_error;
+  t.memory_bytes = m.memory_bytes;
+  t.retimed = retimed;
+  return t;
+}
+
+template <class Entry>
+cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const std::string& label) {
+  const auto a = load<Entry>(job.file);
+  const auto keys = search_keys<Entry>(o.search);
+  const double unit = static_cast<double>(job.nnz) + 1000;
+  cs::MeasureOptions quick;
+  quick.timing = o.quick;
+  quick.budget.max_bytes = o.budget;
+  auto measured = cs::measure_variants(a, keys, quick, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
+    bar.advance(unit, label + " " + key.name());
+  });
+
+  // The top candidates again, with full timing.
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < measured.size(); ++i)
+    if (measured[i].ok) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t p, std::size_t q) { return measured[p].seconds < measured[q].seconds; });
+  order.resize(std::min<std::size_t>(order.size(), static_cast<std::size_t>(std::max(0, o.top))));
+  std::vector<cs::VariantKey> top;
+  for (auto i : order) top.push_back(measured[i].key);
+  cs::MeasureOptions full = quick;
+  full.timing = o.final;
+  const auto retimed = cs::measure_variants(a, top, full);
+
+  cs::TunedMatrix t;
+  t.name = job.name;
+  t.source = fs::path(job.file).filename().string();
+  t.features = cs::matrix_features(a);
+  t.search = o.search;
+  for (const auto& m : measured) {
+    const auto again =
+        std::find_if(retimed.begin(), retimed.end(), [&](const cs::Measurement& r) { return r.key == m.key; });
+    t.measurements.push_back(again != retimed.end() && again->ok ? record(*again, true) : record(m, false));
+  }
+  // Best: the fastest retimed one (they share the same, more careful timing);
+  // the fastest of all when none could be retimed.
+  const auto pick_best = [&t](bool retimed_only) {
+    for (const auto& m : t.measurements)
+      if (m.ok && (m.retimed || !retimed_only) && (t.best.empty() || m.seconds < t.best_seconds)) {
+        t.best = m.variant;
+        t.best_seconds = m.seconds;
+      }
+  };
+  pick_best(true);
+  if (t.best.empty()) pick_best(false);
+  return t;
+}
+
+std::vector<Job> make_jobs(const Options& o) {
+  std::vector<std::pair<Job, std::string>> matrices;  // job without precision, its class
+  if (!o.zoo.empty()) {
+    std::ifstream in(o.zoo);
+    COMPOUND_SPARSE_REQUIRE(in, "cannot open " << o.zoo);
+    const auto index = nlohmann::json::parse(in);
+    const fs::path dir = fs::path(o.zoo).parent_path();
+    for (const auto& m : index.at("matrices")) {
+      Job j;
+      j.name = m.at("name").get<std::string>();
+      j.file = (dir / m.at("file").get<std::string>()).string();
+      j.entry = m.at("class").get<std::string>();
+      j.nnz = m.at("nonzeros").get<long long>();
+      if (!o.names.empty() && std::find(o.names.begin(), o.names.end(), j.name) == o.names.end()) continue;
+      if (!o.entry.empty() && j.entry != o.entry) continue;
+      matrices.push_back({j, j.entry});
+    }
+    for (const auto& n : o.names)
+      COMPOUND_SPARSE_REQUIRE(
+          std::any_of(matrices.begin(), matrices.end(), [&](const auto& p) { return p.first.name == n; }),
+          "no matrix '" << n << "' (of entry type '" << o.entry << "') in " << o.zoo);
+  } else {
+    Job j;
+    j.name = fs::path(o.matrix_file).stem().string();
+    j.file = o.matrix_file;
+    j.entry = o.entry;
+    j.nnz = cs::io::read_matrix_market_header(o.matrix_file).entries;
+    matrices.push_back({j, j.entry});
+  }
+  std::vector<Job> jobs;
+  for (const auto& [m, entry] : matrices)
+    for (const std::string p : {"double", "float"}) {
+      if (o.precision != "both" && o.precision != p) continue;
+      Job j = m;
+      j.precision = p;
+      if (!dispatch(entry, p,
+                    [&](auto* tag) { j.keys = search_keys<std::remove_pointer_t<decltype(tag)>>(o.search).size(); })) {
+        std::cerr << "compound-tune: skipping " << j.name << " " << entry << "/" << p
+                  << ": not compiled in (COMPOUND_SPARSE_VARIANT_ENTRIES=" << COMPOUND_SPARSE_VARIANT_ENTRIES << ")\n";
+        continue;
+      }
+      jobs.push_back(j);
+    }
+  return jobs;
+}
+
+int run_tuner(const Options& o) {
+  const auto jobs = make_jobs(o);
+  COMPOUND_SPARSE_REQUIRE(!jobs.empty(), "nothing to tune");
+  const std::string path = (fs::path(o.db_dir) / cs::database_file_name(cs::default_device_info())).string();
+  // Merge into the existing database; refuse to overwrite one we cannot read.
+  cs::TuningDatabase db = cs::empty_tuning_database();
+  if (fs::exists(path)) db.matrices = cs::read_tuning_database(path).matrices;
+  std::cerr << "compound-tune: " << jobs.size() << " matrix/precision pair(s), search " << o.search << ", device "
+            << db.device.name << " (" << db.device.backend << "), database " << path << "\n";
+  double total = 0;
+  for (const auto& j : jobs) total += j.units();
+  ProgressBar bar(total);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + j.name + " " +
+                              j.entry + "/" + j.precision;
+    cs::TunedMatrix t;
+    dispatch(j.entry, j.precision,
+             [&](auto* tag) { t = tune<std::remove_pointer_t<decltype(tag)>>(j, o, bar, label); });
+    int ok = 0;
+    for (const auto& m : t.measurements) ok += m.ok;
+    bar.finish(label + " done");
+    std::cerr << "  " << j.name << " " << j.entry << "/" << j.precision << ": best " << (t.best.empty() ? "-" : t.best)
+              << " " << t.best_seconds * 1e6 << " us (" << ok << "/" << t.measurements.size() << " variants ok)\n";
+    cs::merge_record(db, std::move(t));
+    cs::write_tuning_database(db, path);  // after every matrix: an interruption loses at most one
+  }
+  std::cerr << "compound-tune: wrote " << path << " in " << bar.elapsed() << " s\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc) return usage(argv[0]);
+    const std::string value = argv[++i];
+    try {
+      if (arg == "--zoo")
+        o.zoo = value;
+      else if (arg == "--matrix")
+        o.matrix_file = value;
+      else if (arg == "--matrices")
+        o.names = split(value);
+      else if (arg == "--entry")
+        o.entry = value;
+      else if (arg == "--precision")
+        o.precision = value;
+      else if (arg == "--search")
+        o.search = value;
+      else if (arg == "--db-dir")
+        o.db_dir = value;
+      else if (arg == "--samples")
+        o.quick.samples = std::stoi(value);
+      else if (arg == "--batch")
+        o.quick.batch = std::stoi(value);
+      else if (arg == "--warmup")
+        o.quick.warmup = std::stoi(value);
+      else if (arg == "--top")
+        o.top = std::stoi(value);
+      else if (arg == "--final-samples")
+        o.final.samples = std::stoi(value);
+      else if (arg == "--final-batch")
+        o.final.batch = std::stoi(value);
+      else if (arg == "--budget-bytes")
+        o.budget = std::stoull(value);
+      else if (arg == "--loo")
+        o.loo = value;
+      else if (arg == "--out")
+        o.out = value;
+      else if (arg == "--neighbours")
+        o.neighbours = std::stoi(value);
+      else
+        return usage(argv[0]);
+    } catch (const std::exception&) {
+      std::cerr << "compound-tune: bad value '" << value << "' for " << arg << "\n";
+      return 2;
+    }
+  }
+  try {
+    if (!o.loo.empty()) {
+      if (o.out.empty()) return usage(argv[0]);
+      compound_tune::write_loo_report(cs::read_tuning_database(o.loo), o.loo, o.neighbours, o.out);
+      std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
+      return 0;
+    }
+    if (o.zoo.empty() == o.matrix_file.empty() || (!o.matrix_file.empty() && o.entry.empty()) ||
+        (o.search != "full" && o.search != "reduced") ||
+        (o.precision != "both" && o.precision != "float" && o.precision != "double"))
+      return usage(argv[0]);
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    return run_tuner(o);
+  } catch (const std::exception& e) {
+    std::cerr << "\ncompound-tune: " << e.what() << "\n";
+    return 1;
+  }
+}

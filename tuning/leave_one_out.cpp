@@ -1,0 +1,178 @@
+// Leave-one-out selection quality (leave_one_out.hpp).
+#include "leave_one_out.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "compound_sparse/error.hpp"
+#include "compound_sparse/variant_selection.hpp"
+
+namespace compound_tune {
+
+namespace cs = compound_sparse;
+
+namespace {
+std::string fixed(double x, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << x;
+  return s.str();
+}
+}  // namespace
+
+std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours) {
+  std::vector<LooRow> rows;
+  for (const auto& m : db.matrices) {
+    std::map<std::string, double> measured;  // variant -> seconds, ok ones only
+    for (const auto& x : m.measurements)
+      if (x.ok && x.seconds > 0) measured[x.variant] = x.seconds;
+    if (measured.empty() || m.best.empty() || !measured.count(m.best)) continue;
+    // Only variants that ran on M can be chosen, so the ratio is always defined
+    // (a variant over M's memory budget failed there and is excluded too).
+    cs::SelectionContext context;
+    std::map<std::string, cs::VariantKey> compiled;
+    for (const auto& [name, s] : measured) {
+      auto key = cs::parse_variant_key(name);
+      key.lanes_per_row = 1;
+      compiled[key.compiled_name()] = key;
+    }
+    for (const auto& [name, key] : compiled) context.compiled.push_back(key);
+    context.usable = [&measured](const cs::VariantKey& k, std::string& why) {
+      why = "did not run on the left-out matrix";
+      return measured.count(k.name()) > 0;
+    };
+    context.neighbours = neighbours;
+    context.skip_record_name = m.name;
+    // Same entry type and precision, the only records selection looks at.
+    cs::TuningDatabase others = db;
+    others.matrices.clear();
+    for (const auto& o : db.matrices)
+      if (o.name != m.name) others.matrices.push_back(o);
+    const auto s = cs::select_variant(m.features, &others, "leave-one-out", context);
+    LooRow row;
+    row.rule = s.rule;
+    row.neighbour = s.record;
+    row.distance = s.distance;
+    row.name = m.name;
+    row.entry_type = m.features.entry_type;
+    row.precision = m.features.precision;
+    // The heuristic picks lanes freely; a search may have measured only some lane
+    // counts (reduced: 1, 4, 32), so take the nearest measured one of the same kernel.
+    cs::VariantKey chosen = s.key;
+    if (!measured.count(chosen.name())) {
+      double gap = 1e9;
+      for (int lanes = 1; lanes <= 32; lanes *= 2) {
+        cs::VariantKey k = s.key;
+        k.lanes_per_row = lanes;
+        const double g = std::abs(std::log2(double(lanes) / s.key.lanes_per_row));
+        if (measured.count(k.name()) && g < gap) {
+          gap = g;
+          chosen = k;
+        }
+      }
+      if (chosen.lanes_per_row != s.key.lanes_per_row)
+        row.rule += " (lanes " + std::to_string(chosen.lanes_per_row) + ")";
+    }
+    row.selected = chosen.name();
+    row.best = m.best;
+    row.best_seconds = measured[m.best];
+    const auto it = measured.find(row.selected);
+    row.selected_seconds = it == measured.end() ? 0 : it->second;
+    row.ratio = it == measured.end() ? 0 : row.selected_seconds / row.best_seconds;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+LooSummary summarize(const std::vector<LooRow>& rows) {
+  std::vector<double> r;
+  for (const auto& row : rows)
+    if (row.ratio > 0) r.push_back(row.ratio);
+  LooSummary s;
+  s.count = static_cast<int>(r.size());
+  if (r.empty()) return s;
+  std::sort(r.begin(), r.end());
+  const std::size_t n = r.size();
+  s.median = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
+  s.worst = r.back();
+  double logs = 0;
+  for (double x : r) logs += std::log(x);
+  s.geometric_mean = std::exp(logs / n);
+  return s;
+}
+
+void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, int neighbours,
+                      const std::string& out) {
+  const auto rows = leave_one_out(db, neighbours);
+  const auto summary = summarize(rows);
+  const bool pass = summary.count > 0 && summary.median <= 1.05 && summary.worst <= 1.25;
+  nlohmann::json j_rows = nlohmann::json::array();
+  for (const auto& r : rows)
+    j_rows.push_back({{"matrix", r.name},
+                      {"entry_type", r.entry_type},
+                      {"precision", r.precision},
+                      {"rule", r.rule},
+                      {"neighbour", r.neighbour},
+                      {"distance", r.distance},
+                      {"selected", r.selected},
+                      {"selected_seconds", r.selected_seconds},
+                      {"best", r.best},
+                      {"best_seconds", r.best_seconds},
+                      {"ratio", r.ratio}});
+  nlohmann::json sweep = nlohmann::json::array();
+  std::ostringstream sweep_md;
+  for (int k = 1; k <= 5; ++k) {
+    const auto s = summarize(leave_one_out(db, k));
+    sweep.push_back(
+        {{"neighbours", k}, {"median", s.median}, {"worst", s.worst}, {"geometric_mean", s.geometric_mean}});
+    sweep_md << "| " << k << " | " << std::fixed << std::setprecision(3) << s.median << " | " << s.worst << " | "
+             << s.geometric_mean << " |\n";
+  }
+  const nlohmann::json j = {
+      {"database", db_path},
+      {"device", db.device.name},
+      {"backend", db.device.backend},
+      {"compute_capability", std::to_string(db.device.compute_major) + "." + std::to_string(db.device.compute_minor)},
+      {"neighbours", neighbours},
+      {"target", {{"median", 1.05}, {"worst", 1.25}}},
+      {"summary",
+       {{"count", summary.count},
+        {"median", summary.median},
+        {"worst", summary.worst},
+        {"geometric_mean", summary.geometric_mean},
+        {"meets_target", pass}}},
+      {"neighbour_sweep", sweep},
+      {"rows", j_rows}};
+  const std::filesystem::path base(out);
+  if (base.has_parent_path()) std::filesystem::create_directories(base.parent_path());
+  std::ofstream json_file(out + ".json");
+  json_file << j.dump(2) << "\n";
+  COMPOUND_SPARSE_REQUIRE(json_file, "writing " << out << ".json failed");
+
+  std::ofstream md(out + ".md");
+  md << "# Selection quality: leave-one-out\n\n"
+     << "Database `" << db_path << "` (" << db.device.name << ", " << db.device.backend << ", CC "
+     << db.device.compute_major << "." << db.device.compute_minor << "). For each matrix, the variant selected from "
+     << "the other matrices' records (k = " << neighbours << " nearest neighbours, docs/tuning.md) is looked up in "
+     << "the left-out matrix's own measurements; ratio = selected time / exhaustive best time.\n\n"
+     << "| matrix | entry | precision | rule | nearest record (distance) | selected | best | ratio |\n"
+     << "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows)
+    md << "| " << r.name << " | " << r.entry_type << " | " << r.precision << " | " << r.rule << " | "
+       << (r.neighbour.empty() ? "-" : r.neighbour) << " (" << std::setprecision(2) << std::fixed << r.distance
+       << ") | `" << r.selected << "` | `" << r.best << "` | " << (r.ratio > 0 ? fixed(r.ratio, 3) : "not measured")
+       << " |\n";
+  md << "\n**Median " << std::setprecision(3) << summary.median << ", worst " << summary.worst << ", geometric mean "
+     << summary.geometric_mean << "** over " << summary.count
+     << " matrices (target: median <= 1.05, worst <= 1.25: " << (pass ? "met" : "NOT met") << ").\n\n"
+     << "Neighbour count sweep:\n\n| k | median | worst | geometric mean |\n|---|---|---|---|\n"
+     << sweep_md.str();
+  COMPOUND_SPARSE_REQUIRE(md, "writing " << out << ".md failed");
+}
+
+}  // namespace compound_tune

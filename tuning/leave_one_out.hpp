@@ -1,0 +1,36 @@
+#pragma once
+// Selection quality by leave-one-out over a tuning database, without measuring
+// anything: for each record M, select a variant for M's features from the
+// database without M (variant_selection.hpp, restricted to variants that ran on
+// M), then look the selected variant's time up in M's own measurements and
+// divide by M's best time.
+#include <string>
+#include <vector>
+
+#include "compound_sparse/tuning_database.hpp"
+
+namespace compound_tune {
+
+struct LooRow {
+  std::string name, entry_type, precision;
+  std::string rule;       ///< exact, nearest, heuristic
+  std::string neighbour;  ///< the closest record used
+  double distance = 0;
+  std::string selected, best;
+  double selected_seconds = 0, best_seconds = 0;
+  double ratio = 0;  ///< selected / best; 0 when the selected variant was not measured
+};
+
+struct LooSummary {
+  int count = 0;  ///< rows with a ratio
+  double median = 0, worst = 0, geometric_mean = 0;
+};
+
+std::vector<LooRow> leave_one_out(const compound_sparse::TuningDatabase& db, int neighbours);
+LooSummary summarize(const std::vector<LooRow>& rows);
+
+/// Writes <out>.json and <out>.md (the table plus a k = 1..5 sweep).
+void write_loo_report(const compound_sparse::TuningDatabase& db, const std::string& db_path, int neighbours,
+                      const std::string& out);
+
+}  // namespace compound_tune

@@ -1,0 +1,182 @@
+// TunedSpmv and selection: exact and nearest-neighbour hits, the memory
+// budget, and the heuristic whenever the database is missing, corrupt or
+// names variants this build does not have; results equal the host reference.
+#include <gtest/gtest.h>
+
+#include <compound_sparse.hpp>
+#include <compound_sparse/tuned_spmv.hpp>
+
+#include "tuning_test_helpers.hpp"
+
+namespace cs = compound_sparse;
+using namespace compound_sparse_test;
+using C = Kokkos::complex<double>;
+
+namespace {
+
+const char* const kExactBest = "sell32.soa.soa.dynamic_team.t128.b4.l4";
+const char* const kNearBest = "ell.soa.aos.static.t128.b4.l2";
+const char* const kFarBest = "csr.aos.soa.dynamic_warp.t128.b4.l32";
+
+cs::TunedSpmvOptions in(const ScratchDir& dir) {
+  cs::TunedSpmvOptions o;
+  o.database_dir = dir.str();
+  return o;
+}
+
+void write(const ScratchDir& dir, const std::vector<cs::TunedMatrix>& records) {
+  auto db = cs::empty_tuning_database();
+  db.matrices = records;
+  cs::write_tuning_database(db, dir.database());
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+/// y = alpha A x + beta y with the tuned variant equals the double host reference.
+void expect_reference(const cs::TunedSpmv<C>& op, const cs::HostCsr<C>& a) {
+  std::mt19937 rng(7);
+  const auto x = random_vector<C>(a.num_cols, rng), y0 = random_vector<C>(a.num_rows, rng);
+  const C alpha(0.5, -1), beta(2, 0.25);
+  const auto y = op.make_vector(y0);
+  op.apply(alpha, op.make_vector(x), beta, y);
+  const auto got = y.to_host();
+  const auto want = cs::reference_spmv<double>(alpha, a, x, beta, y0);
+  ASSERT_EQ(got.size(), want.size());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i].real(), want[i].real(), 1e-12) << op.variant().name() << " row " << i;
+    EXPECT_NEAR(got[i].imag(), want[i].imag(), 1e-12) << op.variant().name() << " row " << i;
+  }
+}
+
+}  // namespace
+
+TEST(TunedSpmv, ExactFingerprintHitUsesItsRecord) {
+  const ScratchDir dir("tuned_exact");
+  const auto a = banded<C>(300, 7);
+  write(dir, {record("far", cs::matrix_features(banded<C>(3000, 60)), {{kFarBest, 1e-6}}),
+              record("me", cs::matrix_features(a), {{"csr.aos.aos.static.t128.b4.l1", 3e-6}, {kExactBest, 2e-6}})});
+  const cs::TunedSpmv<C> op(a, in(dir));
+  EXPECT_EQ(op.rule(), "exact");
+  EXPECT_EQ(op.variant().name(), kExactBest);
+  EXPECT_EQ(op.matrix().layout(), "sell32.soa");
+  EXPECT_TRUE(contains(op.explanation(), "'me'")) << op.explanation();
+  expect_reference(op, a);
+  // Typed vectors in the chosen layout work too; another layout is refused.
+  const auto x = cs::to_device<cs::Soa>(std::vector<C>(a.num_cols, C(1, 0)));
+  const auto y = cs::to_device<cs::Soa>(std::vector<C>(a.num_rows));
+  op.apply(C(1, 0), x, C(0, 0), y);
+  double row5 = 0;  // x = 1: the row sum
+  for (int k = a.row_offsets[5]; k < a.row_offsets[6]; ++k) row5 += a.values[k].real();
+  EXPECT_NEAR(cs::to_host(y)[5].real(), row5, 1e-12);
+  const auto x_aos = cs::to_device<cs::Aos>(std::vector<C>(a.num_cols));
+  EXPECT_THROW(op.apply(C(1, 0), x_aos, C(0, 0), x_aos), cs::Error);
+}
+
+TEST(TunedSpmv, NearestNeighbourOfTheSameEntryTypeWins) {
+  const ScratchDir dir("tuned_nearest");
+  const auto a = banded<C>(300, 7);
+  auto other_type = cs::matrix_features(banded<Kokkos::complex<float>>(300, 7));  // identical shape, float
+  write(dir, {record("near", cs::matrix_features(banded<C>(280, 7)),
+                     {{"csr.aos.aos.static.t128.b4.l1", 2e-6}, {kNearBest, 1e-6}}),
+              record("far", cs::matrix_features(banded<C>(3000, 60)), {{kFarBest, 1e-6}}),
+              record("float", other_type, {{kFarBest, 1e-7}})});
+  for (int k : {1, 3}) {
+    auto o = in(dir);
+    o.neighbours = k;
+    const cs::TunedSpmv<C> op(a, o);
+    EXPECT_EQ(op.rule(), "nearest");
+    EXPECT_EQ(op.variant().name(), kNearBest) << op.explanation();
+    EXPECT_TRUE(contains(op.explanation(), "'near' (distance")) << op.explanation();
+    EXPECT_FALSE(contains(op.explanation(), "'float'")) << op.explanation();
+    expect_reference(op, a);
+  }
+}
+
+TEST(TunedSpmv, MemoryBudgetSkipsLayoutsThatDoNotFit) {
+  const ScratchDir dir("tuned_budget");
+  const auto a = banded<C>(1000, 3, 1000);  // one row of 1000: ELL pads every row to it
+  const auto& registry = cs::variant_registry<C>();
+  ASSERT_GT(registry.memory_bytes("ell", a), 20 * registry.memory_bytes("csr", a));
+  write(dir, {record("me", cs::matrix_features(a),
+                     {{"ell.aos.aos.static.t128.b4.l1", 1e-6}, {"csr.aos.aos.dynamic_warp.t128.b4.l4", 2e-6}})});
+  auto o = in(dir);
+  EXPECT_EQ(cs::TunedSpmv<C>(a, o).variant().outer, "ell");  // unlimited: the database's best
+  o.budget.max_bytes = 2 * registry.memory_bytes("csr", a);
+  const cs::TunedSpmv<C> op(a, o);
+  EXPECT_EQ(op.rule(), "exact");
+  EXPECT_EQ(op.variant().name(), "csr.aos.aos.dynamic_warp.t128.b4.l4");
+  EXPECT_LE(op.matrix().memory_bytes(), o.budget.max_bytes);
+  EXPECT_TRUE(contains(op.explanation(), "over the budget")) << op.explanation();
+  expect_reference(op, a);
+}
+
+TEST(TunedSpmv, MissingDatabaseUsesTheHeuristic) {
+  const ScratchDir dir("tuned_missing");
+  const auto a = banded<C>(300, 7);
+  const cs::TunedSpmv<C> op(a, in(dir));
+  EXPECT_EQ(op.rule(), "heuristic");
+  EXPECT_EQ(op.variant().name(), "csr.aos.aos.static.t128.b4.l1");
+  EXPECT_TRUE(contains(op.explanation(), "no tuning database " + cs::database_file_name(cs::default_device_info())))
+      << op.explanation();
+  expect_reference(op, a);
+}
+
+TEST(TunedSpmv, CorruptDatabasesUseTheHeuristic) {
+  const ScratchDir dir("tuned_corrupt");
+  const auto a = banded<C>(300, 7);
+  write(dir, {record("me", cs::matrix_features(a), {{kExactBest, 1e-6}})});
+  std::string good;
+  {
+    std::ifstream in_file(dir.database());
+    good.assign(std::istreambuf_iterator<char>(in_file), {});
+  }
+  const std::string file = cs::database_file_name(cs::default_device_info());
+  std::string v9 = good;
+  v9.replace(v9.find("\"schema_version\": 1"), 19, "\"schema_version\": 9");
+  const std::pair<std::string, std::string> cases[] = {
+      {good.substr(0, good.size() - 40), "not valid JSON"}, {v9, "schema version 9"}, {"{}", "no schema_version"}};
+  for (const auto& [text, reason] : cases) {
+    dir.write(file, text);
+    const cs::TunedSpmv<C> op(a, in(dir));
+    EXPECT_EQ(op.rule(), "heuristic") << reason;
+    EXPECT_TRUE(contains(op.explanation(), reason)) << op.explanation();
+    expect_reference(op, a);
+  }
+}
+
+TEST(TunedSpmv, UnknownVariantNamesUseTheHeuristic) {
+  const ScratchDir dir("tuned_unknown");
+  const auto a = banded<C>(300, 7);
+  write(dir, {record("me", cs::matrix_features(a),
+                     {{"coo.aos.aos.static.t128.b4.l1", 1e-6},          // no such layout
+                      {"csr.aos.aos.static.t96.b3.l1", 2e-6},           // not compiled
+                      {"csr.aos.aos.turbo.t128.b4.l1", 3e-6},           // no such schedule
+                      {"sell32.soa.soa.static.t128.b4.l64", 4e-6}})});  // lanes out of range
+  const cs::TunedSpmv<C> op(a, in(dir));
+  EXPECT_EQ(op.rule(), "heuristic");
+  EXPECT_TRUE(contains(op.explanation(), "unknown variant")) << op.explanation();
+  EXPECT_TRUE(contains(op.explanation(), "not compiled")) << op.explanation();
+  expect_reference(op, a);
+  // A usable variant further down the list is taken instead of the heuristic.
+  write(dir, {record("me", cs::matrix_features(a), {{"coo.aos.aos.static.t128.b4.l1", 1e-6}, {kExactBest, 5e-6}})});
+  EXPECT_EQ(cs::TunedSpmv<C>(a, in(dir)).variant().name(), kExactBest);
+}
+
+TEST(Heuristic, FollowsTheDocumentedRules) {
+  const auto compiled = cs::variant_registry<C>().variants();
+  const auto pick = [&](const cs::HostCsr<C>& a) { return cs::heuristic_variant(cs::matrix_features(a), compiled); };
+  EXPECT_EQ(pick(banded<C>(500, 7)).name(), "csr.aos.aos.static.t128.b4.l1");   // short rows
+  EXPECT_EQ(pick(banded<C>(500, 40)).lanes_per_row, 8);                         // 40 / 4 -> 8
+  EXPECT_EQ(pick(banded<C>(500, 300)).lanes_per_row, 32);                       // capped
+  EXPECT_EQ(pick(banded<C>(500, 5, 400)).kind, cs::ScheduleKind::DynamicWarp);  // one long row
+  const auto no_csr = cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), compiled,
+                                            [](const std::string& outer) { return outer == "sell16"; });
+  EXPECT_EQ(no_csr.outer, "sell16");
+  // Always a compiled variant, whatever the compiled list.
+  const std::vector<cs::VariantKey> only = {cs::parse_variant_key("ell.soa.soa.dynamic_team.t128.b4.l1")};
+  EXPECT_EQ(cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), only).compiled_name(),
+            only[0].compiled_name());
+  EXPECT_THROW(cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), {}), cs::Error);
+}

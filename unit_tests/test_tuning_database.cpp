@@ -1,0 +1,139 @@
+// The tuning database file: features and fingerprints, JSON round trip, atomic
+// writes that survive an interruption, merging, and refusal of corrupt files.
+#include <gtest/gtest.h>
+
+#include <compound_sparse.hpp>
+#include <compound_sparse/tuning_database.hpp>
+#include <compound_sparse/variant_selection.hpp>
+
+#include "tuning_test_helpers.hpp"
+
+namespace cs = compound_sparse;
+using namespace compound_sparse_test;
+using C = Kokkos::complex<double>;
+
+namespace {
+cs::TuningDatabase sample_database() {
+  cs::TuningDatabase db = cs::empty_tuning_database();
+  db.matrices.push_back(record("band", cs::matrix_features(banded<C>(100, 5)),
+                               {{"csr.aos.aos.static.t128.b4.l1", 2e-5}, {"ell.soa.aos.static.t128.b4.l2", 1e-5}}));
+  return db;
+}
+}  // namespace
+
+TEST(TuningFeatures, DescribeThePatternAndFingerprintIgnoresValues) {
+  const auto a = banded<C>(100, 5, 40, 1);
+  const auto f = cs::matrix_features(a);
+  EXPECT_EQ(f.entry_type, "complex");
+  EXPECT_EQ(f.precision, "double");
+  EXPECT_EQ(f.rows, 100);
+  EXPECT_EQ(f.nnz, static_cast<long long>(a.num_entries()));
+  EXPECT_EQ(f.nnz_per_row_max, 40);
+  EXPECT_NEAR(f.nnz_per_row_mean, double(a.num_entries()) / 100, 1e-12);
+  EXPECT_GT(f.nnz_per_row_stddev, 0);
+  EXPECT_EQ(f.bandwidth_max, 39);  // row 0 reaches column 39
+  EXPECT_EQ(f.fingerprint.size(), 16u);
+  // Same pattern, other values: same fingerprint. Other pattern or entry type: another.
+  EXPECT_EQ(cs::matrix_features(banded<C>(100, 5, 40, 2)).fingerprint, f.fingerprint);
+  EXPECT_NE(cs::matrix_features(banded<C>(100, 5, 41, 1)).fingerprint, f.fingerprint);
+  EXPECT_NE(cs::matrix_features(banded<Kokkos::complex<float>>(100, 5, 40, 1)).fingerprint, f.fingerprint);
+  EXPECT_EQ(cs::feature_distance(f, f), 0);
+  EXPECT_LT(cs::feature_distance(f, cs::matrix_features(banded<C>(120, 5, 40))),
+            cs::feature_distance(f, cs::matrix_features(banded<C>(5000, 60))));
+}
+
+TEST(TuningDatabase, FileNameIsKeyedByDevice) {
+  cs::DeviceInfo gpu;
+  gpu.backend = "Cuda";
+  gpu.compute_major = 9;
+  gpu.compute_minor = 0;
+  EXPECT_EQ(cs::database_file_name(gpu), "sm_90.json");
+  cs::DeviceInfo host;
+  host.backend = "Serial";
+  EXPECT_EQ(cs::database_file_name(host), "host_serial.json");
+}
+
+TEST(TuningDatabase, RoundTripsThroughJson) {
+  const ScratchDir dir("db_roundtrip");
+  const auto db = sample_database();
+  cs::write_tuning_database(db, dir.database());
+  const auto back = cs::read_tuning_database(dir.database());
+  EXPECT_EQ(back.device.backend, db.device.backend);
+  EXPECT_EQ(back.kokkos_version, cs::kokkos_version());
+  ASSERT_EQ(back.matrices.size(), 1u);
+  EXPECT_EQ(back.matrices[0].best, "ell.soa.aos.static.t128.b4.l2");
+  EXPECT_EQ(back.matrices[0].features.fingerprint, db.matrices[0].features.fingerprint);
+  EXPECT_EQ(back.matrices[0].features.nnz_per_row_stddev, db.matrices[0].features.nnz_per_row_stddev);
+  ASSERT_EQ(back.matrices[0].measurements.size(), 2u);
+  EXPECT_EQ(back.matrices[0].measurements[1].seconds, 1e-5);
+  EXPECT_EQ(cs::to_json_text(back), cs::to_json_text(db));
+}
+
+TEST(TuningDatabase, InterruptedWriteLeavesThePreviousDatabase) {
+  const ScratchDir dir("db_atomic");
+  const auto old_db = sample_database();
+  cs::write_tuning_database(old_db, dir.database());
+  auto new_db = old_db;
+  new_db.matrices.clear();
+  // Interrupted after the temporary file is complete, before the rename.
+  std::string temporary;
+  EXPECT_THROW(cs::detail::write_file_atomically(cs::to_json_text(new_db), dir.database(),
+                                                 [&](const std::string& t) {
+                                                   temporary = t;
+                                                   EXPECT_TRUE(std::filesystem::exists(t));
+                                                   throw std::runtime_error("killed");
+                                                 }),
+               std::runtime_error);
+  EXPECT_FALSE(temporary.empty());
+  EXPECT_FALSE(std::filesystem::exists(temporary));
+  EXPECT_EQ(cs::read_tuning_database(dir.database()).matrices.size(), 1u);
+  // A tuner killed outright leaves a partial temporary file: the database is still the old one.
+  dir.write(cs::database_file_name(cs::default_device_info()) + ".tmp.12345", "{\"schema_version\": 1, \"matr");
+  EXPECT_EQ(cs::to_json_text(cs::read_tuning_database(dir.database())), cs::to_json_text(old_db));
+  // And a completed write replaces it.
+  cs::write_tuning_database(new_db, dir.database());
+  EXPECT_TRUE(cs::read_tuning_database(dir.database()).matrices.empty());
+}
+
+TEST(TuningDatabase, MergeReplacesTheSameRecordAndKeepsOthers) {
+  auto db = sample_database();
+  const auto f = db.matrices[0].features;
+  cs::merge_record(db, record("band", f, {{"csr.soa.soa.static.t128.b4.l1", 3e-6}}));  // same: replaced
+  auto f_float = f;
+  f_float.precision = "float";
+  cs::merge_record(db, record("band", f_float, {{"csr.aos.aos.static.t128.b4.l1", 1e-6}}));  // other precision
+  cs::merge_record(db, record("other", f, {{"csr.aos.aos.static.t128.b4.l1", 1e-6}}));
+  ASSERT_EQ(db.matrices.size(), 3u);
+  EXPECT_EQ(db.matrices[0].best, "csr.soa.soa.static.t128.b4.l1");
+  EXPECT_EQ(db.matrices[0].measurements.size(), 1u);
+  cs::TuningDatabase into = cs::empty_tuning_database();
+  into.matrices.push_back(record("old", f, {{"csr.aos.aos.static.t128.b4.l1", 1e-6}}));
+  into.library_version = "0.0.0";
+  cs::merge_database(into, db);
+  EXPECT_EQ(into.matrices.size(), 4u);
+  EXPECT_EQ(into.library_version, cs::library_version());
+}
+
+TEST(TuningDatabase, CorruptFilesAreRefusedWithTheReason) {
+  const ScratchDir dir("db_corrupt");
+  const std::string good = cs::to_json_text(sample_database());
+  const auto expect_error = [&](const std::string& text, const std::string& reason) {
+    dir.write("bad.json", text);
+    try {
+      cs::read_tuning_database(dir.str() + "/bad.json");
+      ADD_FAILURE() << "accepted: " << reason;
+    } catch (const cs::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  };
+  expect_error(good.substr(0, good.size() / 2), "not valid JSON");
+  expect_error("", "not valid JSON");
+  expect_error("[1, 2]", "no schema_version");
+  std::string v2 = good;
+  v2.replace(v2.find("\"schema_version\": 1"), 19, "\"schema_version\": 2");
+  expect_error(v2, "schema version 2");
+  std::string no_features = good;
+  no_features.replace(no_features.find("\"features\""), 10, "\"featurez\"");
+  expect_error(no_features, "not a valid tuning database");
+  EXPECT_THROW(cs::read_tuning_database(dir.str() + "/absent.json"), cs::Error);
+}
