@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs CompoundSparse's build dependencies from Debian packages (bookworm):
 # Kokkos and Kokkos Kernels 3.4.01 (Serial backend), nlohmann-json, GoogleTest,
-# CMake and Ninja, python3 (zoo index checker) and tetgen (tetrahedral meshes
-# for the matrix zoo, docs/zoo.md). Idempotent: packages already present are not reinstalled.
+# CMake and Ninja, python3 (zoo index checker), python3-matplotlib (benchmark report
+# plots, docs/perf.md) and tetgen (tetrahedral meshes for the matrix zoo, docs/zoo.md).
+# Idempotent: packages already present are not reinstalled.
 set -euo pipefail
 
 packages=(cmake ninja-build g++ libtrilinos-kokkos-dev libtrilinos-kokkos-kernels-dev
-          nlohmann-json3-dev libgtest-dev python3 tetgen)
+          nlohmann-json3-dev libgtest-dev python3 python3-matplotlib tetgen)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,65 @@
+#pragma once
+// What a baseline run reports, and the pieces every baseline shares: device
+// copies of x (rotated like ours), the result check against the double
+// reference, and timing with compound_sparse::time_launches.
+
+#include <compound_sparse/measure.hpp>
+#include <compound_sparse/timing.hpp>
+#include <string>
+#include <vector>
+
+namespace compound_sparse_bench {
+
+struct BaselineResult {
+  std::string method;   ///< "cusparse" | "kokkos_kernels"
+  std::string variant;  ///< which format/API: "csr", "bsr3x3", "bsr4x4", "crs", "scalar_crs"
+  bool ok = false;
+  std::string error;
+  double seconds = 0;
+  double relative_error = 0;
+  int rotation = 1;
+};
+
+/// A compound vector's scalars (AoS) as a flat device View.
+template <class Scalar, class Value>
+Kokkos::View<Scalar*> flat_device_copy(const std::vector<Value>& v) {
+  constexpr int n = compound_sparse::component_traits<Value>::size;
+  Kokkos::View<Scalar*> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("bench::vector")), v.size() * n);
+  auto h = Kokkos::create_mirror_view(d);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (int c = 0; c < n; ++c) h(i * n + c) = compound_sparse::component_traits<Value>::get(v[i], c);
+  Kokkos::deep_copy(d, h);
+  return d;
+}
+
+template <class Value, class Scalar>
+std::vector<Value> flat_host_copy(const Kokkos::View<Scalar*>& d) {
+  constexpr int n = compound_sparse::component_traits<Value>::size;
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  std::vector<Value> v(h.extent(0) / n);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (int c = 0; c < n; ++c) compound_sparse::component_traits<Value>::get(v[i], c) = h(i * n + c);
+  return v;
+}
+
+/// Runs `check(y)` once with y poisoned (NaN), verifies against the reference,
+/// then times `run(copy)` rotating over `rotation` copies.
+template <class Value, class Scalar, class Reference, class Run>
+void check_and_time(BaselineResult& result, const std::vector<Reference>& reference,
+                    std::vector<Kokkos::View<Scalar*>>& ys, Run&& run, const compound_sparse::TimingOptions& timing,
+                    double tolerance) {
+  Kokkos::deep_copy(ys[0], std::numeric_limits<Scalar>::quiet_NaN());
+  run(0);
+  Kokkos::fence();
+  result.relative_error = compound_sparse::relative_error(flat_host_copy<Value>(ys[0]), reference);
+  if (!(result.relative_error <= tolerance)) {
+    result.error = "result differs from the reference: relative error " + std::to_string(result.relative_error);
+    return;
+  }
+  const int rotation = static_cast<int>(ys.size());
+  result.seconds = compound_sparse::time_launches([&](int i) { run(i % rotation); }, timing).median_seconds;
+  result.rotation = rotation;
+  result.ok = true;
+}
+
+}  // namespace compound_sparse_bench

@@ -1,0 +1,383 @@
+// compound-bench: our SpMV variants against cuSPARSE and Kokkos Kernels on the
+// matrix zoo, in one run on one device, written as bench.json and bench.csv
+// (perf_tests/report/make_report.py turns them into tables and plots).
+//
+//   compound-bench --zoo DIR/index.json --out DIR [--precision float|double|both]
+//                  [--matrices a,b] [--search reduced|full] [--samples N] [--batch N]
+//                  [--heatmap NAME] [--db tuning/sm_90.json]
+//
+// Per matrix and precision: every variant of the search is checked against the
+// double host reference and timed cheaply; the five fastest overall and the five
+// fastest CSR-AoS-AoS variants are timed again with full settings. "ours_default"
+// is the best CSR-AoS-AoS variant (schedule-only tuning), "ours_tuned" the best
+// variant of all (joint layout and schedule tuning). Baselines are checked and
+// timed the same way. With --db the search is not repeated: the measurements
+// compound-tune stored for the matrix (same device, entry type, precision) take
+// its place, and only the leaders and the baselines are timed here. Effective bandwidth uses compulsory bytes (matrix in CSR,
+// x and y once) and is compared with a device-to-device copy timed in the run.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <compound_sparse.hpp>
+#include <compound_sparse/io/matrix_market.hpp>
+#include <compound_sparse/tuning_database.hpp>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "cusparse_baseline.hpp"
+#ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
+#include "kokkos_kernels_baseline.hpp"
+#endif
+
+namespace cs = compound_sparse;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Options {
+  fs::path zoo;
+  fs::path out = "bench_out";
+  std::set<std::string> precisions{"float", "double"};
+  std::set<std::string> matrices;  // empty: all
+  std::string search = "reduced";
+  cs::TimingOptions timing{5, 10, 50};
+  cs::TimingOptions search_timing{2, 5, 5};
+  std::string heatmap;  // matrix name
+  fs::path db;          // tuning database whose measurements replace the search
+  std::string command;
+};
+
+[[noreturn]] void usage(const char* argv0, const std::string& problem) {
+  std::cerr << argv0 << ": " << problem << "\nusage: " << argv0
+            << " --zoo DIR/index.json --out DIR [--precision float|double|both] [--matrices a,b]\n"
+               "       [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n";
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options o;
+  for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") usage(argv[0], "help");
+    if (i + 1 >= argc) usage(argv[0], arg + " needs a value");
+    const std::string value = argv[++i];
+    const auto positive = [&] {
+      try {
+        const int n = std::stoi(value);
+        if (n > 0) return n;
+      } catch (...) {
+      }
+      usage(argv[0], arg + " needs a positive number, got '" + value + "'");
+    };
+    if (arg == "--zoo") o.zoo = value;
+    else if (arg == "--out") o.out = value;
+    else if (arg == "--precision") {
+      if (value == "both") o.precisions = {"float", "double"};
+      else if (value == "float" || value == "double") o.precisions = {value};
+      else usage(argv[0], "--precision is float, double or both");
+    } else if (arg == "--matrices") {
+      std::stringstream in(value);
+      for (std::string name; std::getline(in, name, ',');) o.matrices.insert(name);
+    } else if (arg == "--search") {
+      if (value != "reduced" && value != "full") usage(argv[0], "--search is reduced or full");
+      o.search = value;
+    } else if (arg == "--samples") o.timing.samples = positive();
+    else if (arg == "--batch") o.timing.batch = positive();
+    else if (arg == "--heatmap") o.heatmap = value;
+    else if (arg == "--db") o.db = value;
+    else usage(argv[0], "unknown option " + arg);
+  }
+  if (o.zoo.empty()) usage(argv[0], "--zoo is required");
+  return o;
+}
+
+/// One-line progress on stderr: redrawn in place on a terminal, every 10% otherwise.
+class Progress {
+ public:
+  explicit Progress(std::string label) : label_(std::move(label)), tty_(isatty(2)) {}
+  void operator()(std::size_t done, std::size_t total) {
+    const int percent = total ? static_cast<int>(100 * done / total) : 100;
+    if (tty_) {
+      const int filled = percent / 5;
+      std::fprintf(stderr, "\r  %-34s [%s%s] %3d%% (%zu/%zu)", label_.c_str(), std::string(filled, '#').c_str(),
+                   std::string(20 - filled, '.').c_str(), percent, done, total);
+      if (done == total) std::fprintf(stderr, "\n");
+    } else if (percent >= next_ || done == total) {
+      std::fprintf(stderr, "  %s: %d%% (%zu/%zu)\n", label_.c_str(), percent, done, total);
+      next_ = percent + 10;
+    }
+  }
+
+ private:
+  std::string label_;
+  bool tty_;
+  int next_ = 0;
+};
+
+double copy_bandwidth(const cs::TimingOptions& timing) {
+  // 1 GiB each way on a GPU (far beyond L2); 64 MiB on the host.
+  const std::size_t n = cs::default_device_info().l2_cache_bytes ? (std::size_t(1) << 27) : (std::size_t(1) << 23);
+  Kokkos::View<double*> a("bench::copy_a", n), b("bench::copy_b", n);
+  Kokkos::deep_copy(a, 1.0);
+  const auto t = cs::time_launches([&](int) { Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), b, a); }, timing);
+  return 2.0 * n * sizeof(double) / t.median_seconds;
+}
+
+json measurement_json(const std::string& method, const cs::Measurement& m) {
+  return {{"method", method},         {"variant", m.key.name()},   {"ok", m.ok},
+          {"seconds", m.seconds},     {"relative_error", m.relative_error}, {"error", m.error}};
+}
+
+json baseline_json(const compound_sparse_bench::BaselineResult& b) {
+  return {{"method", b.method},   {"variant", b.variant}, {"ok", b.ok},
+          {"seconds", b.seconds}, {"relative_error", b.relative_error}, {"error", b.error}};
+}
+
+/// The fastest `count` successful measurements among those accepted by `keep`.
+template <class Keep>
+std::vector<cs::VariantKey> fastest(const std::vector<cs::Measurement>& all, std::size_t count, Keep&& keep) {
+  std::vector<cs::Measurement> ok;
+  for (const auto& m : all)
+    if (m.ok && keep(m.key)) ok.push_back(m);
+  std::sort(ok.begin(), ok.end(), [](const auto& p, const auto& q) { return p.seconds < q.seconds; });
+  std::vector<cs::VariantKey> keys;
+  for (std::size_t i = 0; i < ok.size() && i < count; ++i) keys.push_back(ok[i].key);
+  return keys;
+}
+
+const cs::Measurement* best_of(const std::vector<cs::Measurement>& ms) {
+  const cs::Measurement* best = nullptr;
+  for (const auto& m : ms)
+    if (m.ok && (!best || m.seconds < best->seconds)) best = &m;
+  return best;
+}
+
+/// The tuner's measurements of `name` in `db`, as the bench's search (empty if
+/// the database has no such record).
+std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string& name, const std::string& entry_type,
+                                           const std::string& precision) {
+  static const cs::TuningDatabase database = cs::read_tuning_database(db.string());
+  std::vector<cs::Measurement> found;
+  for (const auto& record : database.matrices) {
+    if (record.name != name || record.features.entry_type != entry_type || record.features.precision != precision)
+      continue;
+    for (const auto& stored : record.measurements) {
+      cs::Measurement m;
+      m.key = cs::parse_variant_key(stored.variant);
+      m.ok = stored.ok;
+      m.error = stored.error;
+      m.seconds = stored.seconds;
+      m.relative_error = stored.relative_error;
+      m.memory_bytes = stored.memory_bytes;
+      found.push_back(m);
+    }
+  }
+  return found;
+}
+
+template <class Entry>
+json run_matrix(const json& info, const fs::path& dir, const std::string& precision, const Options& o) {
+  using V = cs::vector_type_t<Entry>;
+  using scalar = cs::scalar_type_t<Entry>;
+  const std::string name = info.at("name");
+  const auto host = cs::io::read_matrix_market<Entry>((dir / info.at("file").get<std::string>()).string());
+  json out = {{"name", name},
+              {"class", info.at("class")},
+              {"precision", precision},
+              {"rows", host.num_rows},
+              {"cols", host.num_cols},
+              {"nnz", host.num_entries()},
+              {"compulsory_bytes", cs::compulsory_bytes(host)}};
+  const auto& registry = cs::variant_registry<Entry>();
+  for (const char* outer : {"csr", "ell", "sell16", "sell32"})
+    out["memory_bytes"][outer] = registry.memory_bytes(outer, host);
+
+  // Search: every variant checked and timed cheaply, or the tuner's stored search.
+  std::vector<cs::Measurement> found;
+  if (!o.db.empty()) found = stored_search(o.db, name, cs::entry_type_name<Entry>(), precision);
+  if (found.empty()) {
+    auto keys = o.search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
+    cs::MeasureOptions search;
+    search.timing = o.search_timing;
+    Progress progress(name + " (" + precision + ")");
+    found = cs::measure_variants(host, keys, search,
+                                 [&](std::size_t d, std::size_t t, const cs::VariantKey&) { progress(d, t); });
+  } else {
+    out["search_source"] = o.db.string();
+  }
+  for (const auto& m : found) out["search"].push_back(measurement_json("search", m));
+
+  // Re-time the leaders with full settings.
+  cs::MeasureOptions full;
+  full.timing = o.timing;
+  const auto is_default = [](const cs::VariantKey& k) { return k.layout_name() == "csr.aos" && k.vector == "aos"; };
+  const auto default_runs = cs::measure_variants(host, fastest(found, 5, is_default), full);
+  const auto tuned_runs = cs::measure_variants(host, fastest(found, 5, [](const cs::VariantKey&) { return true; }), full);
+  const auto* best_default = best_of(default_runs);
+  const auto* best_tuned = best_of(tuned_runs);
+  if (best_default && best_tuned && best_default->seconds < best_tuned->seconds) best_tuned = best_default;
+  cs::Measurement failed;
+  failed.error = "no variant ran correctly";
+  out["results"].push_back(measurement_json("ours_default", best_default ? *best_default : failed));
+  out["results"].push_back(measurement_json("ours_tuned", best_tuned ? *best_tuned : failed));
+
+  // Baselines on the same x and reference as our check.
+  std::mt19937 rng(full.seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<V> x(host.num_cols);
+  for (auto& v : x)
+    for (int c = 0; c < cs::component_traits<V>::size; ++c) cs::component_traits<V>::get(v, c) = scalar(u(rng));
+  const auto one = cs::real_value<cs::coefficient_type_t<Entry>>(1);
+  const auto zero = cs::real_value<cs::coefficient_type_t<Entry>>(0);
+  const auto reference = cs::reference_spmv<double>(one, host, x, zero, std::vector<V>(host.num_rows));
+  const int rotation = best_tuned ? best_tuned->rotation : 1;
+  const double tolerance = sizeof(scalar) == sizeof(float) ? 1e-4 : 1e-12;
+  out["results"].push_back(
+      baseline_json(compound_sparse_bench::cusparse_baseline(host, x, reference, o.timing, rotation, tolerance)));
+#ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
+  out["results"].push_back(
+      baseline_json(compound_sparse_bench::kokkos_kernels_baseline(host, x, reference, o.timing, rotation, tolerance)));
+#else
+  out["results"].push_back(json{{"method", "kokkos_kernels"}, {"variant", "crs"}, {"ok", false}, {"seconds", 0},
+                                {"relative_error", 0}, {"error", "Kokkos Kernels not found at configure time"}});
+#endif
+
+  // Heat map: every compiled launch-bounds pair for the tuned layout, kind and lanes.
+  if (name == o.heatmap && best_tuned) {
+    std::vector<cs::VariantKey> cells;
+    for (auto k : registry.variants())
+      if (k.layout_name() == best_tuned->key.layout_name() && k.vector == best_tuned->key.vector &&
+          k.kind == best_tuned->key.kind) {
+        k.lanes_per_row = best_tuned->key.lanes_per_row;
+        cells.push_back(k);
+      }
+    json heat = {{"variant_prefix", best_tuned->key.outer + "." + best_tuned->key.inner + "." +
+                                        best_tuned->key.vector + "." + cs::to_string(best_tuned->key.kind)},
+                 {"lanes_per_row", best_tuned->key.lanes_per_row},
+                 {"cells", json::array()}};
+    for (const auto& m : cs::measure_variants(host, cells, full))
+      heat["cells"].push_back(
+          {{"threads", m.key.threads}, {"teams_per_sm", m.key.teams_per_sm}, {"seconds", m.seconds}, {"ok", m.ok}});
+    out["heatmap"] = heat;
+  }
+  return out;
+}
+
+/// The source commit: $COMPOUND_SPARSE_COMMIT (for copies of the tree without
+/// .git, such as the GPU machine's), else git's HEAD.
+std::string git_commit() {
+  if (const char* commit = std::getenv("COMPOUND_SPARSE_COMMIT")) return commit;
+  FILE* pipe = popen("git rev-parse --short HEAD 2>/dev/null", "r");
+  if (!pipe) return "unknown";
+  char buffer[64] = {0};
+  const bool got = std::fgets(buffer, sizeof buffer, pipe) != nullptr;
+  pclose(pipe);
+  std::string s = got ? buffer : "unknown";
+  s.erase(s.find_last_not_of("\n ") + 1);
+  return s.empty() ? "unknown" : s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options o = parse(argc, argv);
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  try {
+    std::ifstream index_file(o.zoo);
+    COMPOUND_SPARSE_REQUIRE(index_file, "cannot open zoo index " << o.zoo);
+    const json index = json::parse(index_file);
+    const fs::path dir = o.zoo.parent_path();
+    const auto& device = cs::default_device_info();
+    json report = {{"schema", 1}, {"command", o.command}, {"commit", git_commit()}, {"search", o.search},
+                   {"timing", {{"warmup", o.timing.warmup}, {"batch", o.timing.batch}, {"samples", o.timing.samples}}}};
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    report["date"] = date;
+    report["device"] = {{"name", device.name},
+                        {"backend", device.backend},
+                        {"compute_capability", std::to_string(device.compute_major) + "." +
+                                                   std::to_string(device.compute_minor)},
+                        {"multiprocessors", device.multiprocessors},
+                        {"l2_cache_bytes", device.l2_cache_bytes},
+                        {"memory_bytes", device.memory_bytes}};
+#ifdef KOKKOS_ENABLE_CUDA
+    int runtime = 0, driver = 0;
+    cudaRuntimeGetVersion(&runtime);
+    cudaDriverGetVersion(&driver);
+    report["device"]["cuda_runtime"] = std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10);
+    report["device"]["driver"] = "CUDA " + std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+#endif
+    report["copy_bandwidth_bytes_per_s"] = copy_bandwidth(o.timing);
+    std::fprintf(stderr, "compound-bench on %s (%s): copy bandwidth %.0f GB/s\n", device.name.c_str(),
+                 device.backend.c_str(), report["copy_bandwidth_bytes_per_s"].get<double>() / 1e9);
+    report["matrices"] = json::array();
+    for (const auto& info : index.at("matrices")) {
+      const std::string name = info.at("name");
+      if (!o.matrices.empty() && !o.matrices.count(name)) continue;
+      const std::string cls = info.at("class");
+      for (const auto& precision : o.precisions) {
+        const auto start = std::chrono::steady_clock::now();
+        json m;
+        if (cls == "complex")
+          m = precision == "float" ? run_matrix<Kokkos::complex<float>>(info, dir, precision, o)
+                                   : run_matrix<Kokkos::complex<double>>(info, dir, precision, o);
+        else if (cls == "quaternion")
+          m = precision == "float" ? run_matrix<cs::Quaternion<float>>(info, dir, precision, o)
+                                   : run_matrix<cs::Quaternion<double>>(info, dir, precision, o);
+        else if (cls == "block3")
+          m = precision == "float" ? run_matrix<cs::Block<float, 3>>(info, dir, precision, o)
+                                   : run_matrix<cs::Block<double, 3>>(info, dir, precision, o);
+        else
+          COMPOUND_SPARSE_REQUIRE(false, "zoo matrix " << name << " has unknown class '" << cls << "'");
+        // One summary line per matrix: the numbers a person scans for.
+        std::map<std::string, double> t;
+        for (const auto& r : m["results"])
+          if (r["ok"].get<bool>()) t[r["method"]] = r["seconds"];
+        std::fprintf(stderr, "  %-24s %-6s tuned %8.2f us  default %8.2f us  cuSPARSE %8.2f us  (%.1f s)\n",
+                     name.c_str(), precision.c_str(), 1e6 * t["ours_tuned"], 1e6 * t["ours_default"],
+                     1e6 * t["cusparse"],
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        report["matrices"].push_back(m);
+        fs::create_directories(o.out);
+        std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
+      }
+    }
+    // CSV: one row per matrix, precision and method.
+    std::ofstream csv(o.out / "bench.csv");
+    csv << "matrix,class,precision,rows,nnz,method,variant,ok,seconds,effective_gb_per_s,fraction_of_copy,"
+           "speedup_vs_cusparse\n";
+    const double copy = report["copy_bandwidth_bytes_per_s"];
+    for (const auto& m : report["matrices"]) {
+      double cusparse = 0;
+      for (const auto& r : m["results"])
+        if (r["method"] == "cusparse" && r["ok"].get<bool>()) cusparse = r["seconds"];
+      for (const auto& r : m["results"]) {
+        const double s = r["seconds"];
+        const bool ok = r["ok"];
+        const double gbs = ok && s > 0 ? m["compulsory_bytes"].get<double>() / s / 1e9 : 0;
+        csv << m["name"].get<std::string>() << "," << m["class"].get<std::string>() << ","
+            << m["precision"].get<std::string>() << "," << m["rows"] << "," << m["nnz"] << ","
+            << r["method"].get<std::string>() << "," << r["variant"].get<std::string>() << "," << ok << "," << s << ","
+            << gbs << "," << (ok ? gbs * 1e9 / copy : 0) << "," << (ok && cusparse > 0 ? cusparse / s : 0) << "\n";
+      }
+    }
+    std::fprintf(stderr, "wrote %s and %s\n", (o.out / "bench.json").c_str(), (o.out / "bench.csv").c_str());
+  } catch (const std::exception& e) {
+    std::cerr << "compound-bench: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

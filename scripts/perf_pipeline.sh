@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The performance pipeline on whatever backend BUILD was built for:
+#   1. compound-zoo      build the matrix zoo
+#   2. compound-tune     tune every zoo matrix (both precisions) into a fresh database
+#   3. compound-tune --loo   leave-one-out selection quality from that database
+#   4. compound-bench    ours (default and tuned, from the database's measurements)
+#                        against cuSPARSE / Kokkos Kernels, with a heat map
+# Results land in OUT: the database (sm_XY.json or host_serial.json),
+# selection_quality.{json,md}, bench.json, bench.csv, pipeline.log.
+#
+#   scripts/perf_pipeline.sh BUILD OUT [--scale small|full] [--heatmap NAME] [--meshes DIR] [--mhd1280b FILE]
+set -uo pipefail
+build=${1:?usage: perf_pipeline.sh BUILD OUT [--scale small|full] [--heatmap NAME]}
+out=${2:?usage: perf_pipeline.sh BUILD OUT [--scale small|full] [--heatmap NAME]}
+shift 2
+scale=small heatmap=elasticity-box-small zoo_args=()
+while [ $# -gt 0 ]; do
+  case $1 in
+    --scale) scale=$2; shift 2 ;;
+    --heatmap) heatmap=$2; shift 2 ;;
+    --meshes|--mhd1280b) zoo_args+=("$1" "$2"); shift 2 ;;
+    *) echo "perf_pipeline.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+log=$out/pipeline.log
+zoo=${ZOO_DIR:-/tmp/compound_zoo_$scale}
+tunedb=$(mktemp -d)
+step() { echo "=== $* ($(date +%T))" | tee -a "$log"; }
+
+step "zoo ($scale)"
+"$build/perf_tests/zoo/compound-zoo" --out "$zoo" --scale "$scale" "${zoo_args[@]}" >> "$log" 2>&1 ||
+  { tail -20 "$log"; exit 1; }
+tail -1 "$log"
+
+step "tune (reduced search, both precisions)"
+"$build/tuning/compound-tune" --zoo "$zoo/index.json" --search reduced --precision both --samples 5 --batch 5 \
+  --warmup 2 --top 5 --final-samples 50 --final-batch 10 --db-dir "$tunedb" 2>&1 | tr '\r' '\n' |
+  grep -v '^\s*$' | grep -v '%.*ETA' >> "$log"
+db=$(ls "$tunedb"/*.json | head -n 1)
+[ -f "$db" ] || { echo "no database written"; tail -20 "$log"; exit 1; }
+cp "$db" "$out/"
+echo "database: $(basename "$db"), $(grep -c '"best"' "$db") records" | tee -a "$log"
+
+step "leave-one-out selection quality"
+"$build/tuning/compound-tune" --loo "$db" --out "$out/selection_quality" >> "$log" 2>&1 || tail -5 "$log"
+
+step "bench (ours from the database vs baselines)"
+"$build/perf_tests/bench/compound-bench" --zoo "$zoo/index.json" --db "$db" --out "$out" --precision both \
+  --heatmap "$heatmap" 2>&1 | tr '\r' '\n' | grep -v '%' | tee -a "$log"
+step done
