@@ -72,16 +72,25 @@ for d in kokkos kokkos-kernels; do
 done
 K=$work/src/kokkos KK=$work/src/kokkos-kernels
 
-# subst FILE OLD NEW: replace every literal OLD by NEW. Skipped when NEW is already
-# there (idempotent); fails when neither is there (the source is not the expected one).
+# subst FILE OLD NEW: replace every literal OLD by NEW in FILE (a file of the copy);
+# OLD must be there, else fail loudly (not the expected source). Patches are applied
+# to FILE.patched, started afresh from the pristine file on every run, and
+# commit_patches moves it over FILE only if it differs: re-runs are idempotent and
+# leave mtimes alone (no needless rebuilds), even after the patches were edited.
+declare -A touched=()
 subst() {
+  [ -n "${touched[$1]:-}" ] || { cp "$src/${1#"$work/src/"}" "$1.patched"; touched[$1]=1; }
   OLD=$2 NEW=$3 perl -e '
     my $f = shift; open(my $h, "<", $f) or die "error: cannot read $f\n";
     local $/; my $t = <$h>; close $h;
-    exit 0 if index($t, $ENV{NEW}) >= 0;
     index($t, $ENV{OLD}) >= 0 or die "error: patch pattern not found in $f:\n$ENV{OLD}\n";
     $t =~ s/\Q$ENV{OLD}\E/$ENV{NEW}/g;
-    open($h, ">", $f) or die; print $h $t; close $h;' "$1"
+    open($h, ">", $f) or die; print $h $t; close $h;' "$1.patched"
+}
+commit_patches() {
+  local f; for f in "${!touched[@]}"; do
+    if cmp -s "$f.patched" "$f"; then rm "$f.patched"; else mv "$f.patched" "$f"; fi
+  done; touched=()
 }
 # timed CMD...: run CMD, report its wall time, keep its exit status
 timed() { local t0=$SECONDS rc=0; "$@" || rc=$?; echo "   [$(( SECONDS - t0 )) s] ${*:3:3} ..."; return $rc; }
@@ -89,7 +98,7 @@ timed() { local t0=$SECONDS rc=0; "$@" || rc=$?; echo "   [$(( SECONDS - t0 )) s
 logged() {
   local log=$1; shift; echo "   $* >> $log" | cut -c1-150
   "$@" >> "$log" 2>&1 && return 0
-  grep -m 8 -A 12 -E 'error|Error' "$log" | head -n 80 >&2; echo "   (full log: $log)" >&2; return 1
+  grep -m 8 -A 12 -E 'error:|CMake Error|FAILED:' "$log" | head -n 80 >&2; echo "   (full log: $log)" >&2; return 1
 }
 
 echo "== patching sources in $work/src"
@@ -103,6 +112,7 @@ done
 subst "$H" 'return __half2double(val);' 'return static_cast<T>(__half2float(__half(val)));'
 subst "$H" '#else  // CUDA 11.1 versions follow
 ' '#else  // CUDA 11.1 versions follow
+
 KOKKOS_INLINE_FUNCTION
 half_t cast_to_half(bool val) { return cast_to_half(static_cast<float>(val)); }
 template <class T>
@@ -161,6 +171,7 @@ subst "$K/cmake/Modules/FindTPLCUDA.cmake" '  KOKKOS_EXPORT_IMPORTED_TPL(CUDA::c
   '  KOKKOS_APPEND_CONFIG_LINE("FIND_DEPENDENCY(CUDAToolkit)")'
 subst "$K/cmake/Modules/FindTPLCUDA.cmake" '  KOKKOS_EXPORT_IMPORTED_TPL(CUDA::cuda_driver)' \
   '  # CUDA::cuda_driver: exported by FIND_DEPENDENCY(CUDAToolkit)'
+commit_patches
 
 # ---- Kokkos core ----
 # Kokkos exports CXX_EXTENSIONS=OFF and warns in consumers that do not set it.
@@ -186,6 +197,9 @@ subst "$S" 'CUSPARSE_CSRMV_ALG2' 'CUSPARSE_SPMV_CSR_ALG2'
 # cuSPARSE 12 removed csrsv2 (used by the optional cuSPARSE sptrsv backend, whose
 # handle is part of every KokkosKernels handle): compile that backend out; asking
 # for it then throws "CUSPARSE IS NOT DEFINED" at run time. SpMV keeps cuSPARSE.
+# Classical two-stage Gauss-Seidel picks that backend by default: use KK's own.
+subst "$KK/src/common/KokkosKernels_Handle.hpp" '      #if defined(KOKKOSKERNELS_ENABLE_TPL_CUSPARSE)' \
+  '      #if defined(KOKKOSKERNELS_ENABLE_TPL_CUSPARSE) && !defined(KK_NO_CUSPARSE_SPTRSV)'
 for f in "$KK/src/sparse/KokkosSparse_sptrsv_handle.hpp" "$KK/src/sparse/impl/KokkosSparse_sptrsv_cuSPARSE_impl.hpp"; do
   subst "$f" '#ifdef KOKKOSKERNELS_ENABLE_TPL_CUSPARSE' \
     '#if defined(KOKKOSKERNELS_ENABLE_TPL_CUSPARSE) && !defined(KK_NO_CUSPARSE_SPTRSV)'
@@ -196,6 +210,7 @@ for f in "$KK/src/sparse/KokkosSparse_sptrsv_handle.hpp" "$KK/src/sparse/impl/Ko
 #endif
 '
 done
+commit_patches
 
 # Minimal ETI (build time): {double,float,complex<double>,complex<float>} x ordinal int
 # x offset {int,size_t} x LayoutLeft x <Cuda,CudaSpace>; no Serial/HostSpace/UVM.
