@@ -5,7 +5,7 @@
 #   3. compound-tune --loo   leave-one-out selection quality from that database
 #   4. compound-bench    ours (default and tuned, from the database's measurements)
 #                        against cuSPARSE / Kokkos Kernels, with a heat map
-# Results land in OUT: the database (sm_XY.json or host_serial.json),
+# Results land in OUT: the database (tuning/sm_XY.json or tuning/host_serial.json),
 # selection_quality.{json,md}, bench.json, bench.csv, pipeline.log.
 #
 #   scripts/perf_pipeline.sh BUILD OUT [--scale small|full] [--heatmap NAME] [--meshes DIR] [--mhd1280b FILE]
@@ -25,7 +25,8 @@ done
 mkdir -p "$out"
 log=$out/pipeline.log
 zoo=${ZOO_DIR:-/tmp/compound_zoo_$scale}
-tunedb=$(mktemp -d)
+tunedb=$out/tuning  # written after every matrix: an interrupted run keeps what it tuned
+rm -rf "$tunedb"
 step() { echo "=== $* ($(date +%T))" | tee -a "$log"; }
 
 step "zoo ($scale)"
@@ -37,9 +38,8 @@ step "tune (reduced search, both precisions)"
 "$build/tuning/compound-tune" --zoo "$zoo/index.json" --search reduced --precision both --samples 5 --batch 5 \
   --warmup 2 --top 5 --final-samples 50 --final-batch 10 --db-dir "$tunedb" 2>&1 | tr '\r' '\n' |
   grep -v '^\s*$' | grep -v '%.*ETA' >> "$log"
-db=$(ls "$tunedb"/*.json | head -n 1)
+db=$(ls "$tunedb"/*.json 2>/dev/null | head -n 1)
 [ -f "$db" ] || { echo "no database written"; tail -20 "$log"; exit 1; }
-cp "$db" "$out/"
 echo "database: $(basename "$db"), $(grep -c '"best"' "$db") records" | tee -a "$log"
 
 step "leave-one-out selection quality"
