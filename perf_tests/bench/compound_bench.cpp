@@ -13,10 +13,8 @@
 // variant of all (joint layout and schedule tuning). Baselines are checked and
 // timed the same way. With --db the search is not repeated: the measurements
 // compound-tune stored for the matrix (same device, entry type, precision) take
-// its place, and only the leaders and the baselines are timed here. Effective bandwidth uses compulsory bytes (matrix in CSR,
-// x and y once) and is compared with a device-to-device copy timed in the run.
-
-#include <unistd.h>
+// its place, and only the leaders and the baselines are timed here. Effective bandwidth uses compulsory bytes (matrix
+// in CSR, x and y once) and is compared with a device-to-device copy timed in the run.
 
 #include <algorithm>
 #include <chrono>
@@ -35,6 +33,7 @@
 #include <string>
 
 #include "cusparse_baseline.hpp"
+#include "progress.hpp"  // tuning/: the tuner's progress bar with ETA
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
 #include "kokkos_kernels_baseline.hpp"
 #endif
@@ -81,50 +80,37 @@ Options parse(int argc, char** argv) {
       }
       usage(argv[0], arg + " needs a positive number, got '" + value + "'");
     };
-    if (arg == "--zoo") o.zoo = value;
-    else if (arg == "--out") o.out = value;
+    if (arg == "--zoo")
+      o.zoo = value;
+    else if (arg == "--out")
+      o.out = value;
     else if (arg == "--precision") {
-      if (value == "both") o.precisions = {"float", "double"};
-      else if (value == "float" || value == "double") o.precisions = {value};
-      else usage(argv[0], "--precision is float, double or both");
+      if (value == "both")
+        o.precisions = {"float", "double"};
+      else if (value == "float" || value == "double")
+        o.precisions = {value};
+      else
+        usage(argv[0], "--precision is float, double or both");
     } else if (arg == "--matrices") {
       std::stringstream in(value);
       for (std::string name; std::getline(in, name, ',');) o.matrices.insert(name);
     } else if (arg == "--search") {
       if (value != "reduced" && value != "full") usage(argv[0], "--search is reduced or full");
       o.search = value;
-    } else if (arg == "--samples") o.timing.samples = positive();
-    else if (arg == "--batch") o.timing.batch = positive();
-    else if (arg == "--heatmap") o.heatmap = value;
-    else if (arg == "--db") o.db = value;
-    else usage(argv[0], "unknown option " + arg);
+    } else if (arg == "--samples")
+      o.timing.samples = positive();
+    else if (arg == "--batch")
+      o.timing.batch = positive();
+    else if (arg == "--heatmap")
+      o.heatmap = value;
+    else if (arg == "--db")
+      o.db = value;
+    else
+      usage(argv[0], "unknown option " + arg);
   }
   if (o.zoo.empty()) usage(argv[0], "--zoo is required");
   return o;
 }
-
-/// One-line progress on stderr: redrawn in place on a terminal, every 10% otherwise.
-class Progress {
- public:
-  explicit Progress(std::string label) : label_(std::move(label)), tty_(isatty(2)) {}
-  void operator()(std::size_t done, std::size_t total) {
-    const int percent = total ? static_cast<int>(100 * done / total) : 100;
-    if (tty_) {
-      const int filled = percent / 5;
-      std::fprintf(stderr, "\r  %-34s [%s%s] %3d%% (%zu/%zu)", label_.c_str(), std::string(filled, '#').c_str(),
-                   std::string(20 - filled, '.').c_str(), percent, done, total);
-      if (done == total) std::fprintf(stderr, "\n");
-    } else if (percent >= next_ || done == total) {
-      std::fprintf(stderr, "  %s: %d%% (%zu/%zu)\n", label_.c_str(), percent, done, total);
-      next_ = percent + 10;
-    }
-  }
-
- private:
-  std::string label_;
-  bool tty_;
-  int next_ = 0;
-};
 
 double copy_bandwidth(const cs::TimingOptions& timing) {
   // 1 GiB each way on a GPU (far beyond L2); 64 MiB on the host.
@@ -136,13 +122,21 @@ double copy_bandwidth(const cs::TimingOptions& timing) {
 }
 
 json measurement_json(const std::string& method, const cs::Measurement& m) {
-  return {{"method", method},         {"variant", m.key.name()},   {"ok", m.ok},
-          {"seconds", m.seconds},     {"relative_error", m.relative_error}, {"error", m.error}};
+  return {{"method", method},
+          {"variant", m.key.name()},
+          {"ok", m.ok},
+          {"seconds", m.seconds},
+          {"relative_error", m.relative_error},
+          {"error", m.error}};
 }
 
 json baseline_json(const compound_sparse_bench::BaselineResult& b) {
-  return {{"method", b.method},   {"variant", b.variant}, {"ok", b.ok},
-          {"seconds", b.seconds}, {"relative_error", b.relative_error}, {"error", b.error}};
+  return {{"method", b.method},
+          {"variant", b.variant},
+          {"ok", b.ok},
+          {"seconds", b.seconds},
+          {"relative_error", b.relative_error},
+          {"error", b.error}};
 }
 
 /// The fastest `count` successful measurements among those accepted by `keep`.
@@ -211,9 +205,12 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     auto keys = o.search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
     cs::MeasureOptions search;
     search.timing = o.search_timing;
-    Progress progress(name + " (" + precision + ")");
-    found = cs::measure_variants(host, keys, search,
-                                 [&](std::size_t d, std::size_t t, const cs::VariantKey&) { progress(d, t); });
+    compound_tune::ProgressBar progress(static_cast<double>(keys.size()));
+    const std::string label = name + " (" + precision + ") ";
+    found = cs::measure_variants(host, keys, search, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
+      progress.advance(1, label + key.name());
+    });
+    progress.finish(label + "searched");
   } else {
     out["search_source"] = o.db.string();
   }
@@ -224,7 +221,8 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   full.timing = o.timing;
   const auto is_default = [](const cs::VariantKey& k) { return k.layout_name() == "csr.aos" && k.vector == "aos"; };
   const auto default_runs = cs::measure_variants(host, fastest(found, 5, is_default), full);
-  const auto tuned_runs = cs::measure_variants(host, fastest(found, 5, [](const cs::VariantKey&) { return true; }), full);
+  const auto tuned_runs =
+      cs::measure_variants(host, fastest(found, 5, [](const cs::VariantKey&) { return true; }), full);
   const auto* best_default = best_of(default_runs);
   const auto* best_tuned = best_of(tuned_runs);
   if (best_default && best_tuned && best_default->seconds < best_tuned->seconds) best_tuned = best_default;
@@ -250,8 +248,12 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   out["results"].push_back(
       baseline_json(compound_sparse_bench::kokkos_kernels_baseline(host, x, reference, o.timing, rotation, tolerance)));
 #else
-  out["results"].push_back(json{{"method", "kokkos_kernels"}, {"variant", "crs"}, {"ok", false}, {"seconds", 0},
-                                {"relative_error", 0}, {"error", "Kokkos Kernels not found at configure time"}});
+  out["results"].push_back(json{{"method", "kokkos_kernels"},
+                                {"variant", "crs"},
+                                {"ok", false},
+                                {"seconds", 0},
+                                {"relative_error", 0},
+                                {"error", "Kokkos Kernels not found at configure time"}});
 #endif
 
   // Heat map: every compiled launch-bounds pair for the tuned layout, kind and lanes.
@@ -263,8 +265,8 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
         k.lanes_per_row = best_tuned->key.lanes_per_row;
         cells.push_back(k);
       }
-    json heat = {{"variant_prefix", best_tuned->key.outer + "." + best_tuned->key.inner + "." +
-                                        best_tuned->key.vector + "." + cs::to_string(best_tuned->key.kind)},
+    json heat = {{"variant_prefix", best_tuned->key.outer + "." + best_tuned->key.inner + "." + best_tuned->key.vector +
+                                        "." + cs::to_string(best_tuned->key.kind)},
                  {"lanes_per_row", best_tuned->key.lanes_per_row},
                  {"cells", json::array()}};
     for (const auto& m : cs::measure_variants(host, cells, full))
@@ -300,19 +302,22 @@ int main(int argc, char** argv) {
     const json index = json::parse(index_file);
     const fs::path dir = o.zoo.parent_path();
     const auto& device = cs::default_device_info();
-    json report = {{"schema", 1}, {"command", o.command}, {"commit", git_commit()}, {"search", o.search},
+    json report = {{"schema", 1},
+                   {"command", o.command},
+                   {"commit", git_commit()},
+                   {"search", o.search},
                    {"timing", {{"warmup", o.timing.warmup}, {"batch", o.timing.batch}, {"samples", o.timing.samples}}}};
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     report["date"] = date;
-    report["device"] = {{"name", device.name},
-                        {"backend", device.backend},
-                        {"compute_capability", std::to_string(device.compute_major) + "." +
-                                                   std::to_string(device.compute_minor)},
-                        {"multiprocessors", device.multiprocessors},
-                        {"l2_cache_bytes", device.l2_cache_bytes},
-                        {"memory_bytes", device.memory_bytes}};
+    report["device"] = {
+        {"name", device.name},
+        {"backend", device.backend},
+        {"compute_capability", std::to_string(device.compute_major) + "." + std::to_string(device.compute_minor)},
+        {"multiprocessors", device.multiprocessors},
+        {"l2_cache_bytes", device.l2_cache_bytes},
+        {"memory_bytes", device.memory_bytes}};
 #ifdef KOKKOS_ENABLE_CUDA
     int runtime = 0, driver = 0;
     cudaRuntimeGetVersion(&runtime);

@@ -19,11 +19,11 @@
 namespace compound_sparse_bench {
 
 #ifdef KOKKOS_ENABLE_CUDA
-#define BENCH_CUSPARSE(call)                                                                     \
-  do {                                                                                           \
-    const cusparseStatus_t status_ = (call);                                                     \
-    if (status_ != CUSPARSE_STATUS_SUCCESS)                                                      \
-      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(status_));     \
+#define BENCH_CUSPARSE(call)                                                                 \
+  do {                                                                                       \
+    const cusparseStatus_t status_ = (call);                                                 \
+    if (status_ != CUSPARSE_STATUS_SUCCESS)                                                  \
+      throw std::runtime_error(std::string(#call) + ": " + cusparseGetErrorString(status_)); \
   } while (false)
 
 /// One cuSPARSE handle on Kokkos' CUDA stream, so Kokkos fences cover its work.
@@ -47,17 +47,17 @@ constexpr cudaDataType complex_type() {
   return std::is_same<T, float>::value ? CUDA_C_32F : CUDA_C_64F;
 }
 
-inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const float* alpha,
-                              cusparseMatDescr_t d, const float* v, const int* rp, const int* ci, int e,
-                              const float* x, const float* beta, float* y) {
-  return cusparseSbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb, alpha, d, v, rp,
-                        ci, e, x, beta, y);
+inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const float* alpha, cusparseMatDescr_t d,
+                              const float* v, const int* rp, const int* ci, int e, const float* x, const float* beta,
+                              float* y) {
+  return cusparseSbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb, alpha, d, v, rp, ci,
+                        e, x, beta, y);
 }
-inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const double* alpha,
-                              cusparseMatDescr_t d, const double* v, const int* rp, const int* ci, int e,
-                              const double* x, const double* beta, double* y) {
-  return cusparseDbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb, alpha, d, v, rp,
-                        ci, e, x, beta, y);
+inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const double* alpha, cusparseMatDescr_t d,
+                              const double* v, const int* rp, const int* ci, int e, const double* x, const double* beta,
+                              double* y) {
+  return cusparseDbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb, alpha, d, v, rp, ci,
+                        e, x, beta, y);
 }
 #endif
 
@@ -84,7 +84,8 @@ BaselineResult cusparse_baseline(const compound_sparse::HostCsr<Entry>& a,
     const auto to_device = [](const auto& host, const char* label) {
       using T = typename std::decay_t<decltype(host)>::value_type;
       Kokkos::View<T*> d(std::string(label), host.size());
-      Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(), host.size()));
+      Kokkos::deep_copy(d,
+                        Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(), host.size()));
       return d;
     };
     std::vector<scalar> host_values;

@@ -6,9 +6,9 @@
 // unsigned so that Kokkos Kernels runs its own kernel rather than handing the
 // product to its cuSPARSE TPL (which only takes int or size_t offsets).
 
-#include <Kokkos_Core.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spmv.hpp>
+#include <Kokkos_Core.hpp>
 #include <compound_sparse/host_csr.hpp>
 
 #include "baseline.hpp"
