@@ -180,3 +180,28 @@ TEST(Heuristic, FollowsTheDocumentedRules) {
             only[0].compiled_name());
   EXPECT_THROW(cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), {}), cs::Error);
 }
+
+TEST(TunedSpmv, FixedVectorLayoutSkipsVariantsWithOtherVectors) {
+  const ScratchDir dir("tuned_vector_layout");
+  const auto a = banded<C>(300, 7);
+  // The fastest record variant has SoA vectors; the caller's vectors are AoS.
+  write(dir, {record("me", cs::matrix_features(a),
+                     {{kExactBest, 1e-6}, {"ell.aos.aos.static.t128.b4.l2", 2e-6}, {kFarBest, 3e-6}})});
+  auto options = in(dir);
+  options.vector_layout = "aos";
+  const cs::TunedSpmv<C> op(a, options);
+  EXPECT_EQ(op.rule(), "exact");
+  EXPECT_EQ(op.variant().name(), "ell.aos.aos.static.t128.b4.l2");
+  EXPECT_TRUE(contains(op.explanation(), "the caller's vectors are aos")) << op.explanation();
+  expect_reference(op, a);
+  // Without a database the heuristic's vector layout is overridden the same way.
+  const ScratchDir empty("tuned_vector_layout_empty");  // no database in it
+  auto soa = in(empty);
+  soa.vector_layout = "soa";
+  const cs::TunedSpmv<C> heuristic(a, soa);
+  EXPECT_EQ(heuristic.rule(), "heuristic");
+  EXPECT_EQ(heuristic.variant().vector, "soa");
+  expect_reference(heuristic, a);
+  options.vector_layout = "xyz";
+  EXPECT_THROW(cs::TunedSpmv<C>(a, options), cs::Error);
+}

@@ -3,17 +3,19 @@
 // final residual and time per SpMV:
 //
 //   default   Csr matrix, Aos values, Aos vectors, StaticSchedule (128 threads, 4 teams/SM)
-//   tuned     SlicedEll<32> matrix, Soa values, Aos vectors, DynamicWarpSchedule (128, 4)
+//   tuned     TunedSpmv: the tuning database's variant for this matrix on this device
+//             (vector layout fixed to Aos, the solvers' vectors)
 //
-// "tuned" is a fixed second configuration (a padded layout with split
-// components and dynamic scheduling), not a measured choice: which one is best
-// depends on the matrix and the GPU, which is what the tuning database is for.
-// The two solves must agree: same convergence, same answer.
+// The tuned variant is whatever the database for this device selects (exact
+// pattern match, nearest neighbours, or the heuristic when there is no
+// database), and the example prints why. The two solves must agree: same
+// convergence, same answer.
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
 #include <compound_sparse.hpp>
+#include <compound_sparse/tuned_spmv.hpp>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -44,6 +46,26 @@ struct TimedSpmv {
   }
 };
 
+/// y = A x through TunedSpmv (the tuning database's choice for this matrix on
+/// this device), with the vectors in AoS like the solvers' vectors.
+template <class Entry>
+struct TimedTunedSpmv {
+  using vector = cs::CompoundVector<cs::vector_type_t<Entry>, cs::Aos>;
+  cs::TunedSpmv<Entry> tuned;
+  mutable int products = 0;
+  mutable double seconds = 0;
+
+  void apply(const vector& x, const vector& y) const {
+    using coefficient = cs::coefficient_type_t<Entry>;
+    Kokkos::fence();
+    const auto start = std::chrono::steady_clock::now();
+    tuned.apply(coefficient(1), x, coefficient(0), y);
+    Kokkos::fence();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    ++products;
+  }
+};
+
 /// What a solve reports for the comparison: its result, and numbers that must
 /// agree between configurations (the solution, or an eigenvalue and |λ_i|).
 struct Outcome {
@@ -58,11 +80,8 @@ struct ConfigurationRun {
   double total_seconds = 0;
 };
 
-template <class Outer, class Inner, class VectorInner, class ScheduleType, class Entry, class Solve>
-ConfigurationRun run_configuration(const std::string& name, const cs::HostCsr<Entry>& host, ScheduleType schedule,
-                                   const Solve& solve) {
-  using matrix_type = decltype(cs::to_device<Outer, Inner>(host));
-  TimedSpmv<matrix_type, ScheduleType, VectorInner> op{cs::to_device<Outer, Inner>(host), schedule};
+template <class Op, class Solve>
+ConfigurationRun run_configuration(const std::string& name, const Op& op, const Solve& solve) {
   ConfigurationRun run;
   run.name = name;
   const auto start = std::chrono::steady_clock::now();
@@ -88,11 +107,15 @@ inline double signature_difference(const std::vector<double>& a, const std::vect
 /// code: 0 when both converged and agree to `agreement`.
 template <class Entry, class Solve>
 int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, double agreement = 1e-6) {
-  const ConfigurationRun runs[] = {
-      run_configuration<cs::Csr, cs::Aos, cs::Aos>("default: csr/aos, aos vectors, static<128,4>", host,
-                                                   cs::StaticSchedule{}, solve),
-      run_configuration<cs::SlicedEll<32>, cs::Soa, cs::Aos>("tuned:   sell32/soa, aos vectors, dynamic_warp<128,4>",
-                                                             host, cs::DynamicWarpSchedule{}, solve)};
+  using default_matrix = decltype(cs::to_device<cs::Csr, cs::Aos>(host));
+  const TimedSpmv<default_matrix, cs::StaticSchedule, cs::Aos> untuned{cs::to_device<cs::Csr, cs::Aos>(host),
+                                                                       cs::StaticSchedule{}};
+  cs::TunedSpmvOptions options;
+  options.vector_layout = "aos";  // the solvers' vectors
+  const TimedTunedSpmv<Entry> tuned{cs::TunedSpmv<Entry>(host, options)};
+  std::printf("TunedSpmv: %s\n", tuned.tuned.explanation().c_str());
+  const ConfigurationRun runs[] = {run_configuration("default: csr/aos, aos vectors, static<128,4>", untuned, solve),
+                                   run_configuration("tuned:   " + tuned.tuned.variant().name(), tuned, solve)};
   std::printf("%-54s %10s %14s %12s %10s\n", "configuration", "iterations", "rel. residual", "time/SpMV", "total");
   bool ok = true;
   for (const auto& run : runs) {

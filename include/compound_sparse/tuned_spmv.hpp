@@ -33,6 +33,9 @@ struct TunedSpmvOptions {
   MemoryBudget budget;       ///< for the matrix layout
   bool verbose = false;      ///< print the explanation to std::cerr
   int neighbours = 3;        ///< k of the nearest-neighbour rule
+  /// "" chooses the vector layout too; "aos" or "soa" fixes it, for callers
+  /// whose vectors already exist in that layout (typed CompoundVector, solvers).
+  std::string vector_layout;
 };
 
 /// The database for this device, or null; `note` says which file or why none.
@@ -68,7 +71,15 @@ class TunedSpmv {
     context.fits = [registry, &a, max_bytes](const std::string& outer) {
       return registry->memory_bytes(outer, a) <= max_bytes;
     };
-    context.usable = [registry, &a, max_bytes](const VariantKey& key, std::string& why) {
+    const std::string vector_layout = options.vector_layout;
+    COMPOUND_SPARSE_REQUIRE(
+        vector_layout.empty() || vector_layout == "aos" || vector_layout == "soa",
+        "TunedSpmvOptions::vector_layout must be \"\", \"aos\" or \"soa\", got '" << vector_layout << "'");
+    context.usable = [registry, &a, max_bytes, vector_layout](const VariantKey& key, std::string& why) {
+      if (!vector_layout.empty() && key.vector != vector_layout) {
+        why = "vector layout " + key.vector + ", the caller's vectors are " + vector_layout;
+        return false;
+      }
       if (!registry->contains(key)) {
         why = "not compiled into this build";
         return false;
@@ -86,6 +97,10 @@ class TunedSpmv {
     key_ = s.key;
     rule_ = s.rule;
     explanation_ = "variant " + key_.name() + "; " + s.explanation;
+    if (!vector_layout.empty() && key_.vector != vector_layout) {  // the heuristic knows no constraint
+      key_.vector = vector_layout;                                 // every variant is compiled for both vector layouts
+      explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
+    }
     for (const auto& w : warnings) {
       warn_once(w);
       explanation_ += "; warning: " + w;
