@@ -17,6 +17,7 @@
 #include <compound_sparse.hpp>
 #include <compound_sparse/tuned_spmv.hpp>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,47 +25,30 @@
 
 namespace examples {
 
-/// y = A x with one layout and schedule, timing each product on its own
-/// (fenced before and after, so the time is the kernel's).
-template <class Matrix, class ScheduleType, class VectorInner>
+/// y = A x through `product(x, y)` (one SpMV configuration), timing each product
+/// on its own (fenced before and after, so the time is the kernel's). The
+/// solvers see only `vector` and `apply`.
+template <class Vector, class Product>
 struct TimedSpmv {
-  using entry_type = typename Matrix::entry_type;
-  using vector = cs::CompoundVector<cs::vector_type_t<entry_type>, VectorInner, typename Matrix::memory_space>;
-  Matrix matrix;
-  ScheduleType schedule;
+  using vector = Vector;
+  Product product;
   mutable int products = 0;
   mutable double seconds = 0;
 
   void apply(const vector& x, const vector& y) const {
-    using coefficient = cs::coefficient_type_t<entry_type>;
     Kokkos::fence();
     const auto start = std::chrono::steady_clock::now();
-    cs::spmv(schedule, coefficient(1), matrix, x, coefficient(0), y);
+    product(x, y);
     Kokkos::fence();
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ++products;
   }
 };
 
-/// y = A x through TunedSpmv (the tuning database's choice for this matrix on
-/// this device), with the vectors in AoS like the solvers' vectors.
-template <class Entry>
-struct TimedTunedSpmv {
-  using vector = cs::CompoundVector<cs::vector_type_t<Entry>, cs::Aos>;
-  cs::TunedSpmv<Entry> tuned;
-  mutable int products = 0;
-  mutable double seconds = 0;
-
-  void apply(const vector& x, const vector& y) const {
-    using coefficient = cs::coefficient_type_t<Entry>;
-    Kokkos::fence();
-    const auto start = std::chrono::steady_clock::now();
-    tuned.apply(coefficient(1), x, coefficient(0), y);
-    Kokkos::fence();
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    ++products;
-  }
-};
+template <class Vector, class Product>
+TimedSpmv<Vector, Product> timed_spmv(Product product) {
+  return {product};
+}
 
 /// What a solve reports for the comparison: its result, and numbers that must
 /// agree between configurations (the solution, or an eigenvalue and |λ_i|).
@@ -107,15 +91,20 @@ inline double signature_difference(const std::vector<double>& a, const std::vect
 /// code: 0 when both converged and agree to `agreement`.
 template <class Entry, class Solve>
 int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, double agreement = 1e-6) {
-  using default_matrix = decltype(cs::to_device<cs::Csr, cs::Aos>(host));
-  const TimedSpmv<default_matrix, cs::StaticSchedule, cs::Aos> untuned{cs::to_device<cs::Csr, cs::Aos>(host),
-                                                                       cs::StaticSchedule{}};
+  using vector = cs::CompoundVector<cs::vector_type_t<Entry>, cs::Aos>;
+  using coefficient = cs::coefficient_type_t<Entry>;
+  const auto matrix = cs::to_device<cs::Csr, cs::Aos>(host);
+  const auto untuned = timed_spmv<vector>([matrix](const vector& x, const vector& y) {
+    cs::spmv(cs::StaticSchedule{}, coefficient(1), matrix, x, coefficient(0), y);
+  });
   cs::TunedSpmvOptions options;
   options.vector_layout = "aos";  // the solvers' vectors
-  const TimedTunedSpmv<Entry> tuned{cs::TunedSpmv<Entry>(host, options)};
-  std::printf("TunedSpmv: %s\n", tuned.tuned.explanation().c_str());
+  const auto selected = std::make_shared<const cs::TunedSpmv<Entry>>(host, options);
+  std::printf("TunedSpmv: %s\n", selected->explanation().c_str());
+  const auto tuned = timed_spmv<vector>(
+      [selected](const vector& x, const vector& y) { selected->apply(coefficient(1), x, coefficient(0), y); });
   const ConfigurationRun runs[] = {run_configuration("default: csr/aos, aos vectors, static<128,4>", untuned, solve),
-                                   run_configuration("tuned:   " + tuned.tuned.variant().name(), tuned, solve)};
+                                   run_configuration("tuned:   " + selected->variant().name(), tuned, solve)};
   std::printf("%-54s %10s %14s %12s %10s\n", "configuration", "iterations", "rel. residual", "time/SpMV", "total");
   bool ok = true;
   for (const auto& run : runs) {
