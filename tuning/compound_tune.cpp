@@ -148,9 +148,10 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
   cs::MeasureOptions quick;
   quick.timing = o.quick;
   quick.budget.max_bytes = o.budget;
-  auto measured = cs::measure_variants(a, keys, quick, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
-    bar.advance(unit, label + " " + key.name());
-  });
+  const auto inputs = cs::make_measure_inputs(a, quick.seed);  // x and reference, once for both passes
+  auto measured = cs::measure_variants(
+      a, inputs, keys, quick,
+      [&](std::size_t, std::size_t, const cs::VariantKey& key) { bar.advance(unit, label + " " + key.name()); });
 
   // The top candidates again, with full timing.
   std::vector<std::size_t> order;
@@ -163,7 +164,7 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
   for (auto i : order) top.push_back(measured[i].key);
   cs::MeasureOptions full = quick;
   full.timing = o.final;
-  const auto retimed = cs::measure_variants(a, top, full);
+  const auto retimed = cs::measure_variants(a, inputs, top, full);
 
   cs::TunedMatrix t;
   t.name = job.name;

@@ -40,6 +40,15 @@ struct component_traits<Kokkos::complex<T>> {
   }
 };
 
+/// True when every component is zero (beta == 0 means "do not read y", for any coefficient type).
+template <class T>
+bool is_zero(const T& value) {
+  using traits = component_traits<T>;
+  for (int c = 0; c < traits::size; ++c)
+    if (traits::get(value, c) != 0) return false;
+  return true;
+}
+
 /// True when T can be stored through the inner layouts (see requirements above).
 template <class T>
 constexpr bool is_packed_compound() {

@@ -71,25 +71,48 @@ double relative_error(const std::vector<Value>& y, const std::vector<Reference>&
 /// progress(done, total, key) is called after each variant.
 using MeasureProgress = std::function<void(std::size_t, std::size_t, const VariantKey&)>;
 
+/// What every variant of one matrix is checked with: x (every component
+/// uniform in [-1, 1], drawn from `seed`), the double reference y = A x, and the
+/// relative error accepted for the matrix's precision. Made once per matrix and
+/// shared by all measurements and baselines of it.
 template <class Entry>
-std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<VariantKey> keys,
-                                          const MeasureOptions& options = {}, const MeasureProgress& progress = {}) {
+struct MeasureInputs {
+  std::vector<vector_type_t<Entry>> x;
+  std::vector<vector_type_t<typename entry_traits<Entry>::template rebind<double>>> reference;
+  double tolerance = 0;  ///< 1e-4 for float, 1e-12 for double
+};
+
+template <class Entry>
+MeasureInputs<Entry> make_measure_inputs(const HostCsr<Entry>& a, unsigned seed) {
+  using V = vector_type_t<Entry>;
+  using scalar = scalar_type_t<Entry>;
+  using coefficient = coefficient_type_t<Entry>;
+  MeasureInputs<Entry> inputs;
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1, 1);
+  inputs.x.resize(a.num_cols);
+  for (auto& v : inputs.x)
+    for (int c = 0; c < component_traits<V>::size; ++c) component_traits<V>::get(v, c) = static_cast<scalar>(u(rng));
+  inputs.reference = reference_spmv<double>(real_value<coefficient>(1), a, inputs.x, real_value<coefficient>(0),
+                                            std::vector<V>(a.num_rows));
+  inputs.tolerance = sizeof(scalar) == sizeof(float) ? 1e-4 : 1e-12;
+  return inputs;
+}
+
+/// Measures `keys` on `a`, checking each against `inputs` (make_measure_inputs).
+template <class Entry>
+std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const MeasureInputs<Entry>& inputs,
+                                          std::vector<VariantKey> keys, const MeasureOptions& options = {},
+                                          const MeasureProgress& progress = {}) {
   using V = vector_type_t<Entry>;
   using scalar = scalar_type_t<Entry>;
   using coefficient = coefficient_type_t<Entry>;
   const auto& registry = variant_registry<Entry>();
-  const double tolerance =
-      options.tolerance >= 0 ? options.tolerance : (sizeof(scalar) == sizeof(float) ? 1e-4 : 1e-12);
-
-  // x with every component uniform in [-1, 1]; the double reference once.
-  std::mt19937 rng(options.seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<V> x_host(a.num_cols);
-  for (auto& v : x_host)
-    for (int c = 0; c < component_traits<V>::size; ++c) component_traits<V>::get(v, c) = static_cast<scalar>(u(rng));
+  const double tolerance = options.tolerance >= 0 ? options.tolerance : inputs.tolerance;
+  const auto& x_host = inputs.x;
+  const auto& reference = inputs.reference;
   const auto one = real_value<coefficient>(1);
   const auto zero = real_value<coefficient>(0);
-  const auto reference = reference_spmv<double>(one, a, x_host, zero, std::vector<V>(a.num_rows));
   std::vector<V> poison(a.num_rows);
   for (auto& v : poison)
     for (int c = 0; c < component_traits<V>::size; ++c)
@@ -151,6 +174,13 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<V
     if (progress) progress(i + 1, keys.size(), key);
   }
   return results;
+}
+
+/// The same, with inputs drawn from options.seed.
+template <class Entry>
+std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<VariantKey> keys,
+                                          const MeasureOptions& options = {}, const MeasureProgress& progress = {}) {
+  return measure_variants(a, make_measure_inputs(a, options.seed), std::move(keys), options, progress);
 }
 
 /// The reduced search of the method: tune threads per SM (n_t * n_b) rather than

@@ -27,7 +27,8 @@ template <class T>
 T real_value(double value) {
   using traits = component_traits<T>;
   T t;
-  for (int c = 0; c < traits::size; ++c) traits::get(t, c) = static_cast<typename traits::scalar_type>(c == 0 ? value : 0);
+  for (int c = 0; c < traits::size; ++c)
+    traits::get(t, c) = static_cast<typename traits::scalar_type>(c == 0 ? value : 0);
   return t;
 }
 
@@ -45,11 +46,7 @@ std::vector<vector_type_t<typename entry_traits<Entry>::template rebind<Scalar>>
       "reference_spmv: x or y does not match the matrix size");
   const auto wide_alpha = convert_components<wide_coefficient>(alpha);
   const auto wide_beta = convert_components<wide_coefficient>(beta);
-  const bool beta_is_zero = [&] {
-    for (int c = 0; c < component_traits<coefficient_type_t<Entry>>::size; ++c)
-      if (component_traits<coefficient_type_t<Entry>>::get(beta, c) != 0) return false;
-    return true;
-  }();
+  const bool beta_is_zero = is_zero(beta);
   std::vector<wide_vector> result(a.num_rows);
   for (int r = 0; r < a.num_rows; ++r) {
     wide_vector sum = wide::zero();

@@ -21,14 +21,6 @@
 namespace compound_sparse {
 
 namespace impl {
-template <class T>
-bool is_zero(const T& value) {
-  using traits = component_traits<T>;
-  for (int c = 0; c < traits::size; ++c)
-    if (traits::get(value, c) != 0) return false;
-  return true;
-}
-
 template <class ExecutionSpace>
 constexpr bool is_gpu_space() {
 #ifdef KOKKOS_ENABLE_CUDA
@@ -75,7 +67,7 @@ void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   f.y = y.data;
   f.alpha = alpha;
   f.beta = beta;
-  f.beta_is_zero = impl::is_zero(beta);
+  f.beta_is_zero = is_zero(beta);
   f.num_rows = a.num_rows;
   f.ell_stride = a.ell_stride;
 

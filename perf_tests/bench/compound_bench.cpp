@@ -183,10 +183,9 @@ std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string
 
 template <class Entry>
 json run_matrix(const json& info, const fs::path& dir, const std::string& precision, const Options& o) {
-  using V = cs::vector_type_t<Entry>;
-  using scalar = cs::scalar_type_t<Entry>;
   const std::string name = info.at("name");
   const auto host = cs::io::read_matrix_market<Entry>((dir / info.at("file").get<std::string>()).string());
+  const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed);  // x and reference, once
   json out = {{"name", name},
               {"class", info.at("class")},
               {"precision", precision},
@@ -207,7 +206,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     search.timing = o.search_timing;
     compound_tune::ProgressBar progress(static_cast<double>(keys.size()));
     const std::string label = name + " (" + precision + ") ";
-    found = cs::measure_variants(host, keys, search, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
+    found = cs::measure_variants(host, inputs, keys, search, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
       progress.advance(1, label + key.name());
     });
     progress.finish(label + "searched");
@@ -220,9 +219,9 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   cs::MeasureOptions full;
   full.timing = o.timing;
   const auto is_default = [](const cs::VariantKey& k) { return k.layout_name() == "csr.aos" && k.vector == "aos"; };
-  const auto default_runs = cs::measure_variants(host, fastest(found, 5, is_default), full);
+  const auto default_runs = cs::measure_variants(host, inputs, fastest(found, 5, is_default), full);
   const auto tuned_runs =
-      cs::measure_variants(host, fastest(found, 5, [](const cs::VariantKey&) { return true; }), full);
+      cs::measure_variants(host, inputs, fastest(found, 5, [](const cs::VariantKey&) { return true; }), full);
   const auto* best_default = best_of(default_runs);
   const auto* best_tuned = best_of(tuned_runs);
   if (best_default && best_tuned && best_default->seconds < best_tuned->seconds) best_tuned = best_default;
@@ -232,16 +231,8 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   out["results"].push_back(measurement_json("ours_tuned", best_tuned ? *best_tuned : failed));
 
   // Baselines on the same x and reference as our check.
-  std::mt19937 rng(full.seed);
-  std::uniform_real_distribution<double> u(-1, 1);
-  std::vector<V> x(host.num_cols);
-  for (auto& v : x)
-    for (int c = 0; c < cs::component_traits<V>::size; ++c) cs::component_traits<V>::get(v, c) = scalar(u(rng));
-  const auto one = cs::real_value<cs::coefficient_type_t<Entry>>(1);
-  const auto zero = cs::real_value<cs::coefficient_type_t<Entry>>(0);
-  const auto reference = cs::reference_spmv<double>(one, host, x, zero, std::vector<V>(host.num_rows));
+  const auto& [x, reference, tolerance] = inputs;
   const int rotation = best_tuned ? best_tuned->rotation : 1;
-  const double tolerance = sizeof(scalar) == sizeof(float) ? 1e-4 : 1e-12;
   out["results"].push_back(
       baseline_json(compound_sparse_bench::cusparse_baseline(host, x, reference, o.timing, rotation, tolerance)));
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
@@ -269,7 +260,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
                                         "." + cs::to_string(best_tuned->key.kind)},
                  {"lanes_per_row", best_tuned->key.lanes_per_row},
                  {"cells", json::array()}};
-    for (const auto& m : cs::measure_variants(host, cells, full))
+    for (const auto& m : cs::measure_variants(host, inputs, cells, full))
       heat["cells"].push_back(
           {{"threads", m.key.threads}, {"teams_per_sm", m.key.teams_per_sm}, {"seconds", m.seconds}, {"ok", m.ok}});
     out["heatmap"] = heat;
