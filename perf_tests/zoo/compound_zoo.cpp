@@ -1,11 +1,12 @@
 // compound-zoo: builds the standard matrix zoo (docs/zoo.md) into a directory:
 // one Matrix Market file per matrix and index.json with sizes and row statistics.
 //
-//   compound-zoo --out DIR [--scale small|full] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]
+//   compound-zoo --out DIR [--scale small|full|tune] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]
 //
 // --scale small (default) is the test set: generated inputs only (plus mhd1280b and
 // the mesh woody.obj when they are present), done in seconds. --scale full mirrors
-// the published Table 1: 4 complex, 4 quaternion and 5 3x3-block matrices.
+// the published Table 1: 4 complex, 4 quaternion and 5 3x3-block matrices. --scale
+// tune is the full set plus 14 more of the same families (the tuning database's zoo).
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -234,9 +235,32 @@ std::vector<Recipe> standard_zoo(const Options& o) {
           elasticity("elasticity-box-large", "box", 40, 40)};
 }
 
+/// The tuning set: the full set plus matrices of the same families at the sizes in
+/// between and beyond, so that leave-one-out selection (docs/tuning.md) always has a
+/// relative of similar size and shape. Sizes roughly double from one to the next.
+std::vector<Recipe> tuning_zoo(const Options& o) {
+  auto recipes = standard_zoo(o);
+  const std::vector<Recipe> more = {helmholtz("helmholtz-box-k3", "box", 10, 10, 3.0),  // 1,331 rows: mhd1280b's size
+                                    helmholtz("helmholtz-box-k5", "box", 16, 16, 5.0),
+                                    helmholtz("helmholtz-cylinder-k8", "cylinder", 22, 22, 8.0),
+                                    helmholtz("helmholtz-box-k20", "box", 44, 44, 20.0),
+                                    helmholtz("helmholtz-cylinder-k30", "cylinder", 60, 60, 30.0),
+                                    dirac_obj(o, "dirac-spot", "spot.obj", 0),
+                                    dirac_obj(o, "dirac-spot-l2", "spot.obj", 2),
+                                    dirac_obj(o, "dirac-woody-l2", "woody.obj", 2),
+                                    dirac_torus("dirac-torus-l1", 320, 160, 1),
+                                    elasticity("elasticity-box-16", "box", 16, 16),
+                                    elasticity("elasticity-box-28", "box", 28, 28),
+                                    elasticity("elasticity-lshape-small", "l-shape", 16, 8),
+                                    elasticity("elasticity-cylinder-large", "cylinder", 36, 64),
+                                    elasticity("elasticity-box-52", "box", 52, 52)};
+  recipes.insert(recipes.end(), more.begin(), more.end());
+  return recipes;
+}
+
 int usage(const char* argv0) {
   std::cerr << "usage: " << argv0
-            << " --out DIR [--scale small|full] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]\n";
+            << " --out DIR [--scale small|full|tune] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]\n";
   return 2;
 }
 
@@ -263,10 +287,10 @@ int main(int argc, char** argv) {
     } else
       return usage(argv[0]);
   }
-  if (o.out.empty() || (o.scale != "small" && o.scale != "full")) return usage(argv[0]);
+  if (o.out.empty() || (o.scale != "small" && o.scale != "full" && o.scale != "tune")) return usage(argv[0]);
   try {
     fs::create_directories(o.out);
-    auto recipes = standard_zoo(o);
+    auto recipes = o.scale == "tune" ? tuning_zoo(o) : standard_zoo(o);
     Json matrices = Json::array(), skipped = Json::array();
     const auto start = std::chrono::steady_clock::now();
     int done = 0;
