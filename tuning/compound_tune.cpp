@@ -5,13 +5,18 @@
 //   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]
 //                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
-//                 [--budget-bytes N]
+//                 [--retime-within R --retime-max N] [--budget-bytes N]
 //   compound-tune --matrix FILE.mtx --entry complex|quaternion|block3 [same options]
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
 //
 // Search: every candidate is timed cheaply (--samples x --batch launches), then
-// the --top fastest are timed again with the full timing of the perf suite
-// (--final-samples x --final-batch); the best is the fastest of those.
+// the candidates within --retime-within of the fastest (at least the --top
+// fastest, at most --retime-max) are timed again with the full timing of the perf
+// suite (--final-samples x --final-batch); the best is the fastest of those.
+// Re-timing every near-best candidate, not just a top few, matters for selection:
+// a variant picked for a similar matrix is then judged by the same careful timing
+// as the best (leave-one-out compares the two). The search's batch defaults to the
+// final one, so that both amortise the per-batch fence alike.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -36,9 +41,11 @@ namespace {
 struct Options {
   std::string zoo, matrix_file, entry, precision = "both", search = "reduced", db_dir = "tuning";
   std::vector<std::string> names;
-  cs::TimingOptions quick{2, 5, 5};    // warmup, batch, samples: the search
-  cs::TimingOptions final{5, 10, 50};  // the perf suite's timing, for the top candidates
+  cs::TimingOptions quick{2, 10, 5};   // warmup, batch, samples: the search
+  cs::TimingOptions final{5, 10, 50};  // the perf suite's timing, for the near-best candidates
   int top = 5;
+  double retime_within = 1.25;  // re-time every candidate within this factor of the fastest ...
+  int retime_max = 48;          // ... but no more than this many
   std::size_t budget = std::numeric_limits<std::size_t>::max();
   std::string loo, out;
   int neighbours = 3;
@@ -57,7 +64,7 @@ int usage(const char* argv0) {
             << " --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]\n"
                "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR]\n"
                "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
-               "         [--budget-bytes N]\n"
+               "         [--retime-within R] [--retime-max N] [--budget-bytes N]\n"
                "       "
             << argv0 << " --matrix FILE.mtx --entry complex|quaternion|block3 [same options]\n       " << argv0
             << " --loo DB.json --out PREFIX [--neighbours K]\n";
@@ -153,13 +160,17 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
       a, inputs, keys, quick,
       [&](std::size_t, std::size_t, const cs::VariantKey& key) { bar.advance(unit, label + " " + key.name()); });
 
-  // The top candidates again, with full timing.
+  // The near-best candidates again, with full timing.
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < measured.size(); ++i)
     if (measured[i].ok) order.push_back(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t p, std::size_t q) { return measured[p].seconds < measured[q].seconds; });
-  order.resize(std::min<std::size_t>(order.size(), static_cast<std::size_t>(std::max(0, o.top))));
+  std::size_t count = std::min<std::size_t>(order.size(), static_cast<std::size_t>(std::max(0, o.top)));
+  while (count < order.size() && static_cast<int>(count) < o.retime_max &&
+         measured[order[count]].seconds <= o.retime_within * measured[order.front()].seconds)
+    ++count;
+  order.resize(count);
   std::vector<cs::VariantKey> top;
   for (auto i : order) top.push_back(measured[i].key);
   cs::MeasureOptions full = quick;
@@ -302,6 +313,10 @@ int main(int argc, char** argv) {
         o.final.samples = std::stoi(value);
       else if (arg == "--final-batch")
         o.final.batch = std::stoi(value);
+      else if (arg == "--retime-within")
+        o.retime_within = std::stod(value);
+      else if (arg == "--retime-max")
+        o.retime_max = std::stoi(value);
       else if (arg == "--budget-bytes")
         o.budget = std::stoull(value);
       else if (arg == "--loo")
