@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Tests compare_runs.py on two synthetic pipeline runs: one bench result 10% slower,
+one database record whose best differs within noise and one where it does not."""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def write_run(root, times, dbs):
+    root.mkdir()
+    (root / "tuning").mkdir()
+    bench = {"commit": "abc", "device": {"name": "Test GPU"}, "copy_bandwidth_bytes_per_s": 1e12,
+             "matrices": [{"name": name, "precision": "double",
+                           "results": [{"method": method, "ok": True, "seconds": s, "variant": "v"}
+                                       for method, s in methods.items()]}
+                          for name, methods in times.items()]}
+    (root / "bench.json").write_text(json.dumps(bench))
+    db = {"matrices": [{"name": name, "best": best,
+                        "features": {"entry_type": "complex", "precision": "double"},
+                        "measurements": [{"variant": v, "ok": True, "seconds": s} for v, s in seconds.items()]}
+                       for name, (best, seconds) in dbs.items()]}
+    (root / "tuning" / "sm_90.json").write_text(json.dumps(db))
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        write_run(tmp / "a", {"m1": {"ours_tuned": 10e-6, "cusparse": 20e-6}},
+                  {"m1": ("x", {"x": 10e-6, "y": 10.2e-6, "z": 15e-6}),
+                   "m2": ("x", {"x": 10e-6, "z": 20e-6})})
+        write_run(tmp / "b", {"m1": {"ours_tuned": 10.1e-6, "cusparse": 22e-6}},
+                  {"m1": ("y", {"x": 10.1e-6, "y": 10e-6, "z": 15e-6}),
+                   "m2": ("z", {"x": 10e-6, "z": 9e-6})})
+        out = subprocess.run([sys.executable, str(HERE / "compare_runs.py"), str(tmp / "a"), str(tmp / "b")],
+                             check=True, capture_output=True, text=True).stdout
+        checks = [
+            "- cusparse: 0 of 1 within ±5%",              # 22 / 20 = 1.10
+            "- ours_tuned: 1 of 1 within ±5%",            # 1.01
+            "| m1 | double | cusparse | 20.00 | 22.00 | 1.100 ** |",
+            "- records in both: 2; the same best variant in 0",
+            "within +5% (worst 2.000)",                    # m2: z is 2x x in A
+            "| m1 | complex | double | `x` | `y` | 1.020 | 1.010 |",
+        ]
+        for c in checks:
+            assert c in out, f"missing: {c}\n---\n{out}"
+        bad = subprocess.run([sys.executable, str(HERE / "compare_runs.py"), str(tmp / "a"), str(tmp / "b"),
+                              "--noise", "2"], capture_output=True, text=True)
+        assert bad.returncode == 2 and "--noise" in bad.stderr, bad.stderr
+    print("compare_runs.py: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
