@@ -8,10 +8,13 @@
 # Results land in OUT: the database (tuning/sm_XY.json or tuning/host_serial.json),
 # selection_quality.{json,md}, bench.json, bench.csv, pipeline.log.
 #
-#   scripts/perf_pipeline.sh BUILD OUT [--scale small|full] [--heatmap NAME] [--meshes DIR] [--mhd1280b FILE]
+#   scripts/perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME] [--meshes DIR] [--mhd1280b FILE]
+#
+# Environment: ZOO_DIR (default /tmp/compound_zoo_SCALE); REUSE_ZOO=1 keeps a zoo of the
+# same scale already in ZOO_DIR (its generators are deterministic) instead of rebuilding it.
 set -uo pipefail
-build=${1:?usage: perf_pipeline.sh BUILD OUT [--scale small|full] [--heatmap NAME]}
-out=${2:?usage: perf_pipeline.sh BUILD OUT [--scale small|full] [--heatmap NAME]}
+build=${1:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
+out=${2:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
 shift 2
 scale=small heatmap=elasticity-box-small zoo_args=()
 while [ $# -gt 0 ]; do
@@ -30,13 +33,18 @@ rm -rf "$tunedb"
 step() { echo "=== $* ($(date +%T))" | tee -a "$log"; }
 
 step "zoo ($scale)"
-"$build/perf_tests/zoo/compound-zoo" --out "$zoo" --scale "$scale" "${zoo_args[@]}" >> "$log" 2>&1 ||
-  { tail -20 "$log"; exit 1; }
-tail -1 "$log"
+if [ "${REUSE_ZOO:-0}" = 1 ] && grep -q "\"scale\": \"$scale\"" "$zoo/index.json" 2>/dev/null; then
+  echo "reusing $zoo ($(grep -c '"file"' "$zoo/index.json") matrices)" | tee -a "$log"
+else
+  "$build/perf_tests/zoo/compound-zoo" --out "$zoo" --scale "$scale" "${zoo_args[@]}" >> "$log" 2>&1 ||
+    { tail -20 "$log"; exit 1; }
+  tail -1 "$log"
+fi
 
 step "tune (reduced search, both precisions)"
-"$build/tuning/compound-tune" --zoo "$zoo/index.json" --search reduced --precision both --samples 5 --batch 5 \
-  --warmup 2 --top 5 --final-samples 50 --final-batch 10 --db-dir "$tunedb" 2>&1 | tr '\r' '\n' |
+"$build/tuning/compound-tune" --zoo "$zoo/index.json" --search reduced --precision both --samples 5 --batch 10 \
+  --warmup 2 --top 5 --retime-within 1.25 --retime-max 48 --final-samples 50 --final-batch 10 --db-dir "$tunedb" 2>&1 |
+  tr '\r' '\n' |
   grep -v '^\s*$' | grep -v '%.*ETA' >> "$log"
 db=$(ls "$tunedb"/*.json 2>/dev/null | head -n 1)
 [ -f "$db" ] || { echo "no database written"; tail -20 "$log"; exit 1; }

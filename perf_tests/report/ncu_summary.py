@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Summarise the Nsight Compute CSVs written by scripts/gpu_profile.sh.
+
+    ncu_summary.py DIR      (reads DIR/<matrix>-<precision>.csv and DIR/bench-*/bench.json)
+
+Per matrix and precision, one row per kernel (launches of the same kernel with the same
+grid are grouped; the medians are shown): duration, DRAM bytes read + written against the
+matrix's compulsory bytes (matrix, x and y once: bench.json), DRAM throughput as a share of
+peak, achieved occupancy (active warps), global-load sectors per request (4 is a fully
+coalesced 128-byte request of 4-byte words; a scattered gather of 8- or 16-byte values shows
+more) and the L2 hit rate. Markdown on stdout.
+"""
+import csv
+import json
+import pathlib
+import re
+import statistics
+import sys
+
+METRICS = {
+    "gpu__time_duration.sum": "ns",
+    "dram__bytes_read.sum": "read",
+    "dram__bytes_write.sum": "write",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed": "dram%",
+    "sm__warps_active.avg.pct_of_peak_sustained_active": "occupancy%",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "sectors",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "requests",
+    "lts__t_sector_hit_rate.pct": "l2hit%",
+    "launch__registers_per_thread": "regs",
+}
+
+
+def number(text):
+    try:
+        return float(text.replace(",", ""))
+    except ValueError:
+        return float("nan")
+
+
+def kernel_label(name):
+    """A short name: ours (with the functor's schedule kind), Kokkos Kernels, or cuSPARSE's function."""
+    if "SpmvFunctor" in name:
+        # SpmvFunctor<(compound_sparse::ScheduleKind)K, Entry, Outer, Inner, XInner, YInner, ...>
+        kind = re.search(r"SpmvFunctor<\(compound_sparse::ScheduleKind\)(\d)", name)
+        kind = ["static", "dynamic_team", "dynamic_warp"][int(kind.group(1))] if kind else "?"
+        layouts = re.findall(r"compound_sparse::(SlicedEll<\d+\w*>|(?:Csr|Ell|Aos|Soa)\b)", name)
+        return f"ours {kind} {'.'.join(layouts[:4]).lower()}"
+    if "SPMV" in name:
+        return "kokkos_kernels " + re.sub(r"<.*", "", name.split("::")[-1])[:40]
+    return "cusparse " + re.sub(r"[<(].*", "", re.sub(r"^void ", "", name))[:50]
+
+
+def read_profile(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    # ncu --csv --page raw: a header row, a units row, then one row per launch. Lines
+    # before the header (ncu messages) are skipped.
+    start = next((i for i, r in enumerate(rows) if "Kernel Name" in r), None)
+    if start is None:
+        return []
+    header = rows[start]
+    launches = []
+    for r in rows[start + 2:]:
+        if len(r) != len(header):
+            continue
+        d = dict(zip(header, r))
+        launches.append({"name": d["Kernel Name"], "grid": d.get("Grid Size", ""), "block": d.get("Block Size", ""),
+                         **{short: number(d.get(m, "nan")) for m, short in METRICS.items()}})
+    return launches
+
+
+def summarise(directory):
+    out = ["# Nsight Compute summary\n",
+           "Medians over each kernel's launches (check, warm-ups, timed). bytes / compulsory: DRAM bytes "
+           "read + written over the compulsory bytes (matrix, x, y once); sectors / request: global loads.\n"]
+    for path in sorted(pathlib.Path(directory).glob("*.csv")):
+        launches = read_profile(path)
+        tag = path.stem
+        compulsory = None
+        bench = pathlib.Path(directory) / f"bench-{tag}" / "bench.json"
+        if bench.exists():
+            matrices = json.loads(bench.read_text()).get("matrices", [])
+            if matrices:
+                compulsory = matrices[0].get("compulsory_bytes")
+        out.append(f"## {tag}\n")
+        if compulsory:
+            out.append(f"Compulsory bytes: {compulsory / 1e6:.1f} MB\n")
+        if not launches:
+            out.append("(no kernel launches in the profile)\n")
+            continue
+        groups = {}
+        for launch in launches:
+            groups.setdefault((kernel_label(launch["name"]), launch["grid"], launch["block"]), []).append(launch)
+        out.append("| kernel | grid × block | launches | µs | DRAM MB | bytes / compulsory | DRAM % peak | "
+                   "occupancy % | sectors / request | L2 hit % | regs |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+        for (label, grid, block), ls in groups.items():
+            med = {k: statistics.median(x[k] for x in ls) for k in METRICS.values()}
+            dram = med["read"] + med["write"]
+            ratio = f"{dram / compulsory:.2f}" if compulsory else "-"
+            spr = med["sectors"] / med["requests"] if med["requests"] > 0 else float("nan")
+            out.append(f"| {label} | {grid} × {block} | {len(ls)} | {med['ns'] / 1e3:.2f} | {dram / 1e6:.1f} | {ratio} | "
+                       f"{med['dram%']:.1f} | {med['occupancy%']:.1f} | {spr:.2f} | {med['l2hit%']:.1f} | "
+                       f"{med['regs']:.0f} |")
+        out.append("")
+    return "\n".join(out)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: ncu_summary.py DIR")
+    print(summarise(sys.argv[1]))
+
+
+if __name__ == "__main__":
+    main()
