@@ -2,9 +2,10 @@
 """Compare two runs of the performance pipeline (scripts/perf_pipeline.sh) on the same
 device: does a rerun reproduce the first run within noise?
 
-    compare_runs.py RUN_A RUN_B [--out FILE.md] [--noise 0.05]
+    compare_runs.py RUN_A RUN_B [--db-a DB] [--db-b DB] [--out FILE.md] [--noise 0.05]
 
-RUN_A and RUN_B are pipeline output directories (bench.json, tuning/<key>.json).
+RUN_A and RUN_B are pipeline output directories (bench.json, tuning/<key>.json); a
+database may also be given directly (--db-a, --db-b), and may be gzip-compressed.
 Two comparisons, both written as one Markdown page (stdout, or --out):
 
 1. compound-bench: for every matrix, precision and method (ours tuned / default,
@@ -18,6 +19,7 @@ A ratio within 1 +- noise (default 5%) counts as reproduced. Exit status 0 alway
 (it reports; the reader judges), 2 on bad input.
 """
 import argparse
+import gzip
 import json
 import math
 import pathlib
@@ -27,14 +29,15 @@ import sys
 
 def load_json(path):
     try:
-        with open(path) as f:
+        with (gzip.open(path, "rt") if str(path).endswith(".gz") else open(path)) as f:
             return json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         sys.exit(f"compare_runs.py: cannot read {path}: {e}")
 
 
 def find_database(run):
-    dbs = sorted((pathlib.Path(run) / "tuning").glob("*.json"))
+    run = pathlib.Path(run)
+    dbs = sorted((run / "tuning").glob("*.json")) + sorted((run / "tuning").glob("*.json.gz"))
     return dbs[0] if dbs else None
 
 
@@ -117,6 +120,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("run_a")
     parser.add_argument("run_b")
+    parser.add_argument("--db-a", help="run A's tuning database (default: RUN_A/tuning/*.json)")
+    parser.add_argument("--db-b", help="run B's tuning database (default: RUN_B/tuning/*.json)")
     parser.add_argument("--out", help="write the Markdown here instead of stdout")
     parser.add_argument("--noise", type=float, default=0.05, help="relative tolerance (default 0.05)")
     args = parser.parse_args()
@@ -136,10 +141,12 @@ def main():
         out += head + [""] + lines + [""]
     else:
         out.append("(no bench.json in one of the runs)\n")
-    db_a, db_b = find_database(args.run_a), find_database(args.run_b)
+    db_a = args.db_a or find_database(args.run_a)
+    db_b = args.db_b or find_database(args.run_b)
     if db_a and db_b:
         head, lines = compare_databases(load_json(db_a), load_json(db_b), args.noise)
-        out += ["## compound-tune (each run's best variant in the other run's measurements)\n"]
+        out += ["## compound-tune (each run's best variant in the other run's measurements)\n",
+                f"Databases `{db_a}` and `{db_b}`.\n"]
         out += head + [""] + lines + [""]
     else:
         out.append("(no tuning database in one of the runs)\n")

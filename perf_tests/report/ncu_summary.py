@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Summarise the Nsight Compute CSVs written by scripts/gpu_profile.sh.
 
-    ncu_summary.py DIR      (reads DIR/<matrix>-<precision>.csv and DIR/bench-*/bench.json)
+    ncu_summary.py DIR [BENCH.json]
+
+Reads DIR/<matrix>-<precision>.csv, and the compulsory bytes from DIR/bench-<matrix>-
+<precision>/bench.json (written by gpu_profile.sh) or else from BENCH.json (a pipeline run's).
 
 Per matrix and precision, one row per kernel (launches of the same kernel with the same
 grid are grouped; the medians are shown): duration, DRAM bytes read + written against the
@@ -41,7 +44,8 @@ def kernel_label(name):
     """A short name: ours (with the functor's schedule kind), Kokkos Kernels, or cuSPARSE's function."""
     if "SpmvFunctor" in name:
         # SpmvFunctor<(compound_sparse::ScheduleKind)K, Entry, Outer, Inner, XInner, YInner, ...>
-        kind = re.search(r"SpmvFunctor<\(compound_sparse::ScheduleKind\)(\d)", name)
+        # (ncu's CSV prints the kind as a bare number, its log as a cast.)
+        kind = re.search(r"SpmvFunctor<(?:\(compound_sparse::ScheduleKind\))?(\d)", name)
         kind = ["static", "dynamic_team", "dynamic_warp"][int(kind.group(1))] if kind else "?"
         layouts = re.findall(r"compound_sparse::(SlicedEll<\d+\w*>|(?:Csr|Ell|Aos|Soa)\b)", name)
         return f"ours {kind} {'.'.join(layouts[:4]).lower()}"
@@ -69,19 +73,24 @@ def read_profile(path):
     return launches
 
 
-def summarise(directory):
+def compulsory_bytes(bench_path, name, precision):
+    for m in json.loads(pathlib.Path(bench_path).read_text()).get("matrices", []):
+        if m.get("name") == name and m.get("precision") == precision:
+            return m.get("compulsory_bytes")
+    return None
+
+
+def summarise(directory, fallback_bench=None):
     out = ["# Nsight Compute summary\n",
            "Medians over each kernel's launches (check, warm-ups, timed). bytes / compulsory: DRAM bytes "
            "read + written over the compulsory bytes (matrix, x, y once); sectors / request: global loads.\n"]
     for path in sorted(pathlib.Path(directory).glob("*.csv")):
         launches = read_profile(path)
         tag = path.stem
-        compulsory = None
+        name, _, precision = tag.rpartition("-")
         bench = pathlib.Path(directory) / f"bench-{tag}" / "bench.json"
-        if bench.exists():
-            matrices = json.loads(bench.read_text()).get("matrices", [])
-            if matrices:
-                compulsory = matrices[0].get("compulsory_bytes")
+        bench = bench if bench.exists() else fallback_bench
+        compulsory = compulsory_bytes(bench, name, precision) if bench else None
         out.append(f"## {tag}\n")
         if compulsory:
             out.append(f"Compulsory bytes: {compulsory / 1e6:.1f} MB\n")
@@ -107,9 +116,9 @@ def summarise(directory):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: ncu_summary.py DIR")
-    print(summarise(sys.argv[1]))
+    if len(sys.argv) not in (2, 3):
+        sys.exit("usage: ncu_summary.py DIR [BENCH.json]")
+    print(summarise(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None))
 
 
 if __name__ == "__main__":
