@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Tests ncu_summary.py on a synthetic Nsight Compute CSV (the shape of `ncu --import R
+--csv --page raw --print-units base`): labels, grouping, medians and the ratio to the
+compulsory bytes of a bench.json."""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+HEADER = ['"ID"', '"Kernel Name"', '"Block Size"', '"Grid Size"', '"dram__bytes_read.sum"', '"dram__bytes_write.sum"',
+          '"dram__throughput.avg.pct_of_peak_sustained_elapsed"', '"gpu__time_duration.sum"',
+          '"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"', '"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"',
+          '"launch__registers_per_thread"', '"lts__t_sector_hit_rate.pct"',
+          '"sm__warps_active.avg.pct_of_peak_sustained_active"']
+OURS = ("void Kokkos::cuda_parallel_launch_local_memory<Kokkos::ParallelFor<compound_sparse::SpmvFunctor<2, "
+        "compound_sparse::Quaternion<double>, compound_sparse::SlicedEll<16>, compound_sparse::Soa, "
+        "compound_sparse::Aos, compound_sparse::Aos, Kokkos::CudaSpace>, Kokkos::TeamPolicy<Kokkos::Cuda>>>(T1)")
+
+
+def row(i, name, dram_read, ns):
+    values = [str(i), name, "(256, 1, 1)", "(528, 1, 1)", f"{dram_read:,}", "1000000", "50", str(ns), "100", "800",
+              "40", "25", "45"]
+    return ",".join(f'"{v}"' for v in values)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        lines = ["==PROF== a message before the table", ",".join(HEADER), ",".join('""' for _ in HEADER),
+                 row(0, OURS, 9000000, 10000), row(1, OURS, 9000000, 30000), row(2, OURS, 9000000, 20000),
+                 row(3, "void bsrmv_W2orW4_core<double, 2, 3, 0>(cusparseBsrmvParams<T1>)", 30000000, 50000)]
+        (tmp / "m-x-double.csv").write_text("\n".join(lines) + "\n")
+        bench = {"matrices": [{"name": "m-x", "precision": "double", "compulsory_bytes": 5e6},
+                              {"name": "m-x", "precision": "float", "compulsory_bytes": 1e9}]}
+        (tmp / "bench.json").write_text(json.dumps(bench))
+        out = subprocess.run([sys.executable, str(HERE / "ncu_summary.py"), str(tmp), str(tmp / "bench.json")],
+                             check=True, capture_output=True, text=True).stdout
+        checks = ["## m-x-double", "Compulsory bytes: 5.0 MB",
+                  # three launches grouped; median 20 us; (9 + 1) MB / 5 MB = 2.00; 800 / 100 sectors
+                  "| ours dynamic_warp slicedell<16>.soa.aos.aos | (528, 1, 1) × (256, 1, 1) | 3 | 20.00 | 10.0 | 2.00 |"
+                  " 50.0 | 45.0 | 8.00 | 25.0 | 40 |",
+                  "| cusparse bsrmv_W2orW4_core | (528, 1, 1) × (256, 1, 1) | 1 | 50.00 | 31.0 | 6.20 |"]
+        for c in checks:
+            assert c in out, f"missing: {c}\n---\n{out}"
+        bad = subprocess.run([sys.executable, str(HERE / "ncu_summary.py")], capture_output=True, text=True)
+        assert bad.returncode != 0 and "usage" in bad.stderr, bad.stderr
+    print("ncu_summary.py: all checks passed")
+
+
+if __name__ == "__main__":
+    main()
