@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"
 #include "compound_sparse/io/matrix_market.hpp"
 #include "compound_sparse/measure.hpp"
 #include "compound_sparse/tuning_database.hpp"
@@ -69,14 +70,6 @@ int usage(const char* argv0) {
             << argv0 << " --matrix FILE.mtx --entry complex|quaternion|block3 [same options]\n       " << argv0
             << " --loo DB.json --out PREFIX [--neighbours K]\n";
   return 2;
-}
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string p; std::getline(in, p, ',');)
-    if (!p.empty()) parts.push_back(p);
-  return parts;
 }
 
 // ---- entry type dispatch: only types compiled into the registry ---------------
@@ -281,56 +274,43 @@ int run_tuner(const Options& o) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  using compound_tools::integer_at_least;
+  using compound_tools::one_of;
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) return usage(argv[0]);
-    const std::string value = argv[++i];
-    try {
-      if (arg == "--zoo")
-        o.zoo = value;
-      else if (arg == "--matrix")
-        o.matrix_file = value;
-      else if (arg == "--matrices")
-        o.names = split(value);
-      else if (arg == "--entry")
-        o.entry = value;
-      else if (arg == "--precision")
-        o.precision = value;
-      else if (arg == "--search")
-        o.search = value;
-      else if (arg == "--db-dir")
-        o.db_dir = value;
-      else if (arg == "--samples")
-        o.quick.samples = std::stoi(value);
-      else if (arg == "--batch")
-        o.quick.batch = std::stoi(value);
-      else if (arg == "--warmup")
-        o.quick.warmup = std::stoi(value);
-      else if (arg == "--top")
-        o.top = std::stoi(value);
-      else if (arg == "--final-samples")
-        o.final.samples = std::stoi(value);
-      else if (arg == "--final-batch")
-        o.final.batch = std::stoi(value);
-      else if (arg == "--retime-within")
-        o.retime_within = std::stod(value);
-      else if (arg == "--retime-max")
-        o.retime_max = std::stoi(value);
-      else if (arg == "--budget-bytes")
-        o.budget = std::stoull(value);
-      else if (arg == "--loo")
-        o.loo = value;
-      else if (arg == "--out")
-        o.out = value;
-      else if (arg == "--neighbours")
-        o.neighbours = std::stoi(value);
-      else
-        return usage(argv[0]);
-    } catch (const std::exception&) {
-      std::cerr << "compound-tune: bad value '" << value << "' for " << arg << "\n";
-      return 2;
-    }
+  const compound_tools::OptionSetters setters = {
+      {"--zoo", [&](const std::string& v) { o.zoo = v; }},
+      {"--matrix", [&](const std::string& v) { o.matrix_file = v; }},
+      {"--matrices", [&](const std::string& v) { o.names = compound_tools::split_list(v); }},
+      {"--entry",
+       [&](const std::string& v) {
+         o.entry = one_of(v, {"complex", "quaternion", "block3"});
+       }},
+      {"--precision",
+       [&](const std::string& v) {
+         o.precision = one_of(v, {"float", "double", "both"});
+       }},
+      {"--search",
+       [&](const std::string& v) {
+         o.search = one_of(v, {"full", "reduced"});
+       }},
+      {"--db-dir", [&](const std::string& v) { o.db_dir = v; }},
+      {"--samples", [&](const std::string& v) { o.quick.samples = integer_at_least(v, 1); }},
+      {"--batch", [&](const std::string& v) { o.quick.batch = integer_at_least(v, 1); }},
+      {"--warmup", [&](const std::string& v) { o.quick.warmup = integer_at_least(v, 0); }},
+      {"--top", [&](const std::string& v) { o.top = integer_at_least(v, 0); }},
+      {"--final-samples", [&](const std::string& v) { o.final.samples = integer_at_least(v, 1); }},
+      {"--final-batch", [&](const std::string& v) { o.final.batch = integer_at_least(v, 1); }},
+      {"--retime-within", [&](const std::string& v) { o.retime_within = std::stod(v); }},
+      {"--retime-max", [&](const std::string& v) { o.retime_max = integer_at_least(v, 0); }},
+      {"--budget-bytes", [&](const std::string& v) { o.budget = std::stoull(v); }},
+      {"--loo", [&](const std::string& v) { o.loo = v; }},
+      {"--out", [&](const std::string& v) { o.out = v; }},
+      {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }}};
+  if (compound_tools::wants_help(argc, argv)) return usage(argv[0]);
+  const std::string problem = compound_tools::parse_options(argc, argv, setters);
+  if (!problem.empty()) {
+    std::cerr << "compound-tune: " << problem << "\n";
+    return usage(argv[0]);
   }
   try {
     if (!o.loo.empty()) {
@@ -339,10 +319,10 @@ int main(int argc, char** argv) {
       std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
       return 0;
     }
-    if (o.zoo.empty() == o.matrix_file.empty() || (!o.matrix_file.empty() && o.entry.empty()) ||
-        (o.search != "full" && o.search != "reduced") ||
-        (o.precision != "both" && o.precision != "float" && o.precision != "double"))
+    if (o.zoo.empty() == o.matrix_file.empty() || (!o.matrix_file.empty() && o.entry.empty())) {
+      std::cerr << "compound-tune: give either --zoo or --matrix (with --entry)\n";
       return usage(argv[0]);
+    }
     Kokkos::ScopeGuard kokkos(argc, argv);
     return run_tuner(o);
   } catch (const std::exception& e) {

@@ -32,6 +32,7 @@
 #include <sstream>
 #include <string>
 
+#include "command_line.hpp"  // tuning/: the tools' "--name value" parsing
 #include "cusparse_baseline.hpp"
 #include "progress.hpp"  // tuning/: the tuner's progress bar with ETA
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
@@ -51,9 +52,9 @@ struct Options {
   std::set<std::string> matrices;  // empty: all
   std::string search = "reduced";
   cs::TimingOptions timing{5, 10, 50};
-  cs::TimingOptions search_timing{2, 5, 5};
-  std::string heatmap;  // matrix name
-  fs::path db;          // tuning database whose measurements replace the search
+  cs::TimingOptions search_timing{2, 10, 5};  // batch as the full timing (compound-tune's search)
+  std::string heatmap;                        // matrix name
+  fs::path db;                                // tuning database whose measurements replace the search
   std::string command;
 };
 
@@ -65,49 +66,32 @@ struct Options {
 }
 
 Options parse(int argc, char** argv) {
+  using compound_tools::integer_at_least;
   Options o;
   for (int i = 0; i < argc; ++i) o.command += (i ? " " : "") + std::string(argv[i]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") usage(argv[0], "help");
-    if (i + 1 >= argc) usage(argv[0], arg + " needs a value");
-    const std::string value = argv[++i];
-    const auto positive = [&] {
-      try {
-        const int n = std::stoi(value);
-        if (n > 0) return n;
-      } catch (...) {
-      }
-      usage(argv[0], arg + " needs a positive number, got '" + value + "'");
-    };
-    if (arg == "--zoo")
-      o.zoo = value;
-    else if (arg == "--out")
-      o.out = value;
-    else if (arg == "--precision") {
-      if (value == "both")
-        o.precisions = {"float", "double"};
-      else if (value == "float" || value == "double")
-        o.precisions = {value};
-      else
-        usage(argv[0], "--precision is float, double or both");
-    } else if (arg == "--matrices") {
-      std::stringstream in(value);
-      for (std::string name; std::getline(in, name, ',');) o.matrices.insert(name);
-    } else if (arg == "--search") {
-      if (value != "reduced" && value != "full") usage(argv[0], "--search is reduced or full");
-      o.search = value;
-    } else if (arg == "--samples")
-      o.timing.samples = positive();
-    else if (arg == "--batch")
-      o.timing.batch = positive();
-    else if (arg == "--heatmap")
-      o.heatmap = value;
-    else if (arg == "--db")
-      o.db = value;
-    else
-      usage(argv[0], "unknown option " + arg);
-  }
+  const compound_tools::OptionSetters setters = {
+      {"--zoo", [&](const std::string& v) { o.zoo = v; }},
+      {"--out", [&](const std::string& v) { o.out = v; }},
+      {"--precision",
+       [&](const std::string& v) {
+         const auto p = compound_tools::one_of(v, {"float", "double", "both"});
+         o.precisions = p == "both" ? std::set<std::string>{"float", "double"} : std::set<std::string>{p};
+       }},
+      {"--matrices",
+       [&](const std::string& v) {
+         for (const auto& name : compound_tools::split_list(v)) o.matrices.insert(name);
+       }},
+      {"--search",
+       [&](const std::string& v) {
+         o.search = compound_tools::one_of(v, {"reduced", "full"});
+       }},
+      {"--samples", [&](const std::string& v) { o.timing.samples = integer_at_least(v, 1); }},
+      {"--batch", [&](const std::string& v) { o.timing.batch = integer_at_least(v, 1); }},
+      {"--heatmap", [&](const std::string& v) { o.heatmap = v; }},
+      {"--db", [&](const std::string& v) { o.db = v; }}};
+  if (compound_tools::wants_help(argc, argv)) usage(argv[0], "help");
+  const std::string problem = compound_tools::parse_options(argc, argv, setters);
+  if (!problem.empty()) usage(argv[0], problem);
   if (o.zoo.empty()) usage(argv[0], "--zoo is required");
   return o;
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "command_line.hpp"  // tuning/: the tools' "--name value" parsing
 #include "compound_sparse/io/harwell_boeing.hpp"
 #include "compound_sparse/io/matrix_market.hpp"
 #include "compound_sparse/zoo/dirac.hpp"
@@ -268,26 +269,24 @@ int usage(const char* argv0) {
 
 int main(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) return usage(argv[0]);
-    const std::string value = argv[++i];
-    if (arg == "--out")
-      o.out = value;
-    else if (arg == "--scale")
-      o.scale = value;
-    else if (arg == "--meshes")
-      o.meshes = value;
-    else if (arg == "--mhd1280b")
-      o.mhd1280b = value;
-    else if (arg == "--only") {
-      std::istringstream names(value);
-      std::string name;
-      while (std::getline(names, name, ',')) o.only.insert(name);
-    } else
-      return usage(argv[0]);
+  const compound_tools::OptionSetters setters = {{"--out", [&](const std::string& v) { o.out = v; }},
+                                                 {"--scale",
+                                                  [&](const std::string& v) {
+                                                    o.scale = compound_tools::one_of(v, {"small", "full", "tune"});
+                                                  }},
+                                                 {"--meshes", [&](const std::string& v) { o.meshes = v; }},
+                                                 {"--mhd1280b", [&](const std::string& v) { o.mhd1280b = v; }},
+                                                 {"--only", [&](const std::string& v) {
+                                                    for (const auto& name : compound_tools::split_list(v))
+                                                      o.only.insert(name);
+                                                  }}};
+  if (compound_tools::wants_help(argc, argv)) return usage(argv[0]);
+  std::string problem = compound_tools::parse_options(argc, argv, setters);
+  if (problem.empty() && o.out.empty()) problem = "--out is required";
+  if (!problem.empty()) {
+    std::cerr << "compound-zoo: " << problem << "\n";
+    return usage(argv[0]);
   }
-  if (o.out.empty() || (o.scale != "small" && o.scale != "full" && o.scale != "tune")) return usage(argv[0]);
   try {
     fs::create_directories(o.out);
     auto recipes = o.scale == "tune" ? tuning_zoo(o) : standard_zoo(o);

@@ -1,0 +1,71 @@
+#pragma once
+// Command-line parsing shared by the project's tools (compound-zoo, compound-tune,
+// compound-bench). Every option is "--name value"; a tool maps option names to
+// setters and reports the one problem that parse_options returns, with its usage.
+#include <cstddef>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace compound_tools {
+
+using OptionSetters = std::map<std::string, std::function<void(const std::string& value)>>;
+
+/// Applies argv[1..] as "--name value" pairs, in order. Returns "" when all were
+/// applied, else the problem: an unknown option, a missing value, or a value that its
+/// setter rejected (any exception: the helpers below, std::stoi, ...).
+inline std::string parse_options(int argc, char** argv, const OptionSetters& setters) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string name = argv[i];
+    const auto setter = setters.find(name);
+    if (setter == setters.end()) return "unknown option '" + name + "'";
+    if (i + 1 >= argc) return name + " needs a value";
+    const std::string value = argv[++i];
+    try {
+      setter->second(value);
+    } catch (const std::exception& e) {
+      return "bad value '" + value + "' for " + name + " (" + e.what() + ")";
+    }
+  }
+  return "";
+}
+
+/// Whether argv asks for help (-h or --help anywhere).
+inline bool wants_help(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string(argv[i]) == "-h" || std::string(argv[i]) == "--help") return true;
+  return false;
+}
+
+/// "a,b,,c" -> {"a", "b", "c"}.
+inline std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');)
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+/// The whole of `text` as an int >= `least` (std::stoi alone accepts "5x").
+inline int integer_at_least(const std::string& text, int least) {
+  std::size_t used = 0;
+  const int n = std::stoi(text, &used);
+  if (used != text.size() || n < least) throw std::invalid_argument("an integer >= " + std::to_string(least));
+  return n;
+}
+
+/// `value` when it is one of `allowed`, else throws naming them.
+inline std::string one_of(const std::string& value, std::initializer_list<const char*> allowed) {
+  std::string names;
+  for (const char* a : allowed) {
+    if (value == a) return value;
+    names += (names.empty() ? "" : "|") + std::string(a);
+  }
+  throw std::invalid_argument("one of " + names);
+}
+
+}  // namespace compound_tools
