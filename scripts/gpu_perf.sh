@@ -25,6 +25,7 @@ arch=${ARCH:-sm_90}
 deps=$PWD/.carry/deps
 prefix=/tmp/kokkos-cuda-$arch
 zoo=/tmp/compound_zoo_tune
+zoo_args=(--scale tune --meshes .carry/meshes --mhd1280b third_party_src/testmatrices/mhd1280b.cua)
 bounds=${LAUNCH_BOUNDS:-128:1;128:2;128:4;256:1;256:2;256:4}
 export PATH=$deps/bin:$PATH LD_LIBRARY_PATH=$deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export COMPOUND_SPARSE_COMMIT=$(cat .carry/commit 2>/dev/null || echo unknown)
@@ -58,14 +59,14 @@ case $stage in
     name=${2:?usage: gpu_perf.sh run NAME}
     [ -x build-cuda/perf_tests/bench/compound-bench ] || build || exit 1
     echo "=== pipeline $name ($(date +%T))"
-    ZOO_DIR=$zoo REUSE_ZOO=1 scripts/perf_pipeline.sh build-cuda "$out/$name" --scale tune \
-      --heatmap elasticity-box-large --meshes .carry/meshes --mhd1280b third_party_src/testmatrices/mhd1280b.cua
+    ZOO_DIR=$zoo REUSE_ZOO=1 scripts/perf_pipeline.sh build-cuda "$out/$name" "${zoo_args[@]}" \
+      --heatmap elasticity-box-large
     ;;
   profile)
     db=${2:?usage: gpu_perf.sh profile DB}
     [ -x build-cuda/perf_tests/bench/compound-bench ] || build || exit 1
-    [ -f "$zoo/index.json" ] || build-cuda/perf_tests/zoo/compound-zoo --out "$zoo" --scale tune --meshes .carry/meshes \
-      --mhd1280b third_party_src/testmatrices/mhd1280b.cua > "$out/zoo.log" 2>&1 || { tail "$out/zoo.log"; exit 1; }
+    [ -f "$zoo/index.json" ] || build-cuda/perf_tests/zoo/compound-zoo --out "$zoo" "${zoo_args[@]}" \
+      > "$out/zoo.log" 2>&1 || { tail "$out/zoo.log"; exit 1; }
     scripts/gpu_profile.sh build-cuda "$zoo/index.json" "$db" "$out/ncu"
     ;;
   *)

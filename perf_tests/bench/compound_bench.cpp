@@ -29,7 +29,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "command_line.hpp"  // tuning/: the tools' "--name value" parsing
