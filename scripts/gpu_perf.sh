@@ -9,15 +9,18 @@
 #                                        $OUT/NAME (zoo, tune, leave-one-out, bench)
 #   scripts/gpu_perf.sh profile DB       ncu metrics (scripts/gpu_profile.sh) into $OUT/ncu,
 #                                        ours as selected from DB against the baselines
+#   scripts/gpu_perf.sh cost ENTRY       build time and binary size of the library for one
+#                                        entry type, default launch bounds
+#                                        (scripts/gpu_build_cost.sh) into $OUT/build_cost
 #
 # Every stage builds what it needs and skips what is already built, so `run` alone
 # also works on a fresh machine. Carried: third_party_src/{kokkos,kokkos-kernels,
 # testmatrices}, .carry/deps (stage_gpu_deps.sh), .carry/meshes (the zoo's surface
 # meshes) and .carry/commit (the source commit). Launch bounds: $LAUNCH_BOUNDS, by default
-# a 2 x 3 grid (n_t 128, 256 x n_b 1, 2, 4), which keeps the build of six entry types near
-# two and a half minutes on 16 cores and is what the committed tuning/sm_90.json holds. It
-# caps a static grid at 1024 threads per SM; adding 256:8 and 512:4 made complex matrices
-# 5-38% faster on the H200 (perf_tests/results/h200/launch_bounds/).
+# n_t 256 x n_b 1, 2, 4, 8 and 512:4, 256 to 2048 threads per SM. n_t = 128 is left out
+# to save build time: it was never the best in the 54 records of the first H200 database
+# (six pairs, 128 and 256 x 1, 2, 4), and 2048 threads per SM made complex matrices 5-38%
+# faster (perf_tests/results/h200/launch_bounds/).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu_out}
@@ -26,7 +29,7 @@ deps=$PWD/.carry/deps
 prefix=/tmp/kokkos-cuda-$arch
 zoo=/tmp/compound_zoo_tune
 zoo_args=(--scale tune --meshes .carry/meshes --mhd1280b third_party_src/testmatrices/mhd1280b.cua)
-bounds=${LAUNCH_BOUNDS:-128:1;128:2;128:4;256:1;256:2;256:4}
+bounds=${LAUNCH_BOUNDS:-256:1;256:2;256:4;256:8;512:4}
 export PATH=$deps/bin:$PATH LD_LIBRARY_PATH=$deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export COMPOUND_SPARSE_COMMIT=$(cat .carry/commit 2>/dev/null || echo unknown)
 mkdir -p "$out"
@@ -51,6 +54,10 @@ build() {
   ninja -C build-cuda compound-zoo compound-tune compound-bench >> "$out/build.log" 2>&1 ||
     { grep -a error -A3 "$out/build.log" | head -40; return 1; }
   echo "tools built in $((SECONDS - start)) s"
+  # Registers, stack and local memory per compiled kernel, for the occupancy analysis.
+  if command -v cuobjdump > /dev/null; then
+    cuobjdump -res-usage build-cuda/libcompound_sparse.a 2> /dev/null | gzip -9 > "$out/resource_usage.txt.gz"
+  fi
 }
 
 case $stage in
@@ -69,8 +76,13 @@ case $stage in
       > "$out/zoo.log" 2>&1 || { tail "$out/zoo.log"; exit 1; }
     scripts/gpu_profile.sh build-cuda "$zoo/index.json" "$db" "$out/ncu"
     ;;
+  cost)
+    entry=${2:?usage: gpu_perf.sh cost ENTRY}
+    [ -x "$prefix/bin/nvcc_wrapper" ] || build || exit 1
+    scripts/gpu_build_cost.sh "$prefix" "$entry" "$out/build_cost"
+    ;;
   *)
-    echo "usage: gpu_perf.sh build | run NAME | profile DB" >&2
+    echo "usage: gpu_perf.sh build | run NAME | profile DB | cost ENTRY" >&2
     exit 2
     ;;
 esac
