@@ -5,7 +5,10 @@
 # Needs (carried): third_party_src/{kokkos,kokkos-kernels} (fetch_trilinos_source.sh)
 # and .carry/deps (stage_gpu_deps.sh). Writes logs to $OUT (default gpu_out/).
 #
-#   ARCH=sm_90 scripts/gpu_check.sh [--with-kernels]
+#   ARCH=sm_90 [LAUNCH_BOUNDS="256:2;512:4"] scripts/gpu_check.sh [--with-kernels]
+#
+# LAUNCH_BOUNDS: the launch-bounds pairs to compile; unset, the library's default
+# (a build directory that scripts/gpu_perf.sh configured is reset to it).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu_out}
@@ -31,13 +34,16 @@ fi
 tail -4 "$out/kokkos_build.log"
 
 step "CompoundSparse (CUDA)"
+bounds_arg=-UCOMPOUND_SPARSE_LAUNCH_BOUNDS
+[ -n "${LAUNCH_BOUNDS:-}" ] && bounds_arg="-DCOMPOUND_SPARSE_LAUNCH_BOUNDS=$LAUNCH_BOUNDS"
 kk_args=(-DCOMPOUND_SPARSE_WITH_KOKKOS_KERNELS=OFF)
 [ -z "$kernels" ] && kk_args=(-DKokkosKernels_ROOT="$prefix")
 cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$prefix" \
   -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_PREFIX_PATH="$deps" \
   -DCOMPOUND_SPARSE_GTEST_SOURCE_DIR="$deps/src/googletest" -DCOMPOUND_SPARSE_ENABLE_TESTS=ON \
-  -DCOMPOUND_SPARSE_ENABLE_REPORT_TEST=OFF "${kk_args[@]}" > "$out/configure.log" 2>&1 ||
+  -DCOMPOUND_SPARSE_ENABLE_REPORT_TEST=OFF "$bounds_arg" "${kk_args[@]}" > "$out/configure.log" 2>&1 ||
   { tail -30 "$out/configure.log"; exit 1; }
+grep -a "SpMV variants" "$out/configure.log"
 start=$(date +%s)
 ninja -C build-cuda -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -a -E "error" -A3 "$out/build.log" | head -60; exit 1; }
 echo "build: $(( $(date +%s) - start )) s, $(grep -a -c 'warning' "$out/build.log") warning lines"

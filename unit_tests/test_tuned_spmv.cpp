@@ -14,9 +14,24 @@ using C = Kokkos::complex<double>;
 
 namespace {
 
-const char* const kExactBest = "sell32.soa.soa.dynamic_team.t128.b4.l4";
-const char* const kNearBest = "ell.soa.aos.static.t128.b4.l2";
-const char* const kFarBest = "csr.aos.soa.dynamic_warp.t128.b4.l32";
+/// Launch bounds of the variants the records below name: 128:4 where compiled
+/// (every default build), else this build's first pair, so that the tests hold
+/// for any COMPOUND_SPARSE_LAUNCH_BOUNDS.
+std::string test_bounds() {
+  const auto compiled = cs::variant_registry<C>().variants();
+  for (const auto& k : compiled)
+    if (k.threads == 128 && k.teams_per_sm == 4) return "t128.b4";
+  return "t" + std::to_string(compiled.front().threads) + ".b" + std::to_string(compiled.front().teams_per_sm);
+}
+
+/// ("csr.aos.aos.static", "l1") -> "csr.aos.aos.static.t128.b4.l1" (with test_bounds()).
+std::string variant(const std::string& layout_and_kind, const std::string& lanes) {
+  return layout_and_kind + "." + test_bounds() + "." + lanes;
+}
+
+const std::string kExactBest = variant("sell32.soa.soa.dynamic_team", "l4");
+const std::string kNearBest = variant("ell.soa.aos.static", "l2");
+const std::string kFarBest = variant("csr.aos.soa.dynamic_warp", "l32");
 
 cs::TunedSpmvOptions in(const ScratchDir& dir) {
   cs::TunedSpmvOptions o;
@@ -56,7 +71,7 @@ TEST(TunedSpmv, ExactFingerprintHitUsesItsRecord) {
   const ScratchDir dir("tuned_exact");
   const auto a = banded<C>(300, 7);
   write(dir, {record("far", cs::matrix_features(banded<C>(3000, 60)), {{kFarBest, 1e-6}}),
-              record("me", cs::matrix_features(a), {{"csr.aos.aos.static.t128.b4.l1", 3e-6}, {kExactBest, 2e-6}})});
+              record("me", cs::matrix_features(a), {{variant("csr.aos.aos.static", "l1"), 3e-6}, {kExactBest, 2e-6}})});
   const cs::TunedSpmv<C> op(a, in(dir));
   EXPECT_EQ(op.rule(), "exact");
   EXPECT_EQ(op.variant().name(), kExactBest);
@@ -79,7 +94,7 @@ TEST(TunedSpmv, NearestNeighbourOfTheSameEntryTypeWins) {
   const auto a = banded<C>(300, 7);
   auto other_type = cs::matrix_features(banded<Kokkos::complex<float>>(300, 7));  // identical shape, float
   write(dir, {record("near", cs::matrix_features(banded<C>(280, 7)),
-                     {{"csr.aos.aos.static.t128.b4.l1", 2e-6}, {kNearBest, 1e-6}}),
+                     {{variant("csr.aos.aos.static", "l1"), 2e-6}, {kNearBest, 1e-6}}),
               record("far", cs::matrix_features(banded<C>(3000, 60)), {{kFarBest, 1e-6}}),
               record("float", other_type, {{kFarBest, 1e-7}})});
   for (int k : {1, 3}) {
@@ -99,14 +114,15 @@ TEST(TunedSpmv, MemoryBudgetSkipsLayoutsThatDoNotFit) {
   const auto a = banded<C>(1000, 3, 1000);  // one row of 1000: ELL pads every row to it
   const auto& registry = cs::variant_registry<C>();
   ASSERT_GT(registry.memory_bytes("ell", a), 20 * registry.memory_bytes("csr", a));
-  write(dir, {record("me", cs::matrix_features(a),
-                     {{"ell.aos.aos.static.t128.b4.l1", 1e-6}, {"csr.aos.aos.dynamic_warp.t128.b4.l4", 2e-6}})});
+  write(dir,
+        {record("me", cs::matrix_features(a),
+                {{variant("ell.aos.aos.static", "l1"), 1e-6}, {variant("csr.aos.aos.dynamic_warp", "l4"), 2e-6}})});
   auto o = in(dir);
   EXPECT_EQ(cs::TunedSpmv<C>(a, o).variant().outer, "ell");  // unlimited: the database's best
   o.budget.max_bytes = 2 * registry.memory_bytes("csr", a);
   const cs::TunedSpmv<C> op(a, o);
   EXPECT_EQ(op.rule(), "exact");
-  EXPECT_EQ(op.variant().name(), "csr.aos.aos.dynamic_warp.t128.b4.l4");
+  EXPECT_EQ(op.variant().name(), variant("csr.aos.aos.dynamic_warp", "l4"));
   EXPECT_LE(op.matrix().memory_bytes(), o.budget.max_bytes);
   EXPECT_TRUE(contains(op.explanation(), "over the budget")) << op.explanation();
   expect_reference(op, a);
@@ -117,7 +133,9 @@ TEST(TunedSpmv, MissingDatabaseUsesTheHeuristic) {
   const auto a = banded<C>(300, 7);
   const cs::TunedSpmv<C> op(a, in(dir));
   EXPECT_EQ(op.rule(), "heuristic");
-  EXPECT_EQ(op.variant().name(), "csr.aos.aos.static.t128.b4.l1");
+  EXPECT_EQ(op.variant().name(),
+            cs::heuristic_variant(cs::matrix_features(a), cs::variant_registry<C>().variants()).name());
+  EXPECT_EQ(op.variant().name().rfind("csr.aos.aos.static.t", 0), 0u) << op.variant().name();
   EXPECT_TRUE(contains(op.explanation(), "no tuning database " + cs::database_file_name(cs::default_device_info())))
       << op.explanation();
   expect_reference(op, a);
@@ -167,13 +185,27 @@ TEST(TunedSpmv, UnknownVariantNamesUseTheHeuristic) {
 TEST(Heuristic, FollowsTheDocumentedRules) {
   const auto compiled = cs::variant_registry<C>().variants();
   const auto pick = [&](const cs::HostCsr<C>& a) { return cs::heuristic_variant(cs::matrix_features(a), compiled); };
-  EXPECT_EQ(pick(banded<C>(500, 7)).name(), "csr.aos.aos.static.t128.b4.l1");   // short rows
+  const auto short_rows = pick(banded<C>(500, 7));
+  EXPECT_EQ(short_rows.name().rfind("csr.aos.aos.static.t", 0), 0u) << short_rows.name();
+  EXPECT_EQ(short_rows.lanes_per_row, 1);
   EXPECT_EQ(pick(banded<C>(500, 40)).lanes_per_row, 8);                         // 40 / 4 -> 8
   EXPECT_EQ(pick(banded<C>(500, 300)).lanes_per_row, 32);                       // capped
   EXPECT_EQ(pick(banded<C>(500, 5, 400)).kind, cs::ScheduleKind::DynamicWarp);  // one long row
   const auto no_csr = cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), compiled,
                                             [](const std::string& outer) { return outer == "sell16"; });
   EXPECT_EQ(no_csr.outer, "sell16");
+  // Launch bounds: 128:4 wherever it is in the list, else the pair nearest to its
+  // 512 threads per SM (the first of equally near ones).
+  const auto bounds_from = [](const std::vector<std::string>& pairs) {
+    std::vector<cs::VariantKey> keys;
+    for (const auto& p : pairs) keys.push_back(cs::parse_variant_key("csr.aos.aos.static." + p + ".l1"));
+    const auto k = cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), keys);
+    return "t" + std::to_string(k.threads) + ".b" + std::to_string(k.teams_per_sm);
+  };
+  EXPECT_EQ(bounds_from({"t128.b1", "t256.b4", "t128.b4"}), "t128.b4");
+  EXPECT_EQ(bounds_from({"t256.b1", "t256.b2", "t256.b4", "t256.b8", "t512.b4"}), "t256.b2");
+  EXPECT_EQ(bounds_from({"t128.b1", "t512.b4", "t256.b8"}), "t128.b1");  // 4x below and 4x above: the first
+  EXPECT_EQ(bounds_from({"t512.b4", "t128.b1"}), "t512.b4");
   // Always a compiled variant, whatever the compiled list.
   const std::vector<cs::VariantKey> only = {cs::parse_variant_key("ell.soa.soa.dynamic_team.t128.b4.l1")};
   EXPECT_EQ(cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), only).compiled_name(),
@@ -186,12 +218,12 @@ TEST(TunedSpmv, FixedVectorLayoutSkipsVariantsWithOtherVectors) {
   const auto a = banded<C>(300, 7);
   // The fastest record variant has SoA vectors; the caller's vectors are AoS.
   write(dir, {record("me", cs::matrix_features(a),
-                     {{kExactBest, 1e-6}, {"ell.aos.aos.static.t128.b4.l2", 2e-6}, {kFarBest, 3e-6}})});
+                     {{kExactBest, 1e-6}, {variant("ell.aos.aos.static", "l2"), 2e-6}, {kFarBest, 3e-6}})});
   auto options = in(dir);
   options.vector_layout = "aos";
   const cs::TunedSpmv<C> op(a, options);
   EXPECT_EQ(op.rule(), "exact");
-  EXPECT_EQ(op.variant().name(), "ell.aos.aos.static.t128.b4.l2");
+  EXPECT_EQ(op.variant().name(), variant("ell.aos.aos.static", "l2"));
   EXPECT_TRUE(contains(op.explanation(), "the caller's vectors are aos")) << op.explanation();
   expect_reference(op, a);
   // Without a database the heuristic's vector layout is overridden the same way.

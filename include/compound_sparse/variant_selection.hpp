@@ -58,7 +58,8 @@ double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b);
 /// lanes_per_row = largest power of two <= mean nnz/row / 4, within [1, 32]
 /// (1 below 8 non-zeros per row); dynamic_warp when row lengths spread
 /// (stddev > 0.5 mean or max > 4 mean), static otherwise; launch bounds 128x4
-/// if compiled, else the first compiled pair of that layout and kind. When CSR
+/// if compiled, else the compiled pair of that layout and kind nearest to 512
+/// threads per SM (n_t * n_b, by ratio; the first such in `compiled`). When CSR
 /// over the budget, the first outer layout that fits; when the kind is not
 /// compiled, the first compiled variant. Needs a non-empty `compiled`.
 VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,

@@ -43,14 +43,21 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
   int lanes = 1;
   while (lanes < 32 && 2 * lanes <= mean / 4) lanes *= 2;
 
+  // 128 x 4 = 512 threads per SM: a middle occupancy that suits every entry type
+  // (docs/tuning.md). A build without that pair takes the one nearest in threads
+  // per SM, so a narrower launch-bounds set still gets a sensible default.
+  const auto threads_per_sm = [](const VariantKey& k) { return double(k.threads) * k.teams_per_sm; };
+  const auto preferred = [&](const VariantKey& k) { return k.threads == 128 && k.teams_per_sm == 4; };
   const auto pick = [&](const std::function<bool(const VariantKey&)>& match) -> const VariantKey* {
-    const VariantKey* first = nullptr;
+    const VariantKey* best = nullptr;
     for (const auto& k : compiled)
       if (match(k)) {
-        if (k.threads == 128 && k.teams_per_sm == 4) return &k;
-        if (first == nullptr) first = &k;
+        if (preferred(k)) return &k;
+        if (best == nullptr ||
+            std::abs(std::log2(threads_per_sm(k) / 512)) < std::abs(std::log2(threads_per_sm(*best) / 512)))
+          best = &k;
       }
-    return first;
+    return best;
   };
   const VariantKey* key = pick(
       [&](const VariantKey& k) { return k.outer == outer && k.inner == "aos" && k.vector == "aos" && k.kind == kind; });
