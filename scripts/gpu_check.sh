@@ -24,7 +24,9 @@ step() { echo; echo "=== $* ($(date +%T))"; }
 step device
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv | tee "$out/device.txt"
 nvcc --version | tail -2 | tee -a "$out/device.txt"
-git rev-parse HEAD 2>/dev/null | tee -a "$out/device.txt"
+# The device's copy of the tree may carry a stale .git: .carry/commit, written
+# before the call (git rev-parse --short HEAD > .carry/commit), names what was sent.
+echo "commit $(cat .carry/commit 2>/dev/null || git rev-parse HEAD 2>/dev/null || echo unknown)" | tee -a "$out/device.txt"
 
 step "Kokkos ($arch) from Debian's trilinos source"
 if ! scripts/build_kokkos_cuda.sh --arch "$arch" --src third_party_src --prefix "$prefix" \

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Registers and stack per SpMV kernel, by entry type and launch bounds, from
+`cuobjdump -res-usage` of a CUDA build's libcompound_sparse.a (scripts/gpu_perf.sh
+build writes it as resource_usage.txt.gz).
+
+    resource_usage.py FILE[.gz]
+
+One Markdown row per entry type and launch-bounds pair n_t:n_b: the number of kernels,
+registers per thread (min / median / max) and how many kernels have a stack frame
+(with the largest). A bound of n_t * n_b threads per SM leaves 65536 / (n_t * n_b)
+registers per thread; nvcc keeps to it by spilling to the stack (local memory) when the
+kernel wants more, which is what a stack frame appearing only under tighter bounds
+shows.
+"""
+import collections
+import gzip
+import pathlib
+import re
+import statistics
+import sys
+
+# Itanium-mangled template arguments of the entry types (compound_sparse/entry_types).
+ENTRY_TYPES = [
+    ("7complexIfE", "complex_float"),
+    ("7complexIdE", "complex_double"),
+    ("10QuaternionIfE", "quaternion_float"),
+    ("10QuaternionIdE", "quaternion_double"),
+]
+for size in (2, 3, 4):
+    ENTRY_TYPES += [(f"5BlockIfLi{size}EE", f"block{size}_float"), (f"5BlockIdLi{size}EE", f"block{size}_double")]
+
+FUNCTION = re.compile(r"^\s*Function (\S+):\s*$")
+BOUNDS = re.compile(r"LaunchBoundsILj(\d+)ELj(\d+)E")
+USAGE = re.compile(r"REG:(\d+) STACK:(\d+)")
+
+
+def entry_type(mangled):
+    for token, name in ENTRY_TYPES:
+        if token in mangled:
+            return name
+    return None
+
+
+def read(path):
+    path = pathlib.Path(path)
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8", errors="replace") as f:
+        return f.read().splitlines()
+
+
+def collect(lines):
+    """{(entry type, "n_t:n_b"): [(registers, stack bytes)]} over the SpMV kernels."""
+    kernels = collections.defaultdict(list)
+    for i, line in enumerate(lines):
+        function = FUNCTION.match(line)
+        if not function or "SpmvFunctor" not in function.group(1) or i + 1 >= len(lines):
+            continue
+        bounds = BOUNDS.search(function.group(1))
+        entry = entry_type(function.group(1))
+        usage = USAGE.search(lines[i + 1])
+        if bounds and entry and usage:
+            kernels[(entry, f"{bounds.group(1)}:{bounds.group(2)}")].append(
+                (int(usage.group(1)), int(usage.group(2))))
+    return kernels
+
+
+def bounds_order(pair):
+    threads, teams = map(int, pair.split(":"))
+    return threads * teams, threads
+
+
+def markdown(kernels):
+    out = ["| entry type | bounds n_t:n_b | threads/SM | register cap | kernels | registers min / median / max "
+           "| with a stack frame (largest) |",
+           "|---|---|---|---|---|---|---|"]
+    entries = sorted({e for e, _ in kernels}, key=lambda e: [n for _, n in ENTRY_TYPES].index(e))
+    for entry in entries:
+        for pair in sorted((p for e, p in kernels if e == entry), key=bounds_order):
+            usage = kernels[(entry, pair)]
+            regs = [r for r, _ in usage]
+            stacks = [s for _, s in usage if s > 0]
+            per_sm = bounds_order(pair)[0]
+            cap = min(255, 65536 // per_sm)
+            framed = f"{len(stacks)} ({max(stacks)} B)" if stacks else "0"
+            out.append(f"| {entry} | {pair} | {per_sm} | {cap} | {len(usage)} | {min(regs)} / "
+                       f"{statistics.median(regs):g} / {max(regs)} | {framed} |")
+    return "\n".join(out)
+
+
+def main(argv):
+    if len(argv) != 2:
+        print(__doc__.strip(), file=sys.stderr)
+        return 2
+    try:
+        kernels = collect(read(argv[1]))
+    except OSError as e:
+        print(f"resource_usage: cannot read {argv[1]}: {e}", file=sys.stderr)
+        return 1
+    if not kernels:
+        print(f"resource_usage: {argv[1]}: no SpMV kernel with launch bounds (not cuobjdump -res-usage output?)",
+              file=sys.stderr)
+        return 1
+    print(markdown(kernels))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
