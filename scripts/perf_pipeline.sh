@@ -9,6 +9,10 @@
 # selection_quality.{json,md}, bench.json, bench.csv, pipeline.log.
 #
 #   scripts/perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME] [--meshes DIR] [--mhd1280b FILE]
+#                            [--timing wall|queued]
+#
+# --timing (default wall) goes to compound-tune and compound-bench: queued times the GPU
+# with the host out of the loop (CUDA only; include/compound_sparse/timing.hpp).
 #
 # Environment: ZOO_DIR (default /tmp/compound_zoo_SCALE); REUSE_ZOO=1 keeps a zoo of the
 # same scale already in ZOO_DIR (its generators are deterministic) instead of rebuilding it.
@@ -16,11 +20,12 @@ set -uo pipefail
 build=${1:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
 out=${2:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
 shift 2
-scale=small heatmap=elasticity-box-small zoo_args=()
+scale=small heatmap=elasticity-box-small timing=wall zoo_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --scale) scale=$2; shift 2 ;;
     --heatmap) heatmap=$2; shift 2 ;;
+    --timing) timing=$2; shift 2 ;;
     --meshes|--mhd1280b) zoo_args+=("$1" "$2"); shift 2 ;;
     *) echo "perf_pipeline.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -41,9 +46,10 @@ else
   tail -1 "$log"
 fi
 
-step "tune (reduced search, both precisions)"
+step "tune (reduced search, both precisions, $timing timing)"
 "$build/tuning/compound-tune" --zoo "$zoo/index.json" --search reduced --precision both --samples 5 --batch 10 \
-  --warmup 2 --top 5 --retime-within 1.25 --retime-max 48 --final-samples 50 --final-batch 10 --db-dir "$tunedb" 2>&1 |
+  --warmup 2 --top 5 --retime-within 1.25 --retime-max 48 --final-samples 50 --final-batch 10 --db-dir "$tunedb" \
+  --timing "$timing" 2>&1 |
   tr '\r' '\n' |
   grep -v '^\s*$' | grep -v '%.*ETA' >> "$log"
 db=$(ls "$tunedb"/*.json 2>/dev/null | head -n 1)
@@ -55,5 +61,5 @@ step "leave-one-out selection quality"
 
 step "bench (ours from the database vs baselines)"
 "$build/perf_tests/bench/compound-bench" --zoo "$zoo/index.json" --db "$db" --out "$out" --precision both \
-  --heatmap "$heatmap" 2>&1 | tr '\r' '\n' | grep -v '%' | tee -a "$log"
+  --heatmap "$heatmap" --timing "$timing" 2>&1 | tr '\r' '\n' | grep -v '%' | tee -a "$log"
 step done

@@ -5,7 +5,7 @@
 //   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]
 //                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
-//                 [--retime-within R --retime-max N] [--budget-bytes N]
+//                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing wall|queued]
 //   compound-tune --matrix FILE.mtx --entry complex|quaternion|block3 [same options]
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
 //
@@ -16,7 +16,9 @@
 // Re-timing every near-best candidate, not just a top few, matters for selection:
 // a variant picked for a similar matrix is then judged by the same careful timing
 // as the best (leave-one-out compares the two). The search's batch defaults to the
-// final one, so that both amortise the per-batch fence alike.
+// final one, so that both amortise the per-batch fence alike. --timing queued takes
+// GPU time with the host out of the loop (CUDA only; timing.hpp), for kernels that
+// are shorter than a launch; the record says which timing it holds.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -64,7 +66,7 @@ int usage(const char* argv0) {
             << " --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]\n"
                "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR]\n"
                "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
-               "         [--retime-within R] [--retime-max N] [--budget-bytes N]\n"
+               "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing wall|queued]\n"
                "       "
             << argv0 << " --matrix FILE.mtx --entry complex|quaternion|block3 [same options]\n       " << argv0
             << " --loo DB.json --out PREFIX [--neighbours K]\n";
@@ -174,6 +176,7 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
   t.source = fs::path(job.file).filename().string();
   t.features = cs::matrix_features(a);
   t.search = o.search;
+  t.timing = cs::to_string(o.quick.mode);
   for (const auto& m : measured) {
     const auto again =
         std::find_if(retimed.begin(), retimed.end(), [&](const cs::Measurement& r) { return r.key == m.key; });
@@ -240,12 +243,21 @@ std::vector<Job> make_jobs(const Options& o) {
 }
 
 int run_tuner(const Options& o) {
+  COMPOUND_SPARSE_REQUIRE(
+      o.quick.mode == cs::TimingMode::Wall || cs::impl::queued_timing_available<Kokkos::DefaultExecutionSpace>(),
+      "--timing queued needs the CUDA backend (this build runs on " << Kokkos::DefaultExecutionSpace::name() << ")");
   const auto jobs = make_jobs(o);
   COMPOUND_SPARSE_REQUIRE(!jobs.empty(), "nothing to tune");
   const std::string path = (fs::path(o.db_dir) / cs::database_file_name(cs::default_device_info())).string();
   // Merge into the existing database; refuse to overwrite one we cannot read.
   cs::TuningDatabase db = cs::empty_tuning_database();
   if (fs::exists(path)) db.matrices = cs::read_tuning_database(path).matrices;
+  const std::string timing = cs::to_string(o.quick.mode);
+  int other_timing = 0;
+  for (const auto& m : db.matrices) other_timing += m.timing != timing;
+  if (other_timing > 0)  // selection compares times within a record only, so a mix still works
+    std::cerr << "compound-tune: note: " << other_timing << " record(s) in " << path << " were timed '"
+              << (timing == "wall" ? "queued" : "wall") << "', the new ones '" << timing << "'\n";
   std::cerr << "compound-tune: " << jobs.size() << " matrix/precision pair(s), search " << o.search << ", device "
             << db.device.name << " (" << db.device.backend << "), database " << path << "\n";
   double total = 0;
@@ -302,6 +314,11 @@ int main(int argc, char** argv) {
       {"--retime-within", [&](const std::string& v) { o.retime_within = std::stod(v); }},
       {"--retime-max", [&](const std::string& v) { o.retime_max = integer_at_least(v, 0); }},
       {"--budget-bytes", [&](const std::string& v) { o.budget = std::stoull(v); }},
+      {"--timing",
+       [&](const std::string& v) {
+         o.quick.mode = o.final.mode =
+             one_of(v, {"wall", "queued"}) == "queued" ? cs::TimingMode::Queued : cs::TimingMode::Wall;
+       }},
       {"--loo", [&](const std::string& v) { o.loo = v; }},
       {"--out", [&](const std::string& v) { o.out = v; }},
       {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }}};

@@ -109,6 +109,60 @@ TEST(Timing, MedianOfBatchesAndRunningIndex) {
   EXPECT_THROW(cs::time_launches([](int) {}, options), cs::Error);
 }
 
+namespace {
+/// A kernel of `n` independent multiply-adds per element (device work of a known kind).
+void busy_kernel(const Kokkos::View<double*>& v, int n) {
+  Kokkos::parallel_for(
+      "busy", Kokkos::RangePolicy<>(0, v.extent(0)), KOKKOS_LAMBDA(int i) {
+        double x = v(i);
+        for (int k = 0; k < n; ++k) x = x * 0.999 + 1e-3;
+        v(i) = x;
+      });
+}
+}  // namespace
+
+TEST(Timing, QueuedModeIsGpuTimeOnCudaAndAClearErrorElsewhere) {
+  cs::TimingOptions options;
+  options.warmup = 2;
+  options.batch = 20;
+  options.samples = 7;
+  options.mode = cs::TimingMode::Queued;
+  Kokkos::View<double*> v("v", 1 << 20);
+  if (!cs::impl::queued_timing_available<Kokkos::DefaultExecutionSpace>()) {
+    try {
+      cs::time_launches([&](int) { busy_kernel(v, 1); }, options);
+      FAIL() << "queued timing on " << Kokkos::DefaultExecutionSpace::name() << " did not throw";
+    } catch (const cs::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("needs the CUDA backend"), std::string::npos) << e.what();
+    }
+    return;
+  }
+  // A long kernel: queued (GPU events) and wall (host clock) agree, launch overhead being small.
+  auto wall = options;
+  wall.mode = cs::TimingMode::Wall;
+  const double long_queued = cs::time_launches([&](int) { busy_kernel(v, 2000); }, options).median_seconds;
+  const double long_wall = cs::time_launches([&](int) { busy_kernel(v, 2000); }, wall).median_seconds;
+  EXPECT_GT(long_queued, 50e-6) << "the busy kernel is too short to compare";
+  EXPECT_NEAR(long_queued / long_wall, 1.0, 0.15) << long_queued << " s queued, " << long_wall << " s wall";
+  // A tiny kernel: wall time is the host's launch rate, queued time the GPU's, which is shorter.
+  Kokkos::View<double*> one("one", 1);
+  const double tiny_queued = cs::time_launches([&](int) { busy_kernel(one, 1); }, options).median_seconds;
+  const double tiny_wall = cs::time_launches([&](int) { busy_kernel(one, 1); }, wall).median_seconds;
+  EXPECT_GT(tiny_queued, 0.0);
+  EXPECT_LT(tiny_queued, tiny_wall) << tiny_queued << " s queued, " << tiny_wall << " s wall";
+  // A launch that waits for the device cannot be queued: an Error (after the hold gives up), not a hang.
+  options.warmup = 0;
+  options.samples = 1;
+  options.batch = 2;
+  EXPECT_THROW(cs::time_launches(
+                   [&](int) {
+                     busy_kernel(one, 1);
+                     Kokkos::fence();
+                   },
+                   options),
+               cs::Error);
+}
+
 TEST(Measure, ChecksAndTimesEveryRequestedVariant) {
   std::mt19937 rng(8);
   const auto host = compound_sparse_test::random_csr<cs::Quaternion<double>>(300, 280, 0, 12, 3, rng);

@@ -69,6 +69,22 @@ TEST(TuningDatabase, RoundTripsThroughJson) {
   EXPECT_EQ(cs::to_json_text(back), cs::to_json_text(db));
 }
 
+TEST(TuningDatabase, RecordsSayHowTheyWereTimedAndOldOnesReadAsWall) {
+  const ScratchDir dir("db_timing");
+  auto db = sample_database();
+  db.matrices[0].timing = "queued";
+  cs::write_tuning_database(db, dir.database());
+  EXPECT_EQ(cs::read_tuning_database(dir.database()).matrices[0].timing, "queued");
+  // A database written before the field existed (rename the key so it is absent).
+  std::string text = cs::to_json_text(db);
+  const std::string key = "\"timing\": \"queued\"";
+  const auto at = text.find(key);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, key.size(), "\"unused\": \"queued\"");
+  dir.write(cs::database_file_name(cs::default_device_info()), text);
+  EXPECT_EQ(cs::read_tuning_database(dir.database()).matrices[0].timing, "wall");
+}
+
 TEST(TuningDatabase, InterruptedWriteLeavesThePreviousDatabase) {
   const ScratchDir dir("db_atomic");
   const auto old_db = sample_database();

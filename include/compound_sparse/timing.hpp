@@ -1,10 +1,19 @@
 #pragma once
 // Timing of device work, shared by the tuner and the perf suite so that both
 // measure the same way: warm-up launches first, then `samples` batches of
-// `batch` launches, each batch between two fences, and the median over batches
-// of the time per launch. Batching keeps fence and launch gaps small against the
-// kernels; the median discards outliers. `launch(i)` gets a running index so the
-// caller can rotate between several input sets when one set would fit in cache.
+// `batch` launches, and the median over batches of the time per launch.
+// Batching keeps fence and launch gaps small against the kernels; the median
+// discards outliers. `launch(i)` gets a running index so the caller can rotate
+// between several input sets when one set would fit in cache.
+//
+// Two ways to time a batch (TimingMode):
+// - Wall (default): the host's clock between two fences. What a caller that
+//   launches and waits sees; for kernels shorter than a launch (about 5 us with
+//   Kokkos on an H200) it measures the host's launch rate, not the kernel.
+// - Queued (CUDA only): the batch is queued behind a kernel that holds the
+//   stream until the host has queued it all, and CUDA events time it on the
+//   GPU (impl/queued_timing.hpp): back-to-back kernel time, as in a solver whose
+//   host runs ahead. Launches must not synchronise with the device.
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -12,14 +21,26 @@
 #include <vector>
 
 #include "error.hpp"
+#include "impl/queued_timing.hpp"
 
 namespace compound_sparse {
+
+enum class TimingMode {
+  Wall,    ///< host clock between fences, launch overhead included
+  Queued,  ///< GPU time of a batch queued ahead of the device (CUDA)
+};
 
 struct TimingOptions {
   int warmup = 5;    ///< launches before timing (module load, caches, clocks)
   int batch = 10;    ///< launches per timed batch
   int samples = 50;  ///< timed batches; the median is reported
+  TimingMode mode = TimingMode::Wall;
 };
+
+/// "wall" / "queued" (tool options, JSON).
+inline const char* to_string(TimingMode mode) {
+  return mode == TimingMode::Queued ? "queued" : "wall";
+}
 
 struct TimingResult {
   double median_seconds = 0;  ///< per launch
@@ -33,15 +54,29 @@ TimingResult time_launches(Launch&& launch, const TimingOptions& options = {},
                            const ExecutionSpace& exec = ExecutionSpace()) {
   COMPOUND_SPARSE_REQUIRE(options.batch >= 1 && options.samples >= 1 && options.warmup >= 0,
                           "timing: batch and samples must be positive, warmup non-negative");
+  COMPOUND_SPARSE_REQUIRE(
+      options.mode == TimingMode::Wall || impl::queued_timing_available<ExecutionSpace>(),
+      "timing: queued timing needs the CUDA backend (this is " << ExecutionSpace::name() << "); use wall timing");
   int index = 0;
   for (int i = 0; i < options.warmup; ++i) launch(index++);
   exec.fence();
   std::vector<double> per_launch(options.samples);
-  for (int s = 0; s < options.samples; ++s) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < options.batch; ++i) launch(index++);
-    exec.fence();
-    per_launch[s] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / options.batch;
+  if constexpr (impl::queued_timing_available<ExecutionSpace>()) {
+#if defined(KOKKOS_ENABLE_CUDA)
+    if (options.mode == TimingMode::Queued) {
+      impl::QueuedTimer timer;
+      for (int s = 0; s < options.samples; ++s)
+        per_launch[s] = timer.time_batch(exec, launch, index, options.batch) / options.batch;
+    }
+#endif
+  }
+  if (options.mode == TimingMode::Wall) {
+    for (int s = 0; s < options.samples; ++s) {
+      const auto start = std::chrono::steady_clock::now();
+      for (int i = 0; i < options.batch; ++i) launch(index++);
+      exec.fence();
+      per_launch[s] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / options.batch;
+    }
   }
   std::sort(per_launch.begin(), per_launch.end());
   TimingResult result;

@@ -81,7 +81,11 @@ struct TunedMatrix {
   std::string source;  ///< file it was read from
   MatrixFeatures features;
   std::string search;  ///< "full" or "reduced"
-  std::string best;    ///< fastest ok variant, "" if none ran
+  /// How the times were taken: "wall" (host clock around fenced batches, launch
+  /// overhead included) or "queued" (GPU time of batches queued ahead; timing.hpp).
+  /// Records written before the field existed read as "wall".
+  std::string timing = "wall";
+  std::string best;  ///< fastest ok variant, "" if none ran
   double best_seconds = 0;
   std::vector<TunedMeasurement> measurements;
 };

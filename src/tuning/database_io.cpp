@@ -133,6 +133,7 @@ Json to_json(const TunedMatrix& t) {
   return {{"name", t.name},
           {"source", t.source},
           {"search", t.search},
+          {"timing", t.timing},
           {"features", to_json(t.features)},
           {"best", t.best},
           {"best_seconds", t.best_seconds},
@@ -144,6 +145,7 @@ TunedMatrix matrix_from_json(const Json& j) {
   t.name = j.at("name").get<std::string>();
   t.source = j.value("source", std::string());
   t.search = j.value("search", std::string());
+  t.timing = j.value("timing", std::string("wall"));
   t.features = features_from_json(j.at("features"));
   t.best = j.at("best").get<std::string>();
   t.best_seconds = j.value("best_seconds", 0.0);
