@@ -13,7 +13,9 @@
 // - Queued (CUDA only): the batch is queued behind a kernel that holds the
 //   stream until the host has queued it all, and CUDA events time it on the
 //   GPU (impl/queued_timing.hpp): back-to-back kernel time, as in a solver whose
-//   host runs ahead. Launches must not synchronise with the device.
+//   host runs ahead. Launches must run on `exec`'s stream (work on another
+//   stream is neither held nor timed) and must not synchronise with the device
+//   (that is detected and reported as an Error).
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
