@@ -243,9 +243,7 @@ std::vector<Job> make_jobs(const Options& o) {
 }
 
 int run_tuner(const Options& o) {
-  COMPOUND_SPARSE_REQUIRE(
-      o.quick.mode == cs::TimingMode::Wall || cs::impl::queued_timing_available<Kokkos::DefaultExecutionSpace>(),
-      "--timing queued needs the CUDA backend (this build runs on " << Kokkos::DefaultExecutionSpace::name() << ")");
+  cs::require_timing_mode<Kokkos::DefaultExecutionSpace>(o.quick.mode, "--timing queued");  // before any work
   const auto jobs = make_jobs(o);
   COMPOUND_SPARSE_REQUIRE(!jobs.empty(), "nothing to tune");
   const std::string path = (fs::path(o.db_dir) / cs::database_file_name(cs::default_device_info())).string();

@@ -44,6 +44,15 @@ inline const char* to_string(TimingMode mode) {
   return mode == TimingMode::Queued ? "queued" : "wall";
 }
 
+/// Throws an Error naming `what` (an option, a function) when `mode` cannot time
+/// work on ExecutionSpace: queued timing is CUDA only.
+template <class ExecutionSpace>
+void require_timing_mode(TimingMode mode, const char* what) {
+  COMPOUND_SPARSE_REQUIRE(
+      mode == TimingMode::Wall || impl::queued_timing_available<ExecutionSpace>(),
+      what << " needs the CUDA backend (this build runs on " << ExecutionSpace::name() << "); use wall timing");
+}
+
 struct TimingResult {
   double median_seconds = 0;  ///< per launch
   double min_seconds = 0;
@@ -56,9 +65,7 @@ TimingResult time_launches(Launch&& launch, const TimingOptions& options = {},
                            const ExecutionSpace& exec = ExecutionSpace()) {
   COMPOUND_SPARSE_REQUIRE(options.batch >= 1 && options.samples >= 1 && options.warmup >= 0,
                           "timing: batch and samples must be positive, warmup non-negative");
-  COMPOUND_SPARSE_REQUIRE(
-      options.mode == TimingMode::Wall || impl::queued_timing_available<ExecutionSpace>(),
-      "timing: queued timing needs the CUDA backend (this is " << ExecutionSpace::name() << "); use wall timing");
+  require_timing_mode<ExecutionSpace>(options.mode, "timing: queued timing");
   int index = 0;
   for (int i = 0; i < options.warmup; ++i) launch(index++);
   exec.fence();

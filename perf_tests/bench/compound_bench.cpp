@@ -279,9 +279,7 @@ int main(int argc, char** argv) {
   const Options o = parse(argc, argv);
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
-    COMPOUND_SPARSE_REQUIRE(
-        o.timing.mode == cs::TimingMode::Wall || cs::impl::queued_timing_available<Kokkos::DefaultExecutionSpace>(),
-        "--timing queued needs the CUDA backend (this build runs on " << Kokkos::DefaultExecutionSpace::name() << ")");
+    cs::require_timing_mode<Kokkos::DefaultExecutionSpace>(o.timing.mode, "--timing queued");  // before any work
     std::ifstream index_file(o.zoo);
     COMPOUND_SPARSE_REQUIRE(index_file, "cannot open zoo index " << o.zoo);
     const json index = json::parse(index_file);
