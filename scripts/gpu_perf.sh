@@ -7,7 +7,8 @@
 #                                        compound-zoo, compound-tune, compound-bench
 #   scripts/gpu_perf.sh run NAME         scripts/perf_pipeline.sh on the tuning zoo into
 #                                        $OUT/NAME (zoo, tune, leave-one-out, bench);
-#                                        TIMING=queued for GPU-side timing (default wall)
+#                                        TIMING=wall|queued|auto (default auto: queued,
+#                                        GPU time, as tuning/sm_90.json was tuned)
 #   scripts/gpu_perf.sh profile DB       ncu metrics (scripts/gpu_profile.sh) into $OUT/ncu,
 #                                        ours as selected from DB against the baselines
 #   scripts/gpu_perf.sh cost ENTRY       build time and binary size of the library for one
@@ -68,7 +69,7 @@ case $stage in
     [ -x build-cuda/perf_tests/bench/compound-bench ] || build || exit 1
     echo "=== pipeline $name ($(date +%T))"
     ZOO_DIR=$zoo REUSE_ZOO=1 scripts/perf_pipeline.sh build-cuda "$out/$name" "${zoo_args[@]}" \
-      --heatmap elasticity-box-large --timing "${TIMING:-wall}"
+      --heatmap elasticity-box-large --timing "${TIMING:-auto}"
     ;;
   profile)
     db=${2:?usage: gpu_perf.sh profile DB}

@@ -9,10 +9,11 @@
 # selection_quality.{json,md}, bench.json, bench.csv, pipeline.log.
 #
 #   scripts/perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME] [--meshes DIR] [--mhd1280b FILE]
-#                            [--timing wall|queued]
+#                            [--timing auto|wall|queued]
 #
-# --timing (default wall) goes to compound-tune and compound-bench: queued times the GPU
-# with the host out of the loop (CUDA only; include/compound_sparse/timing.hpp).
+# --timing (default auto: queued on CUDA, wall elsewhere) goes to compound-tune and
+# compound-bench: queued times the GPU with the host out of the loop (CUDA only;
+# include/compound_sparse/timing.hpp).
 #
 # Environment: ZOO_DIR (default /tmp/compound_zoo_SCALE); REUSE_ZOO=1 keeps a zoo of the
 # same scale already in ZOO_DIR (its generators are deterministic) instead of rebuilding it.
@@ -20,7 +21,7 @@ set -uo pipefail
 build=${1:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
 out=${2:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
 shift 2
-scale=small heatmap=elasticity-box-small timing=wall zoo_args=()
+scale=small heatmap=elasticity-box-small timing=auto zoo_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --scale) scale=$2; shift 2 ;;

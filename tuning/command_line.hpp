@@ -2,6 +2,7 @@
 // Command-line parsing shared by the project's tools (compound-zoo, compound-tune,
 // compound-bench). Every option is "--name value"; a tool maps option names to
 // setters and reports the one problem that parse_options returns, with its usage.
+#include <compound_sparse/timing.hpp>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
@@ -66,6 +67,14 @@ inline std::string one_of(const std::string& value, std::initializer_list<const 
     names += (names.empty() ? "" : "|") + std::string(a);
   }
   throw std::invalid_argument("one of " + names);
+}
+
+/// --timing auto|wall|queued (compound_sparse/timing.hpp). auto, the tools' default, is
+/// preferred_timing_mode: queued (GPU time) on CUDA, wall elsewhere.
+inline compound_sparse::TimingMode timing_mode(const std::string& value) {
+  const std::string mode = one_of(value, {"auto", "wall", "queued"});
+  if (mode == "auto") return compound_sparse::preferred_timing_mode();
+  return mode == "queued" ? compound_sparse::TimingMode::Queued : compound_sparse::TimingMode::Wall;
 }
 
 }  // namespace compound_tools

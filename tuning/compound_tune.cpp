@@ -5,7 +5,7 @@
 //   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]
 //                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
-//                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing wall|queued]
+//                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
 //   compound-tune --matrix FILE.mtx --entry complex|quaternion|block3 [same options]
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
 //
@@ -16,9 +16,10 @@
 // Re-timing every near-best candidate, not just a top few, matters for selection:
 // a variant picked for a similar matrix is then judged by the same careful timing
 // as the best (leave-one-out compares the two). The search's batch defaults to the
-// final one, so that both amortise the per-batch fence alike. --timing queued takes
-// GPU time with the host out of the loop (CUDA only; timing.hpp), for kernels that
-// are shorter than a launch; the record says which timing it holds.
+// final one, so that both amortise the per-batch fence alike. --timing: auto (the
+// default) is queued on CUDA, GPU time with the host out of the loop (timing.hpp),
+// so that kernels shorter than a launch are ranked by their own time, not by the
+// host's launch rate; wall elsewhere. The record says which timing it holds.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -43,8 +44,9 @@ namespace {
 struct Options {
   std::string zoo, matrix_file, entry, precision = "both", search = "reduced", db_dir = "tuning";
   std::vector<std::string> names;
-  cs::TimingOptions quick{2, 10, 5};   // warmup, batch, samples: the search
-  cs::TimingOptions final{5, 10, 50};  // the perf suite's timing, for the near-best candidates
+  // warmup, batch, samples, mode: the search, then the perf suite's timing for the near-best candidates
+  cs::TimingOptions quick{2, 10, 5, cs::preferred_timing_mode()};
+  cs::TimingOptions final{5, 10, 50, cs::preferred_timing_mode()};
   int top = 5;
   double retime_within = 1.25;  // re-time every candidate within this factor of the fastest ...
   int retime_max = 48;          // ... but no more than this many
@@ -66,7 +68,7 @@ int usage(const char* argv0) {
             << " --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]\n"
                "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR]\n"
                "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
-               "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing wall|queued]\n"
+               "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
                "       "
             << argv0 << " --matrix FILE.mtx --entry complex|quaternion|block3 [same options]\n       " << argv0
             << " --loo DB.json --out PREFIX [--neighbours K]\n";
@@ -312,11 +314,7 @@ int main(int argc, char** argv) {
       {"--retime-within", [&](const std::string& v) { o.retime_within = std::stod(v); }},
       {"--retime-max", [&](const std::string& v) { o.retime_max = integer_at_least(v, 0); }},
       {"--budget-bytes", [&](const std::string& v) { o.budget = std::stoull(v); }},
-      {"--timing",
-       [&](const std::string& v) {
-         o.quick.mode = o.final.mode =
-             one_of(v, {"wall", "queued"}) == "queued" ? cs::TimingMode::Queued : cs::TimingMode::Wall;
-       }},
+      {"--timing", [&](const std::string& v) { o.quick.mode = o.final.mode = compound_tools::timing_mode(v); }},
       {"--loo", [&](const std::string& v) { o.loo = v; }},
       {"--out", [&](const std::string& v) { o.out = v; }},
       {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }}};

@@ -138,9 +138,9 @@ TEST(Timing, QueuedModeIsGpuTimeOnCudaAndAClearErrorElsewhere) {
     return;
   }
   // A long kernel: queued (GPU events) and wall (host clock) agree, launch overhead being small.
-  // Not symmetric: ctest runs other GPU tests beside this one, and their kernels interleave
-  // with ours, which lengthens the host's clock more than the events around our batch (seen on
-  // an H200 under ctest -j4: queued 0.85 of wall). Queued time well below wall would mean the
+  // Not symmetric: ctest runs other GPU tests beside this one, whose work can lengthen the
+  // host's clock between fences more than the events around our queued batch (seen on an H200
+  // under ctest -j4: queued 0.85 of wall). Queued time well below wall would mean the
   // events missed part of the batch; above it, that they took in the hold.
   auto wall = options;
   wall.mode = cs::TimingMode::Wall;

@@ -44,6 +44,15 @@ inline const char* to_string(TimingMode mode) {
   return mode == TimingMode::Queued ? "queued" : "wall";
 }
 
+/// Queued where ExecutionSpace can take it (CUDA), else Wall: the mode that measures
+/// the kernels rather than the host's launch rate wherever it can. The tools' default
+/// (--timing auto), so that a database tuned on a GPU ranks variants by their GPU time,
+/// including those shorter than a launch.
+template <class ExecutionSpace = Kokkos::DefaultExecutionSpace>
+constexpr TimingMode preferred_timing_mode() {
+  return impl::queued_timing_available<ExecutionSpace>() ? TimingMode::Queued : TimingMode::Wall;
+}
+
 /// Throws an Error naming `what` (an option, a function) when `mode` cannot time
 /// work on ExecutionSpace: queued timing is CUDA only.
 template <class ExecutionSpace>

@@ -4,7 +4,7 @@
 //
 //   compound-bench --zoo DIR/index.json --out DIR [--precision float|double|both]
 //                  [--matrices a,b] [--search reduced|full] [--samples N] [--batch N]
-//                  [--heatmap NAME] [--db tuning/sm_90.json] [--timing wall|queued]
+//                  [--heatmap NAME] [--db tuning/sm_90.json] [--timing auto|wall|queued]
 //
 // Per matrix and precision: every variant of the search is checked against the
 // double host reference and timed cheaply; the five fastest overall and the five
@@ -15,9 +15,10 @@
 // compound-tune stored for the matrix (same device, entry type, precision) take
 // its place, and only the leaders and the baselines are timed here. Effective bandwidth uses compulsory bytes (matrix
 // in CSR, x and y once) and is compared with a device-to-device copy timed in the run.
-// --timing queued times every method (ours and the baselines) by GPU time with the
-// host out of the loop (CUDA only; compound_sparse/timing.hpp); the default, wall,
-// includes the host's launch overhead.
+// --timing: every method (ours and the baselines) is timed the same way; auto (the
+// default) is queued on CUDA, GPU time with the host out of the loop
+// (compound_sparse/timing.hpp), and wall elsewhere; wall includes the host's launch
+// overhead.
 
 #include <algorithm>
 #include <chrono>
@@ -53,10 +54,10 @@ struct Options {
   std::set<std::string> precisions{"float", "double"};
   std::set<std::string> matrices;  // empty: all
   std::string search = "reduced";
-  cs::TimingOptions timing{5, 10, 50};
-  cs::TimingOptions search_timing{2, 10, 5};  // batch as the full timing (compound-tune's search)
-  std::string heatmap;                        // matrix name
-  fs::path db;                                // tuning database whose measurements replace the search
+  cs::TimingOptions timing{5, 10, 50, cs::preferred_timing_mode()};
+  cs::TimingOptions search_timing{2, 10, 5, cs::preferred_timing_mode()};  // compound-tune's search
+  std::string heatmap;                                                     // matrix name
+  fs::path db;  // tuning database whose measurements replace the search
   std::string command;
 };
 
@@ -64,7 +65,7 @@ struct Options {
   std::cerr << argv0 << ": " << problem << "\nusage: " << argv0
             << " --zoo DIR/index.json --out DIR [--precision float|double|both] [--matrices a,b]\n"
                "       [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n"
-               "       [--timing wall|queued]\n";
+               "       [--timing auto|wall|queued]\n";
   std::exit(2);
 }
 
@@ -92,10 +93,8 @@ Options parse(int argc, char** argv) {
       {"--batch", [&](const std::string& v) { o.timing.batch = integer_at_least(v, 1); }},
       {"--heatmap", [&](const std::string& v) { o.heatmap = v; }},
       {"--db", [&](const std::string& v) { o.db = v; }},
-      {"--timing", [&](const std::string& v) {
-         o.timing.mode = o.search_timing.mode =
-             compound_tools::one_of(v, {"wall", "queued"}) == "queued" ? cs::TimingMode::Queued : cs::TimingMode::Wall;
-       }}};
+      {"--timing",
+       [&](const std::string& v) { o.timing.mode = o.search_timing.mode = compound_tools::timing_mode(v); }}};
   if (compound_tools::wants_help(argc, argv)) usage(argv[0], "help");
   const std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (!problem.empty()) usage(argv[0], problem);
