@@ -151,3 +151,22 @@ list(LENGTH COMPOUND_SPARSE_LAUNCH_BOUNDS _cs_n_bounds)
 math(EXPR _cs_n_variants "${_cs_n_entries} * 4 * 12 * ${_cs_n_bounds}")
 message(STATUS "CompoundSparse: ${_cs_n_variants} SpMV variants "
                "(${_cs_n_entries} entry types x 48 layouts/kinds x ${_cs_n_bounds} launch bounds)")
+
+# Stops the configuration with the reason when `what` (a part of this project:
+# tests, examples, a tool) calls the registry for entry types the build does not
+# compile; without it, a smaller COMPOUND_SPARSE_VARIANT_ENTRIES would end in
+# undefined references at link time.
+#   compound_sparse_require_variant_entries(<what> <option that turns it off> <entry>...)
+function(compound_sparse_require_variant_entries what option)
+  set(missing "")
+  foreach(entry IN LISTS ARGN)
+    if(NOT entry IN_LIST COMPOUND_SPARSE_VARIANT_ENTRIES)
+      list(APPEND missing ${entry})
+    endif()
+  endforeach()
+  if(missing)
+    list(JOIN missing ", " missing)
+    message(FATAL_ERROR "CompoundSparse: COMPOUND_SPARSE_VARIANT_ENTRIES (${COMPOUND_SPARSE_VARIANT_ENTRIES}) "
+                        "leaves out ${missing}, which ${what} use: add them, or configure with -D${option}=OFF")
+  endif()
+endfunction()
