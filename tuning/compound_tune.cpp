@@ -111,24 +111,6 @@ std::vector<cs::VariantKey> search_keys(const std::string& search) {
   return search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
 }
 
-/// Files store double components; float matrices are rounded from them.
-template <class Entry>
-cs::HostCsr<Entry> load(const std::string& file) {
-  using Wide = typename cs::entry_traits<Entry>::template rebind<double>;
-  const auto wide = cs::io::read_matrix_market<Wide>(file);
-  cs::HostCsr<Entry> a;
-  a.num_rows = wide.num_rows;
-  a.num_cols = wide.num_cols;
-  a.row_offsets = wide.row_offsets;
-  a.col_indices = wide.col_indices;
-  a.values.resize(wide.values.size());
-  for (std::size_t i = 0; i < wide.values.size(); ++i)
-    for (int c = 0; c < cs::component_traits<Entry>::size; ++c)
-      cs::component_traits<Entry>::get(a.values[i], c) =
-          static_cast<cs::scalar_type_t<Entry>>(cs::component_traits<Wide>::get(wide.values[i], c));
-  return a;
-}
-
 cs::TunedMeasurement record(const cs::Measurement& m, bool retimed) {
   cs::TunedMeasurement t;
   t.variant = m.key.name();
@@ -145,7 +127,7 @@ cs::TunedMeasurement record(const cs::Measurement& m, bool retimed) {
 
 template <class Entry>
 cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const std::string& label) {
-  const auto a = load<Entry>(job.file);
+  const auto a = cs::io::read_matrix_market<Entry>(job.file);  // float: components rounded on reading
   const auto keys = search_keys<Entry>(o.search);
   const double unit = static_cast<double>(job.nnz) + 1000;
   cs::MeasureOptions quick;
