@@ -1,161 +1,190 @@
-# Generates the explicit SpMV variant instantiations and their registration
-# (include/compound_sparse/registry.hpp), one translation unit per entry type
-# (or per entry type and layout, COMPOUND_SPARSE_VARIANT_SPLIT) so that the
-# build parallelises.
+# Generates the variant space's C++ lists and the explicit SpMV instantiations of the
+# variant registry (include/compound_sparse/registry.hpp) from the one declaration,
+# cmake/CompoundSparseVariantSpace.cmake, through the templates in cmake/templates/.
 #
-#   COMPOUND_SPARSE_VARIANT_ENTRIES  entry types to instantiate (names below)
+#   COMPOUND_SPARSE_VARIANT_ENTRIES  declared entry types compiled into the registry
 #   COMPOUND_SPARSE_LAUNCH_BOUNDS    threads:min_teams_per_sm pairs (n_t:n_b)
+#   COMPOUND_SPARSE_VARIANT_SPLIT    translation units: per entry type, or per entry
+#                                    type and (outer, inner) layout
 #
-# Output: ${COMPOUND_SPARSE_GENERATED_DIR}/compound_sparse/variant_config.hpp and
-# the list COMPOUND_SPARSE_VARIANT_SOURCES.
+# Output, under ${COMPOUND_SPARSE_GENERATED_DIR}:
+#   compound_sparse/variant_space.hpp   the lists (installed with the headers)
+#   compound_sparse/variant_space.json  the same for the Python scripts
+#   variants_<entry>_<first layout>.cpp, variant_registry_<entry>.cpp
+# and the lists COMPOUND_SPARSE_VARIANT_SOURCES (library sources) and
+# COMPOUND_SPARSE_DECLARED_ENTRIES (every declared entry type, for the tests).
 
-set(_cs_type_complex_float "Kokkos::complex<float>")
-set(_cs_type_complex_double "Kokkos::complex<double>")
-set(_cs_type_quaternion_float "compound_sparse::Quaternion<float>")
-set(_cs_type_quaternion_double "compound_sparse::Quaternion<double>")
-foreach(e 2 3 4)
-  set(_cs_type_block${e}_float "compound_sparse::Block<float, ${e}>")
-  set(_cs_type_block${e}_double "compound_sparse::Block<double, ${e}>")
-endforeach()
+# ---- reading the declaration -------------------------------------------------
+set(COMPOUND_SPARSE_DECLARED_ENTRIES "")
+set(_cs_outer_types "")
+set(_cs_inner_types "")
+set(_cs_kind_names "")
+set(_cs_kind_enumerators "")
 
-set(COMPOUND_SPARSE_VARIANT_ENTRIES
-    "complex_float;complex_double;quaternion_float;quaternion_double;block3_float;block3_double"
-    CACHE STRING "Entry types compiled into the variant registry (complex_*, quaternion_*, block{2,3,4}_*)")
-# GPUs: a 3 x 3 grid of the method's launch-bounds space, n_t in {128, 256, 512}
-# threads per team and n_b in {1, 2, 4} teams per SM (128 to 2048 threads per
-# SM); every further pair adds 48 kernels per entry type to the build. Host
-# backends ignore launch bounds, so one pair is enough there.
+function(compound_sparse_entry_type name cpp_type components)
+  if(NOT name MATCHES "^([a-z0-9]+)_(float|double)$")
+    message(FATAL_ERROR "compound_sparse_entry_type: '${name}' is not <class>_<float|double>")
+  endif()
+  set(COMPOUND_SPARSE_DECLARED_ENTRIES ${COMPOUND_SPARSE_DECLARED_ENTRIES} ${name} PARENT_SCOPE)
+  set(_cs_entry_type_${name} "${cpp_type}" PARENT_SCOPE)
+  set(_cs_entry_class_${name} "${CMAKE_MATCH_1}" PARENT_SCOPE)
+  set(_cs_entry_precision_${name} "${CMAKE_MATCH_2}" PARENT_SCOPE)
+  set(_cs_entry_components_${name} "${components}" PARENT_SCOPE)
+endfunction()
+function(compound_sparse_outer_layout cpp_type)
+  set(_cs_outer_types ${_cs_outer_types} "${cpp_type}" PARENT_SCOPE)
+endfunction()
+function(compound_sparse_inner_layout cpp_type)
+  set(_cs_inner_types ${_cs_inner_types} "${cpp_type}" PARENT_SCOPE)
+endfunction()
+function(compound_sparse_schedule_kind name enumerator)
+  set(_cs_kind_names ${_cs_kind_names} "${name}" PARENT_SCOPE)
+  set(_cs_kind_enumerators ${_cs_kind_enumerators} "${enumerator}" PARENT_SCOPE)
+endfunction()
+
+include(${CMAKE_CURRENT_LIST_DIR}/CompoundSparseVariantSpace.cmake)
+
+# ---- options -------------------------------------------------------------------
+string(REPLACE ";" ", " _cs_declared_text "${COMPOUND_SPARSE_DECLARED_ENTRIES}")
+set(COMPOUND_SPARSE_VARIANT_ENTRIES "${COMPOUND_SPARSE_DEFAULT_VARIANT_ENTRIES}" CACHE STRING
+    "Entry types compiled into the variant registry (of: ${_cs_declared_text})")
 if(COMPOUND_SPARSE_CUDA)
-  set(_cs_default_bounds "128:1;128:2;128:4;256:1;256:2;256:4;512:1;512:2;512:4")
+  set(_cs_default_bounds "${COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU}")
+  set(_cs_default_split layout)
 else()
-  set(_cs_default_bounds "128:4")
+  set(_cs_default_bounds "${COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_HOST}")
+  set(_cs_default_split entry)
 endif()
 set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
     "Launch bounds threads:min_teams_per_sm compiled for every variant")
-
-if(COMPOUND_SPARSE_CUDA)
-  set(_cs_default_split layout)
-else()
-  set(_cs_default_split entry)
-endif()
+# Units of compilation: per (outer, inner) layout on CUDA, where nvcc is slow per
+# kernel and a GPU machine has many cores; per entry type on host backends, where
+# parsing Kokkos dominates and CI has two cores.
 set(COMPOUND_SPARSE_VARIANT_SPLIT "${_cs_default_split}" CACHE STRING
     "Translation units of the variant registry: one per entry type (entry) or per entry type and layout (layout)")
+set_property(CACHE COMPOUND_SPARSE_VARIANT_SPLIT PROPERTY STRINGS entry layout)
 
-set(COMPOUND_SPARSE_GENERATED_DIR "${CMAKE_BINARY_DIR}/generated")
-set(_cs_dir "${COMPOUND_SPARSE_GENERATED_DIR}/compound_sparse")
-
-set(_cs_bounds "")
+foreach(entry IN LISTS COMPOUND_SPARSE_VARIANT_ENTRIES)
+  if(NOT entry IN_LIST COMPOUND_SPARSE_DECLARED_ENTRIES)
+    message(FATAL_ERROR "COMPOUND_SPARSE_VARIANT_ENTRIES: unknown entry type '${entry}' "
+                        "(declared in cmake/CompoundSparseVariantSpace.cmake: ${_cs_declared_text})")
+  endif()
+endforeach()
+set(_cs_bounds_types "")
 foreach(pair IN LISTS COMPOUND_SPARSE_LAUNCH_BOUNDS)
   if(NOT pair MATCHES "^([0-9]+):([0-9]+)$")
     message(FATAL_ERROR "COMPOUND_SPARSE_LAUNCH_BOUNDS: '${pair}' is not threads:min_teams")
   endif()
-  list(APPEND _cs_bounds "compound_sparse::impl::Bounds<${CMAKE_MATCH_1}, ${CMAKE_MATCH_2}>")
+  list(APPEND _cs_bounds_types "LaunchBoundsPair<${CMAKE_MATCH_1}, ${CMAKE_MATCH_2}>")
 endforeach()
-list(JOIN _cs_bounds ", " _cs_bounds)
+if(NOT COMPOUND_SPARSE_VARIANT_SPLIT MATCHES "^(entry|layout)$")
+  message(FATAL_ERROR "COMPOUND_SPARSE_VARIANT_SPLIT: '${COMPOUND_SPARSE_VARIANT_SPLIT}' is not entry or layout")
+endif()
 
-set(_cs_outer_csr "compound_sparse::Csr")
-set(_cs_outer_ell "compound_sparse::Ell")
-set(_cs_outer_sell16 "compound_sparse::SlicedEll<16>")
-set(_cs_outer_sell32 "compound_sparse::SlicedEll<32>")
+# ---- the generated header and JSON -----------------------------------------------
+set(COMPOUND_SPARSE_GENERATED_DIR "${CMAKE_BINARY_DIR}/generated")
+set(_cs_dir "${COMPOUND_SPARSE_GENERATED_DIR}/compound_sparse")
+set(_cs_templates "${CMAKE_CURRENT_LIST_DIR}/templates")
+
+# C++ and JSON spellings of the lists, each a single placeholder in the templates.
+set(_cs_compiled_types "")
+foreach(entry IN LISTS COMPOUND_SPARSE_VARIANT_ENTRIES)
+  list(APPEND _cs_compiled_types "${_cs_entry_type_${entry}}")
+endforeach()
+set(_cs_declared_types "")
+set(_cs_entries_json "")
+foreach(entry IN LISTS COMPOUND_SPARSE_DECLARED_ENTRIES)
+  list(APPEND _cs_declared_types "${_cs_entry_type_${entry}}")
+  if(entry IN_LIST COMPOUND_SPARSE_VARIANT_ENTRIES)
+    set(compiled true)
+  else()
+    set(compiled false)
+  endif()
+  list(APPEND _cs_entries_json
+       "    {\"name\": \"${entry}\", \"class\": \"${_cs_entry_class_${entry}}\", \"precision\": \"${_cs_entry_precision_${entry}}\", \"components\": ${_cs_entry_components_${entry}}, \"cpp_type\": \"${_cs_entry_type_${entry}}\", \"compiled\": ${compiled}}")
+endforeach()
+list(TRANSFORM _cs_kind_enumerators PREPEND "ScheduleKind::" OUTPUT_VARIABLE _cs_kind_values)
+set(_cs_kind_names_cpp "")
+set(_cs_kind_names_json "")
+foreach(kind IN LISTS _cs_kind_names)
+  list(APPEND _cs_kind_names_cpp "\"${kind}\"")
+  list(APPEND _cs_kind_names_json "\"${kind}\"")
+endforeach()
+set(_cs_bounds_json "")
+foreach(pair IN LISTS COMPOUND_SPARSE_LAUNCH_BOUNDS)
+  list(APPEND _cs_bounds_json "\"${pair}\"")
+endforeach()
+
+list(JOIN _cs_compiled_types ", " CS_COMPILED_ENTRY_TYPES)
+list(JOIN _cs_declared_types ", " CS_DECLARED_ENTRY_TYPES)
+list(JOIN _cs_outer_types ", " CS_OUTER_LAYOUT_TYPES)
+list(JOIN _cs_inner_types ", " CS_INNER_LAYOUT_TYPES)
+list(JOIN _cs_kind_enumerators ", " CS_SCHEDULE_KIND_ENUMERATORS)
+list(JOIN _cs_kind_values ", " CS_SCHEDULE_KIND_VALUES)
+list(JOIN _cs_kind_names_cpp ", " CS_SCHEDULE_KIND_NAMES)
+list(JOIN _cs_bounds_types ", " CS_LAUNCH_BOUNDS_TYPES)
+list(JOIN COMPOUND_SPARSE_VARIANT_ENTRIES "," CS_VARIANT_ENTRIES_TEXT)
+list(JOIN COMPOUND_SPARSE_LAUNCH_BOUNDS "," CS_LAUNCH_BOUNDS_TEXT)
+list(JOIN _cs_entries_json ",\n" CS_ENTRIES_JSON)
+list(JOIN _cs_kind_names_json ", " CS_SCHEDULE_KIND_NAMES_JSON)
+list(JOIN _cs_bounds_json ", " CS_LAUNCH_BOUNDS_JSON)
+set(_cs_outer_json "")
+foreach(t IN LISTS _cs_outer_types)
+  list(APPEND _cs_outer_json "\"${t}\"")
+endforeach()
+set(_cs_inner_json "")
+foreach(t IN LISTS _cs_inner_types)
+  list(APPEND _cs_inner_json "\"${t}\"")
+endforeach()
+list(JOIN _cs_outer_json ", " CS_OUTER_LAYOUT_TYPES_JSON)
+list(JOIN _cs_inner_json ", " CS_INNER_LAYOUT_TYPES_JSON)
+
+configure_file(${_cs_templates}/variant_space.hpp.in ${_cs_dir}/variant_space.hpp @ONLY)
+configure_file(${_cs_templates}/variant_space.json.in ${_cs_dir}/variant_space.json @ONLY)
+
+# ---- the registry's translation units ---------------------------------------------
+# A unit instantiates the layouts [first, last) of the (outer x inner) product that
+# variant_space.hpp enumerates (impl/variant_units.hpp); the registry unit of an entry
+# type calls them all with the same unit size, so both sides derive from the lists.
+list(LENGTH _cs_outer_types _cs_n_outer)
+list(LENGTH _cs_inner_types _cs_n_inner)
+list(LENGTH _cs_kind_names _cs_n_kinds)
+math(EXPR CS_LAYOUT_COUNT "${_cs_n_outer} * ${_cs_n_inner}")
+if(COMPOUND_SPARSE_VARIANT_SPLIT STREQUAL "layout")
+  set(CS_UNIT_SIZE 1)
+else()
+  set(CS_UNIT_SIZE ${CS_LAYOUT_COUNT})
+endif()
+math(EXPR _cs_last_first "${CS_LAYOUT_COUNT} - 1")
 
 set(COMPOUND_SPARSE_VARIANT_SOURCES "")
-set(_cs_declarations "")
-set(_cs_definitions "")
 foreach(entry IN LISTS COMPOUND_SPARSE_VARIANT_ENTRIES)
-  if(NOT DEFINED _cs_type_${entry})
-    message(FATAL_ERROR "COMPOUND_SPARSE_VARIANT_ENTRIES: unknown entry type '${entry}'")
-  endif()
-  set(type "${_cs_type_${entry}}")
-  set(calls "")
-  # Units of compilation: per (outer, inner) layout on CUDA, where nvcc is slow
-  # per kernel and a GPU machine has many cores; per entry type on host
-  # backends, where parsing Kokkos dominates and CI has two cores.
-  if(COMPOUND_SPARSE_VARIANT_SPLIT STREQUAL "layout")
-    set(units csr_aos csr_soa ell_aos ell_soa sell16_aos sell16_soa sell32_aos sell32_soa)
-  else()
-    set(units all)
-  endif()
-  foreach(unit IN LISTS units)
-    if(unit STREQUAL "all")
-      set(layouts csr_aos csr_soa ell_aos ell_soa sell16_aos sell16_soa sell32_aos sell32_soa)
-    else()
-      set(layouts ${unit})
-    endif()
-    set(body "")
-    foreach(layout IN LISTS layouts)
-      string(REPLACE "_" ";" parts "${layout}")
-      list(GET parts 0 outer)
-      list(GET parts 1 inner)
-      string(SUBSTRING "${inner}" 0 1 first)
-      string(TOUPPER "${first}" first)
-      string(SUBSTRING "${inner}" 1 -1 rest)
-      string(APPEND body "  impl::register_layout<${type}, typename Kokkos::DefaultExecutionSpace::memory_space, "
-                         "${_cs_outer_${outer}}, compound_sparse::${first}${rest},\n"
-                         "                        ${_cs_bounds}>(registry);\n")
-    endforeach()
-    set(fn "register_${entry}_${unit}")
-    file(CONFIGURE OUTPUT "${_cs_dir}/variants_${entry}_${unit}.cpp" CONTENT
-"// Generated by cmake/CompoundSparseVariants.cmake: do not edit.
-#include <compound_sparse/impl/register_variants.hpp>
-
-namespace compound_sparse::generated {
-void ${fn}(VariantRegistry<${type}>& registry) {
-${body}}
-}  // namespace compound_sparse::generated
-")
-    list(APPEND COMPOUND_SPARSE_VARIANT_SOURCES "${_cs_dir}/variants_${entry}_${unit}.cpp")
-    string(APPEND _cs_declarations "void ${fn}(VariantRegistry<${type}>&);\n")
-    string(APPEND calls "    ${fn}(r);\n")
+  set(CS_ENTRY_NAME ${entry})
+  set(CS_ENTRY_TYPE "${_cs_entry_type_${entry}}")
+  set(CS_ENTRY_COMPONENTS ${_cs_entry_components_${entry}})
+  foreach(first RANGE 0 ${_cs_last_first} ${CS_UNIT_SIZE})
+    set(CS_FIRST_LAYOUT ${first})
+    math(EXPR CS_LAST_LAYOUT "${first} + ${CS_UNIT_SIZE}")
+    configure_file(${_cs_templates}/variant_unit.cpp.in ${COMPOUND_SPARSE_GENERATED_DIR}/variants_${entry}_${first}.cpp
+                   @ONLY)
+    list(APPEND COMPOUND_SPARSE_VARIANT_SOURCES ${COMPOUND_SPARSE_GENERATED_DIR}/variants_${entry}_${first}.cpp)
   endforeach()
-  string(APPEND _cs_definitions
-"template <>
-const VariantRegistry<${type}>& variant_registry<${type}>() {
-  static const VariantRegistry<${type}> registry = [] {
-    VariantRegistry<${type}> r;
-${calls}    return r;
-  }();
-  return registry;
-}
-")
-  string(APPEND _cs_specializations "template <>\nconst VariantRegistry<${type}>& variant_registry<${type}>();\n")
+  configure_file(${_cs_templates}/variant_registry.cpp.in
+                 ${COMPOUND_SPARSE_GENERATED_DIR}/variant_registry_${entry}.cpp @ONLY)
+  list(APPEND COMPOUND_SPARSE_VARIANT_SOURCES ${COMPOUND_SPARSE_GENERATED_DIR}/variant_registry_${entry}.cpp)
 endforeach()
 
-list(JOIN COMPOUND_SPARSE_VARIANT_ENTRIES "," _cs_entry_names)
-list(JOIN COMPOUND_SPARSE_LAUNCH_BOUNDS "," _cs_bounds_names)
-file(CONFIGURE OUTPUT "${_cs_dir}/variant_config.hpp" CONTENT
-"// Generated by cmake/CompoundSparseVariants.cmake: the entry types and launch
-// bounds compiled into this build's variant registry.
-#pragma once
-#include <compound_sparse/block.hpp>
-#include <compound_sparse/quaternion.hpp>
-
-#define COMPOUND_SPARSE_VARIANT_ENTRIES \"${_cs_entry_names}\"
-#define COMPOUND_SPARSE_LAUNCH_BOUNDS \"${_cs_bounds_names}\"
-
-namespace compound_sparse {
-${_cs_specializations}}  // namespace compound_sparse
-")
-file(CONFIGURE OUTPUT "${_cs_dir}/variant_registry.cpp" CONTENT
-"// Generated by cmake/CompoundSparseVariants.cmake: do not edit.
-#include <compound_sparse/registry.hpp>
-
-namespace compound_sparse {
-namespace generated {
-${_cs_declarations}}  // namespace generated
-using namespace generated;
-${_cs_definitions}}  // namespace compound_sparse
-")
-list(APPEND COMPOUND_SPARSE_VARIANT_SOURCES "${_cs_dir}/variant_registry.cpp")
 list(LENGTH COMPOUND_SPARSE_VARIANT_ENTRIES _cs_n_entries)
 list(LENGTH COMPOUND_SPARSE_LAUNCH_BOUNDS _cs_n_bounds)
-math(EXPR _cs_n_variants "${_cs_n_entries} * 4 * 12 * ${_cs_n_bounds}")
+math(EXPR _cs_per_entry "${CS_LAYOUT_COUNT} * ${_cs_n_inner} * ${_cs_n_kinds}")
+math(EXPR _cs_n_variants "${_cs_n_entries} * ${_cs_per_entry} * ${_cs_n_bounds}")
 message(STATUS "CompoundSparse: ${_cs_n_variants} SpMV variants "
-               "(${_cs_n_entries} entry types x 48 layouts/kinds x ${_cs_n_bounds} launch bounds)")
+               "(${_cs_n_entries} entry types x ${_cs_per_entry} layouts/kinds x ${_cs_n_bounds} launch bounds)")
 
 # Stops the configuration with the reason when `what` (a part of this project:
 # tests, examples, a tool) calls the registry for entry types the build does not
 # compile; without it, a smaller COMPOUND_SPARSE_VARIANT_ENTRIES would end in
-# undefined references at link time.
+# a static_assert (variant_registry) deep inside that part's build.
 #   compound_sparse_require_variant_entries(<what> <option that turns it off> <entry>...)
 function(compound_sparse_require_variant_entries what option)
   set(missing "")

@@ -2,11 +2,12 @@
 // writes (merges into) the tuning database <db-dir>/<device key>.json; with
 // --loo, evaluates selection quality from a database alone. docs/tuning.md.
 //
-//   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]
+//   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry CLASS]
 //                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
 //                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
-//   compound-tune --matrix FILE.mtx --entry complex|quaternion|block3 [same options]
+//   compound-tune --matrix FILE.mtx --entry CLASS [same options]
+//   (CLASS: an entry class compiled into the registry: complex, quaternion, block3, ...)
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
 //
 // Search: every candidate is timed cheaply (--samples x --batch launches), then
@@ -32,12 +33,13 @@
 #include "compound_sparse/io/matrix_market.hpp"
 #include "compound_sparse/measure.hpp"
 #include "compound_sparse/tuning_database.hpp"
+#include "entry_dispatch.hpp"
 #include "leave_one_out.hpp"
 #include "progress.hpp"
 
 namespace cs = compound_sparse;
 namespace fs = std::filesystem;
-using compound_tune::ProgressBar;
+using compound_tools::ProgressBar;
 
 namespace {
 
@@ -64,46 +66,16 @@ struct Job {
 };
 
 int usage(const char* argv0) {
-  std::cerr << "usage: " << argv0
-            << " --zoo DIR/index.json [--matrices a,b] [--entry complex|quaternion|block3]\n"
+  const std::string classes = compound_tools::joined(compound_tools::compiled_entry_classes());
+  std::cerr << "usage: " << argv0 << " --zoo DIR/index.json [--matrices a,b] [--entry " << classes
+            << "]\n"
                "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR]\n"
                "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
                "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
                "       "
-            << argv0 << " --matrix FILE.mtx --entry complex|quaternion|block3 [same options]\n       " << argv0
+            << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
             << " --loo DB.json --out PREFIX [--neighbours K]\n";
   return 2;
-}
-
-// ---- entry type dispatch: only types compiled into the registry ---------------
-
-using Block3Float = cs::Block<float, 3>;  // macro arguments cannot hold the comma
-using Block3Double = cs::Block<double, 3>;
-
-template <class F>
-bool dispatch(const std::string& entry, const std::string& precision, F&& f) {
-#define COMPOUND_TUNE_CASE(ENTRY, PRECISION, TYPE) \
-  if (entry == ENTRY && precision == PRECISION) return f(static_cast<TYPE*>(nullptr)), true;
-#ifdef COMPOUND_TUNE_HAS_complex_float
-  COMPOUND_TUNE_CASE("complex", "float", Kokkos::complex<float>)
-#endif
-#ifdef COMPOUND_TUNE_HAS_complex_double
-  COMPOUND_TUNE_CASE("complex", "double", Kokkos::complex<double>)
-#endif
-#ifdef COMPOUND_TUNE_HAS_quaternion_float
-  COMPOUND_TUNE_CASE("quaternion", "float", cs::Quaternion<float>)
-#endif
-#ifdef COMPOUND_TUNE_HAS_quaternion_double
-  COMPOUND_TUNE_CASE("quaternion", "double", cs::Quaternion<double>)
-#endif
-#ifdef COMPOUND_TUNE_HAS_block3_float
-  COMPOUND_TUNE_CASE("block3", "float", Block3Float)
-#endif
-#ifdef COMPOUND_TUNE_HAS_block3_double
-  COMPOUND_TUNE_CASE("block3", "double", Block3Double)
-#endif
-#undef COMPOUND_TUNE_CASE
-  return false;
 }
 
 template <class Entry>
@@ -215,8 +187,8 @@ std::vector<Job> make_jobs(const Options& o) {
       if (o.precision != "both" && o.precision != p) continue;
       Job j = m;
       j.precision = p;
-      if (!dispatch(entry, p,
-                    [&](auto* tag) { j.keys = search_keys<std::remove_pointer_t<decltype(tag)>>(o.search).size(); })) {
+      if (!compound_tools::dispatch_entry(
+              entry, p, [&](auto tag) { j.keys = search_keys<typename decltype(tag)::type>(o.search).size(); })) {
         std::cerr << "compound-tune: skipping " << j.name << " " << entry << "/" << p
                   << ": not compiled in (COMPOUND_SPARSE_VARIANT_ENTRIES=" << COMPOUND_SPARSE_VARIANT_ENTRIES << ")\n";
         continue;
@@ -250,8 +222,8 @@ int run_tuner(const Options& o) {
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + j.name + " " +
                               j.entry + "/" + j.precision;
     cs::TunedMatrix t;
-    dispatch(j.entry, j.precision,
-             [&](auto* tag) { t = tune<std::remove_pointer_t<decltype(tag)>>(j, o, bar, label); });
+    compound_tools::dispatch_entry(j.entry, j.precision,
+                                   [&](auto tag) { t = tune<typename decltype(tag)::type>(j, o, bar, label); });
     int ok = 0;
     for (const auto& m : t.measurements) ok += m.ok;
     bar.finish(label + " done");
@@ -274,10 +246,7 @@ int main(int argc, char** argv) {
       {"--zoo", [&](const std::string& v) { o.zoo = v; }},
       {"--matrix", [&](const std::string& v) { o.matrix_file = v; }},
       {"--matrices", [&](const std::string& v) { o.names = compound_tools::split_list(v); }},
-      {"--entry",
-       [&](const std::string& v) {
-         o.entry = one_of(v, {"complex", "quaternion", "block3"});
-       }},
+      {"--entry", [&](const std::string& v) { o.entry = one_of(v, compound_tools::compiled_entry_classes()); }},
       {"--precision",
        [&](const std::string& v) {
          o.precision = one_of(v, {"float", "double", "both"});

@@ -1,8 +1,9 @@
 #pragma once
-// The SpMV correctness suite, instantiated once per entry type (one .cpp each,
-// so the builds run in parallel). Every variant -- outer layout x matrix inner
+// The SpMV correctness suite, instantiated once per declared entry type (one
+// generated .cpp each, unit_tests/test_spmv_entry.cpp.in, so the builds run in
+// parallel). Every variant of the variant space -- outer layout x matrix inner
 // layout x vector layout x schedule kind -- is one ctest case, named like
-//   SpmvComplexDouble/csr_aos_soa_dynamic_warp.MatchesDoubleReference
+//   spmv.complex_double.Variants/Spmv.MatchesDoubleReference/<outer>_aos_soa_dynamic_warp
 // and each case runs every test matrix, three (alpha, beta) pairs and every
 // lanes_per_row against the double-precision host reference.
 
@@ -12,8 +13,10 @@
 #include <compound_sparse.hpp>
 #include <cstring>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "test_matrices.hpp"
 
@@ -35,36 +38,45 @@ struct Variant {
   }
 };
 
-struct VariantName {
-  template <class V>
-  static std::string GetName(int) {
-    return V::name();
-  }
-};
-
-// Cartesian product of the layout and schedule lists as ::testing::Types<...>.
+// The variant space's product (variant_space.hpp) as a TypeList of Variant:
+// outer x matrix inner x vector inner x schedule kind, x and y sharing the vector layout.
 template <class... Lists>
 struct concat;
 template <class... A>
-struct concat<::testing::Types<A...>> {
-  using type = ::testing::Types<A...>;
+struct concat<cs::TypeList<A...>> {
+  using type = cs::TypeList<A...>;
 };
 template <class... A, class... B, class... Rest>
-struct concat<::testing::Types<A...>, ::testing::Types<B...>, Rest...> {
-  using type = typename concat<::testing::Types<A..., B...>, Rest...>::type;
+struct concat<cs::TypeList<A...>, cs::TypeList<B...>, Rest...> {
+  using type = typename concat<cs::TypeList<A..., B...>, Rest...>::type;
 };
 
-template <class Entry, class Outer, class Inner, class Vec>
-using kinds_for = ::testing::Types<Variant<Entry, Outer, Inner, Vec, Vec, cs::ScheduleKind::Static>,
-                                   Variant<Entry, Outer, Inner, Vec, Vec, cs::ScheduleKind::DynamicTeam>,
-                                   Variant<Entry, Outer, Inner, Vec, Vec, cs::ScheduleKind::DynamicWarp>>;
-template <class Entry, class Outer>
-using inner_for =
-    typename concat<kinds_for<Entry, Outer, cs::Aos, cs::Aos>, kinds_for<Entry, Outer, cs::Aos, cs::Soa>,
-                    kinds_for<Entry, Outer, cs::Soa, cs::Aos>, kinds_for<Entry, Outer, cs::Soa, cs::Soa>>::type;
+template <class Entry, class Outer, class Inner, class Vec, class Kinds>
+struct kinds_for;
+template <class Entry, class Outer, class Inner, class Vec, cs::ScheduleKind... K>
+struct kinds_for<Entry, Outer, Inner, Vec, cs::ValueList<K...>> {
+  using type = cs::TypeList<Variant<Entry, Outer, Inner, Vec, Vec, K>...>;
+};
+template <class Entry, class Outer, class Inner, class Vectors>
+struct vectors_for;
+template <class Entry, class Outer, class Inner, class... Vec>
+struct vectors_for<Entry, Outer, Inner, cs::TypeList<Vec...>> {
+  using type = typename concat<typename kinds_for<Entry, Outer, Inner, Vec, cs::ScheduleKinds>::type...>::type;
+};
+template <class Entry, class Outer, class Inners>
+struct inners_for;
+template <class Entry, class Outer, class... Inner>
+struct inners_for<Entry, Outer, cs::TypeList<Inner...>> {
+  using type = typename concat<typename vectors_for<Entry, Outer, Inner, cs::InnerLayouts>::type...>::type;
+};
+template <class Entry, class Outers>
+struct outers_for;
+template <class Entry, class... Outer>
+struct outers_for<Entry, cs::TypeList<Outer...>> {
+  using type = typename concat<typename inners_for<Entry, Outer, cs::InnerLayouts>::type...>::type;
+};
 template <class Entry>
-using AllVariants = typename concat<inner_for<Entry, cs::Csr>, inner_for<Entry, cs::Ell>,
-                                    inner_for<Entry, cs::SlicedEll<16>>, inner_for<Entry, cs::SlicedEll<32>>>::type;
+using AllVariants = typename outers_for<Entry, cs::OuterLayouts>::type;
 
 /// L1 norm of the components: bounds every component of a product with it.
 template <class T>
@@ -119,9 +131,6 @@ void expect_matches_reference(const std::string& context, const cs::coefficient_
   }
 }
 
-template <class V>
-class SpmvVariantTest : public ::testing::Test {};
-
 /// alpha/beta pairs: general, beta = 0 (y poisoned with NaN), alpha = -2 with beta = 1.
 template <class Coefficient>
 std::vector<std::pair<Coefficient, Coefficient>> coefficient_pairs() {
@@ -169,15 +178,41 @@ void run_variant(ScheduleType schedule, unsigned seed) {
   }
 }
 
+/// One variant as a test parameter: its name (<outer>_<inner>_<vector>_<kind>) and
+/// the function that checks it. Value-parameterized rather than typed, so that
+/// ctest's discovery names each case after the variant, not an index.
+struct VariantCase {
+  std::string name;
+  void (*run)();
+};
+inline void PrintTo(const VariantCase& c, std::ostream* os) {
+  *os << c.name;
+}
+/// The case's name in gtest (INSTANTIATE_TEST_SUITE_P's name generator).
+struct VariantCaseName {
+  std::string operator()(const ::testing::TestParamInfo<VariantCase>& param) const { return param.param.name; }
+};
+
+template <class V>
+void run_case() {
+  run_variant<V>(cs::Schedule<V::kind, 128, 4>{}, 2024u);
+}
+template <class... V>
+std::vector<VariantCase> variant_cases(cs::TypeList<V...>) {
+  return {VariantCase{V::name(), &run_case<V>}...};
+}
+
 }  // namespace compound_sparse_test
 
-/// Defines the typed suite SUITE over every variant for the entry type given
-/// as the remaining argument(s) (variadic so that Block<double, 3> may contain a comma).
-#define COMPOUND_SPARSE_SPMV_SUITE(SUITE, ...)                                                                     \
-  template <class V>                                                                                               \
-  class SUITE : public ::compound_sparse_test::SpmvVariantTest<V> {};                                              \
-  using SUITE##Variants = ::compound_sparse_test::AllVariants<__VA_ARGS__>;                                        \
-  TYPED_TEST_SUITE(SUITE, SUITE##Variants, ::compound_sparse_test::VariantName);                                   \
-  TYPED_TEST(SUITE, MatchesDoubleReference) {                                                                      \
-    ::compound_sparse_test::run_variant<TypeParam>(::compound_sparse::Schedule<TypeParam::kind, 128, 4>{}, 2024u); \
-  }
+/// Defines the suite Spmv over every variant of the variant space for the entry type
+/// given as the remaining argument(s) (variadic so that Block<double, 3> may contain a
+/// comma); cases are named PREFIX/Spmv.MatchesDoubleReference/<variant>.
+#define COMPOUND_SPARSE_SPMV_SUITE(PREFIX, ...)                                                                       \
+  class Spmv : public ::testing::TestWithParam<::compound_sparse_test::VariantCase> {};                               \
+  TEST_P(Spmv, MatchesDoubleReference) {                                                                              \
+    GetParam().run();                                                                                                 \
+  }                                                                                                                   \
+  INSTANTIATE_TEST_SUITE_P(                                                                                           \
+      PREFIX, Spmv,                                                                                                   \
+      ::testing::ValuesIn(::compound_sparse_test::variant_cases(::compound_sparse_test::AllVariants<__VA_ARGS__>{})), \
+      ::compound_sparse_test::VariantCaseName{})

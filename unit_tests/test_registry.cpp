@@ -5,6 +5,8 @@
 #include <compound_sparse.hpp>
 #include <compound_sparse/measure.hpp>
 #include <compound_sparse/registry.hpp>
+#include <fstream>
+#include <iterator>
 #include <set>
 
 #include "spmv_test_suite.hpp"
@@ -213,4 +215,64 @@ TEST(Measure, ReducedSearchKeepsOnePairPerThreadsPerSM) {
   EXPECT_GE(keys.size(), 4u * 2 * 2 * 3 * 2);
   EXPECT_NEAR(cs::relative_error(std::vector<double>{1, 2}, std::vector<double>{1, 2.5}), 0.5 / std::sqrt(7.25), 1e-15);
   EXPECT_TRUE(std::isnan(cs::relative_error(std::vector<double>{NAN}, std::vector<double>{1})));
+}
+
+// The variant space (variant_space.hpp, from cmake/CompoundSparseVariantSpace.cmake):
+// the names the parser accepts, the registry's variants and the Python scripts' list
+// all follow the one declaration.
+TEST(VariantSpace, ParserRegistryAndGeneratedListAgree) {
+  const auto& outers = cs::outer_layout_names();
+  const auto& inners = cs::inner_layout_names();
+  ASSERT_EQ(outers.size(), cs::OuterLayouts::size);
+  ASSERT_EQ(inners.size(), cs::InnerLayouts::size);
+  ASSERT_EQ(cs::schedule_kinds().size(), cs::ScheduleKinds::size);
+  EXPECT_EQ(std::set<std::string>(outers.begin(), outers.end()).size(), outers.size());  // names are distinct
+  // Every point of the space parses, and the registry compiles exactly those.
+  std::set<std::string> expected;
+  for (const auto& outer : outers)
+    for (const auto& inner : inners)
+      for (const auto& vector : inners)
+        for (const auto kind : cs::schedule_kinds()) {
+          cs::VariantKey key =
+              cs::parse_variant_key(outer + "." + inner + "." + vector + "." + cs::to_string(kind) + ".t128.b4.l1");
+          EXPECT_EQ(key.outer, outer);
+          EXPECT_EQ(key.kind, kind);
+          expected.insert(key.layout_name() + "." + key.vector + "." + cs::to_string(key.kind));
+        }
+  std::set<std::string> compiled;
+  for (const auto& key : cs::variant_registry<C>().variants())
+    compiled.insert(key.layout_name() + "." + key.vector + "." + cs::to_string(key.kind));
+  EXPECT_EQ(compiled, expected);
+  // A name outside the space is refused with the names the space has.
+  try {
+    cs::parse_variant_key("hyb." + inners[0] + "." + inners[0] + ".static.t128.b4.l1");
+    ADD_FAILURE() << "unknown outer layout accepted";
+  } catch (const cs::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown outer layout 'hyb' (" + outers[0] + ", "), std::string::npos)
+        << e.what();
+  }
+  // The default layouts are the first declared ones.
+  cs::VariantKey first;
+  EXPECT_TRUE(first.has_default_layouts());
+  first.vector = inners.back();
+  EXPECT_FALSE(first.has_default_layouts());
+}
+
+TEST(VariantSpace, GeneratedJsonListsTheSameSpace) {
+  std::ifstream in(COMPOUND_SPARSE_VARIANT_SPACE_JSON);
+  ASSERT_TRUE(in) << COMPOUND_SPARSE_VARIANT_SPACE_JSON;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Kinds by name; entry types by name, with "compiled" as this build has them.
+  for (const auto kind : cs::schedule_kinds())
+    EXPECT_NE(text.find("\"" + cs::to_string(kind) + "\""), std::string::npos) << cs::to_string(kind);
+  const std::string compiled = COMPOUND_SPARSE_VARIANT_ENTRIES;
+  std::size_t compiled_in_json = 0;
+  for (std::size_t at = text.find("\"compiled\": true"); at != std::string::npos;
+       at = text.find("\"compiled\": true", at + 1))
+    ++compiled_in_json;
+  EXPECT_EQ(compiled_in_json, cs::CompiledEntries::size);
+  EXPECT_EQ(static_cast<std::size_t>(std::count(compiled.begin(), compiled.end(), ',') + 1), cs::CompiledEntries::size);
+  EXPECT_NE(text.find("\"name\": \"complex_double\", \"class\": \"complex\", \"precision\": \"double\", "
+                      "\"components\": 2"),
+            std::string::npos);
 }

@@ -65,4 +65,4 @@ TEST(UserEntry, SpmvComputesDerivative) {
   EXPECT_DOUBLE_EQ(r[1].b, 0);  // 1*1 + (-1)*1
 }
 
-COMPOUND_SPARSE_SPMV_SUITE(SpmvUserDual, user::Dual<double>)
+COMPOUND_SPARSE_SPMV_SUITE(Variants, user::Dual<double>);

@@ -2,17 +2,19 @@
 // The variant registry: every SpMV variant compiled into the library, callable
 // by name at run time.
 //
-// CMake generates explicit instantiations of every (outer layout x matrix inner
-// layout x vector layout x schedule kind x launch bounds) for the entry types
-// chosen at configure time (COMPOUND_SPARSE_VARIANT_ENTRIES) and registers them
-// here, split over several translation units so the build parallelises.
-// variant_registry<Entry>() is defined only for those entry types; using another
-// one is a link error naming variant_registry.
+// CMake generates explicit instantiations of every point of the variant space
+// (cmake/CompoundSparseVariantSpace.cmake: outer layout x matrix inner layout x
+// vector layout x schedule kind x launch bounds) for the entry types chosen at
+// configure time (COMPOUND_SPARSE_VARIANT_ENTRIES) and registers them here, split
+// over several translation units so the build parallelises (impl/variant_units.hpp).
+// variant_registry<Entry>() exists only for those entry types (is_compiled_entry);
+// another one stops the compilation with a static_assert saying so.
 //
 //   const auto& reg = variant_registry<Kokkos::complex<double>>();
-//   auto A = reg.convert_matrix("sell32", "soa", host_csr);
-//   auto x = reg.convert_vector("aos", x_host);
-//   reg.spmv(parse_variant_key("sell32.soa.aos.dynamic_warp.t256.b4.l1"), alpha, A, x, beta, y);
+//   const VariantKey key = parse_variant_key(name);  // a name from the tuning database
+//   auto A = reg.convert_matrix(key.outer, key.inner, host_csr);
+//   auto x = reg.convert_vector(key.vector, x_host);
+//   reg.spmv(key, alpha, A, x, beta, y);
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "any_matrix.hpp"
+#include "compound_sparse/variant_space.hpp"
 #include "convert.hpp"
 #include "entry_traits.hpp"
 #include "error.hpp"
@@ -42,8 +45,10 @@ class VariantRegistry {
   using memory_estimator = std::uint64_t (*)(const HostCsr<Entry>&);
   using vector_converter = vector_type (*)(const std::vector<value_type>&);
 
-  void add_matrix_layout(const std::string& layout, matrix_converter convert, memory_estimator estimate) {
-    matrix_layouts_[layout] = {convert, estimate};
+  void add_matrix_layout(const std::string& outer, const std::string& inner, matrix_converter convert,
+                         memory_estimator estimate) {
+    matrix_layouts_[outer + "." + inner] = convert;
+    memory_estimators_[outer] = estimate;  // the inner layout moves components, not bytes
   }
   void add_vector_layout(const std::string& layout, vector_converter convert) { vector_layouts_[layout] = convert; }
   void add_variant(const VariantKey& key, spmv_function run) {
@@ -65,11 +70,16 @@ class VariantRegistry {
 
   /// Device bytes the layout would take for this matrix (no allocation).
   std::uint64_t memory_bytes(const std::string& outer, const HostCsr<Entry>& a) const {
-    return find_layout(outer + ".aos").estimate(a);
+    const auto it = memory_estimators_.find(outer);
+    COMPOUND_SPARSE_REQUIRE(it != memory_estimators_.end(), "no outer layout '" << outer << "' is registered");
+    return it->second(a);
   }
   matrix_type convert_matrix(const std::string& outer, const std::string& inner, const HostCsr<Entry>& a,
                              MemoryBudget budget = {}) const {
-    return find_layout(outer + "." + inner).convert(a, budget);
+    const auto it = matrix_layouts_.find(outer + "." + inner);
+    COMPOUND_SPARSE_REQUIRE(it != matrix_layouts_.end(),
+                            "no matrix layout '" << outer << "." << inner << "' is registered");
+    return it->second(a, budget);
   }
   vector_type convert_vector(const std::string& inner, const std::vector<value_type>& v) const {
     const auto it = vector_layouts_.find(inner);
@@ -91,30 +101,30 @@ class VariantRegistry {
   }
 
  private:
-  struct LayoutFunctions {
-    matrix_converter convert;
-    memory_estimator estimate;
-  };
   struct Compiled {
     VariantKey key;
     spmv_function run;
   };
-  const LayoutFunctions& find_layout(const std::string& layout) const {
-    const auto it = matrix_layouts_.find(layout);
-    COMPOUND_SPARSE_REQUIRE(it != matrix_layouts_.end(), "no matrix layout '" << layout << "' is registered");
-    return it->second;
-  }
-  std::map<std::string, LayoutFunctions> matrix_layouts_;
+  std::map<std::string, matrix_converter> matrix_layouts_;     ///< by "outer.inner"
+  std::map<std::string, memory_estimator> memory_estimators_;  ///< by outer layout
   std::map<std::string, vector_converter> vector_layouts_;
   std::map<std::string, Compiled> variants_;
 };
 
-/// The registry of the default execution space's memory space for Entry;
-/// defined (by generated code) for the configured entry types only.
+namespace impl {
+/// Defined by the generated registry unit of each compiled entry type.
 template <class Entry>
-const VariantRegistry<Entry>& variant_registry();
+const VariantRegistry<Entry>& compiled_variant_registry();
+}  // namespace impl
+
+/// The registry of the default execution space's memory space for Entry, which
+/// must be one of the compiled entry types (CompiledEntries).
+template <class Entry>
+const VariantRegistry<Entry>& variant_registry() {
+  static_assert(is_compiled_entry<Entry>::value,
+                "variant_registry: this entry type is not compiled into the library; add it to "
+                "COMPOUND_SPARSE_VARIANT_ENTRIES (the declared types are in cmake/CompoundSparseVariantSpace.cmake)");
+  return impl::compiled_variant_registry<Entry>();
+}
 
 }  // namespace compound_sparse
-
-// Declarations of the generated specializations (build tree / install tree).
-#include "compound_sparse/variant_config.hpp"

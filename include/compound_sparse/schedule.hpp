@@ -19,23 +19,18 @@
 //
 // The kind and the launch bounds are template parameters (compile-time variants,
 // selected at run time by the tuning database); lanes_per_row is a run-time value.
+// The kinds are declared with the rest of the variant space in
+// cmake/CompoundSparseVariantSpace.cmake, which generates the ScheduleKind enum.
 
 #include <string>
 
+#include "compound_sparse/variant_space.hpp"  // ScheduleKind and its names, from the variant space's declaration
+
 namespace compound_sparse {
 
-enum class ScheduleKind { Static, DynamicTeam, DynamicWarp };
-
+/// The kind's name in variant keys (schedule_kind_names).
 inline std::string to_string(ScheduleKind kind) {
-  switch (kind) {
-    case ScheduleKind::Static:
-      return "static";
-    case ScheduleKind::DynamicTeam:
-      return "dynamic_team";
-    case ScheduleKind::DynamicWarp:
-      return "dynamic_warp";
-  }
-  return "unknown";
+  return schedule_kind_names[static_cast<int>(kind)];
 }
 
 /// A schedule variant. Threads = n_t (threads per team, a multiple of 32 on

@@ -16,6 +16,7 @@
 // The chosen layout always fits options.budget when any layout does; when none
 // does, construction throws compound_sparse::Error from the conversion.
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <memory>
@@ -33,7 +34,7 @@ struct TunedSpmvOptions {
   MemoryBudget budget;       ///< for the matrix layout
   bool verbose = false;      ///< print the explanation to std::cerr
   int neighbours = 3;        ///< k of the nearest-neighbour rule
-  /// "" chooses the vector layout too; "aos" or "soa" fixes it, for callers
+  /// "" chooses the vector layout too; an inner layout's name fixes it, for callers
   /// whose vectors already exist in that layout (typed CompoundVector, solvers).
   std::string vector_layout;
 };
@@ -72,9 +73,11 @@ class TunedSpmv {
       return registry->memory_bytes(outer, a) <= max_bytes;
     };
     const std::string vector_layout = options.vector_layout;
+    const auto& inners = inner_layout_names();
     COMPOUND_SPARSE_REQUIRE(
-        vector_layout.empty() || vector_layout == "aos" || vector_layout == "soa",
-        "TunedSpmvOptions::vector_layout must be \"\", \"aos\" or \"soa\", got '" << vector_layout << "'");
+        vector_layout.empty() || std::find(inners.begin(), inners.end(), vector_layout) != inners.end(),
+        "TunedSpmvOptions::vector_layout must be empty or an inner layout (" << impl::joined(inners) << "), got '"
+                                                                             << vector_layout << "'");
     context.usable = [registry, &a, max_bytes, vector_layout](const VariantKey& key, std::string& why) {
       if (!vector_layout.empty() && key.vector != vector_layout) {
         why = "vector layout " + key.vector + ", the caller's vectors are " + vector_layout;

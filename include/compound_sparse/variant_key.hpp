@@ -1,24 +1,61 @@
 #pragma once
 // VariantKey: the name of one compiled SpMV variant plus its run-time lane count,
-// e.g. "sell32.soa.aos.dynamic_warp.t256.b4.l1":
 //   outer layout . matrix inner layout . vector layout . schedule kind
 //   . t<threads per team n_t> . b<min teams per SM n_b> . l<lanes per row>
-// Keys are what the tuning database stores and what selection returns.
+// e.g. "<outer>.soa.aos.dynamic_warp.t256.b4.l1". Keys are what the tuning database
+// stores and what selection returns. The names of each part come from the variant
+// space (variant_space.hpp): the layout tags' name() and schedule_kind_names.
 
+#include <algorithm>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "compound_sparse/variant_space.hpp"
 #include "error.hpp"
 #include "schedule.hpp"
 
 namespace compound_sparse {
 
+namespace impl {
+template <class List>
+std::vector<std::string> tag_names(List list) {
+  std::vector<std::string> names;
+  for_each_type(list, [&](auto tag) { names.push_back(decltype(tag)::type::name()); });
+  return names;
+}
+inline std::string joined(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+}  // namespace impl
+
+/// Names of the outer layouts, in declaration order (the first is the default).
+inline const std::vector<std::string>& outer_layout_names() {
+  static const std::vector<std::string> names = impl::tag_names(OuterLayouts{});
+  return names;
+}
+/// Names of the inner layouts, for matrices and vectors alike (the first is the default).
+inline const std::vector<std::string>& inner_layout_names() {
+  static const std::vector<std::string> names = impl::tag_names(InnerLayouts{});
+  return names;
+}
+/// Every schedule kind, in declaration order.
+inline const std::vector<ScheduleKind>& schedule_kinds() {
+  static const std::vector<ScheduleKind> kinds = [] {
+    std::vector<ScheduleKind> k;
+    for_each_value(ScheduleKinds{}, [&](auto kind) { k.push_back(decltype(kind)::value); });
+    return k;
+  }();
+  return kinds;
+}
+
 struct VariantKey {
-  std::string outer = "csr";   ///< csr | ell | sell16 | sell32
-  std::string inner = "aos";   ///< matrix entries: aos | soa
-  std::string vector = "aos";  ///< x and y: aos | soa
-  ScheduleKind kind = ScheduleKind::Static;
+  std::string outer = outer_layout_names().front();
+  std::string inner = inner_layout_names().front();   ///< matrix entries
+  std::string vector = inner_layout_names().front();  ///< x and y
+  ScheduleKind kind = schedule_kinds().front();
   int threads = 128;      ///< n_t
   int teams_per_sm = 4;   ///< n_b
   int lanes_per_row = 1;  ///< 1, 2, 4, ..., 32
@@ -30,16 +67,25 @@ struct VariantKey {
   }
   std::string layout_name() const { return outer + "." + inner; }
   std::string name() const { return compiled_name() + ".l" + std::to_string(lanes_per_row); }
+  /// Whether the matrix and the vectors are in the default layouts (the first
+  /// declared outer and inner layouts): the layouts of schedule-only tuning.
+  bool has_default_layouts() const {
+    return outer == outer_layout_names().front() && inner == inner_layout_names().front() &&
+           vector == inner_layout_names().front();
+  }
 
   friend bool operator==(const VariantKey& a, const VariantKey& b) { return a.name() == b.name(); }
   friend bool operator<(const VariantKey& a, const VariantKey& b) { return a.name() < b.name(); }
 };
 
 inline ScheduleKind parse_schedule_kind(const std::string& text) {
-  for (ScheduleKind k : {ScheduleKind::Static, ScheduleKind::DynamicTeam, ScheduleKind::DynamicWarp})
+  std::vector<std::string> names;
+  for (ScheduleKind k : schedule_kinds()) {
     if (to_string(k) == text) return k;
-  COMPOUND_SPARSE_REQUIRE(false, "unknown schedule kind '" << text << "' (static, dynamic_team, dynamic_warp)");
-  return ScheduleKind::Static;
+    names.push_back(to_string(k));
+  }
+  COMPOUND_SPARSE_REQUIRE(false, "unknown schedule kind '" << text << "' (" << impl::joined(names) << ")");
+  return schedule_kinds().front();
 }
 
 /// Parses VariantKey::name(); throws compound_sparse::Error naming the bad part.
@@ -55,15 +101,16 @@ inline VariantKey parse_variant_key(const std::string& text) {
                             "variant key '" << text << "': '" << part << "' should be " << prefix << "<number>");
     return std::stoi(part.substr(1));
   };
+  const auto one_of = [&](const std::string& part, const std::vector<std::string>& names, const char* what) {
+    COMPOUND_SPARSE_REQUIRE(
+        std::find(names.begin(), names.end(), part) != names.end(),
+        "variant key '" << text << "': unknown " << what << " '" << part << "' (" << impl::joined(names) << ")");
+    return part;
+  };
   VariantKey key;
-  key.outer = parts[0];
-  key.inner = parts[1];
-  key.vector = parts[2];
-  COMPOUND_SPARSE_REQUIRE(key.outer == "csr" || key.outer == "ell" || key.outer == "sell16" || key.outer == "sell32",
-                          "variant key '" << text << "': unknown outer layout '" << key.outer << "'");
-  for (const auto* layout : {&key.inner, &key.vector})
-    COMPOUND_SPARSE_REQUIRE(*layout == "aos" || *layout == "soa",
-                            "variant key '" << text << "': unknown inner layout '" << *layout << "'");
+  key.outer = one_of(parts[0], outer_layout_names(), "outer layout");
+  key.inner = one_of(parts[1], inner_layout_names(), "inner layout");
+  key.vector = one_of(parts[2], inner_layout_names(), "inner layout");
   key.kind = parse_schedule_kind(parts[3]);
   key.threads = number(parts[4], 't');
   key.teams_per_sm = number(parts[5], 'b');

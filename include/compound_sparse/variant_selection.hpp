@@ -54,13 +54,15 @@ struct Selection {
 
 double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b);
 
-/// Rule 3 (also in docs/tuning.md): CSR, AoS matrix, AoS vectors;
+/// Rule 3 (also in docs/tuning.md): the default layouts (the first declared outer
+/// and inner layouts: CSR, AoS matrix, AoS vectors);
 /// lanes_per_row = largest power of two <= mean nnz/row / 4, within [1, 32]
 /// (1 below 8 non-zeros per row); dynamic_warp when row lengths spread
 /// (stddev > 0.5 mean or max > 4 mean), static otherwise; launch bounds 128x4
 /// if compiled, else the compiled pair of that layout and kind nearest to 512
-/// threads per SM (n_t * n_b, by ratio; the first such in `compiled`). When CSR
-/// over the budget, the first outer layout that fits; when the kind is not
+/// threads per SM (n_t * n_b, by ratio; the first such in `compiled`). When the
+/// default outer layout is over the budget, the first declared one that fits
+/// (cmake/CompoundSparseVariantSpace.cmake); when the kind is not
 /// compiled, the first compiled variant. Needs a non-empty `compiled`.
 VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,
                              const std::function<bool(const std::string& outer)>& fits = {});

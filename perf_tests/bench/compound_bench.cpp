@@ -9,7 +9,8 @@
 // Per matrix and precision: every variant of the search is checked against the
 // double host reference and timed cheaply; the five fastest overall and the five
 // fastest CSR-AoS-AoS variants are timed again with full settings. "ours_default"
-// is the best CSR-AoS-AoS variant (schedule-only tuning), "ours_tuned" the best
+// is the best variant in the default layouts (VariantKey::has_default_layouts,
+// schedule-only tuning), "ours_tuned" the best
 // variant of all (joint layout and schedule tuning). Baselines are checked and
 // timed the same way. With --db the search is not repeated: the measurements
 // compound-tune stored for the matrix (same device, entry type, precision) take
@@ -35,9 +36,10 @@
 #include <set>
 #include <string>
 
-#include "command_line.hpp"  // tuning/: the tools' "--name value" parsing
+#include "command_line.hpp"  // the tools' "--name value" parsing
 #include "cusparse_baseline.hpp"
-#include "progress.hpp"  // tuning/: the tuner's progress bar with ETA
+#include "entry_dispatch.hpp"  // zoo class and precision -> compiled entry type
+#include "progress.hpp"        // the tools' progress bar with ETA
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
 #include "kokkos_kernels_baseline.hpp"
 #endif
@@ -184,8 +186,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
               {"nnz", host.num_entries()},
               {"compulsory_bytes", cs::compulsory_bytes(host)}};
   const auto& registry = cs::variant_registry<Entry>();
-  for (const char* outer : {"csr", "ell", "sell16", "sell32"})
-    out["memory_bytes"][outer] = registry.memory_bytes(outer, host);
+  for (const auto& outer : cs::outer_layout_names()) out["memory_bytes"][outer] = registry.memory_bytes(outer, host);
 
   // Search: every variant checked and timed cheaply, or the tuner's stored search.
   std::vector<cs::Measurement> found;
@@ -194,7 +195,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     auto keys = o.search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
     cs::MeasureOptions search;
     search.timing = o.search_timing;
-    compound_tune::ProgressBar progress(static_cast<double>(keys.size()));
+    compound_tools::ProgressBar progress(static_cast<double>(keys.size()));
     const std::string label = name + " (" + precision + ") ";
     found = cs::measure_variants(host, inputs, keys, search, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
       progress.advance(1, label + key.name());
@@ -208,7 +209,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   // Re-time the leaders with full settings.
   cs::MeasureOptions full;
   full.timing = o.timing;
-  const auto is_default = [](const cs::VariantKey& k) { return k.layout_name() == "csr.aos" && k.vector == "aos"; };
+  const auto is_default = [](const cs::VariantKey& k) { return k.has_default_layouts(); };
   const auto default_runs = cs::measure_variants(host, inputs, fastest(found, 5, is_default), full);
   const auto tuned_runs =
       cs::measure_variants(host, inputs, fastest(found, 5, [](const cs::VariantKey&) { return true; }), full);
@@ -288,6 +289,9 @@ int main(int argc, char** argv) {
                    {"command", o.command},
                    {"commit", git_commit()},
                    {"search", o.search},
+                   // The variant space's lists, in declaration order, for the report.
+                   {"entry_classes", compound_tools::compiled_entry_classes()},
+                   {"outer_layouts", cs::outer_layout_names()},
                    {"timing",
                     {{"warmup", o.timing.warmup},
                      {"batch", o.timing.batch},
@@ -324,17 +328,13 @@ int main(int argc, char** argv) {
       for (const auto& precision : o.precisions) {
         const auto start = std::chrono::steady_clock::now();
         json m;
-        if (cls == "complex")
-          m = precision == "float" ? run_matrix<Kokkos::complex<float>>(info, dir, precision, o)
-                                   : run_matrix<Kokkos::complex<double>>(info, dir, precision, o);
-        else if (cls == "quaternion")
-          m = precision == "float" ? run_matrix<cs::Quaternion<float>>(info, dir, precision, o)
-                                   : run_matrix<cs::Quaternion<double>>(info, dir, precision, o);
-        else if (cls == "block3")
-          m = precision == "float" ? run_matrix<cs::Block<float, 3>>(info, dir, precision, o)
-                                   : run_matrix<cs::Block<double, 3>>(info, dir, precision, o);
-        else
-          COMPOUND_SPARSE_REQUIRE(false, "zoo matrix " << name << " has unknown class '" << cls << "'");
+        COMPOUND_SPARSE_REQUIRE(
+            compound_tools::dispatch_entry(
+                cls, precision,
+                [&](auto tag) { m = run_matrix<typename decltype(tag)::type>(info, dir, precision, o); }),
+            "zoo matrix " << name << ": entry type " << cls << "/" << precision
+                          << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
+                          << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
         // One summary line per matrix: the numbers a person scans for.
         std::map<std::string, double> t;
         for (const auto& r : m["results"])

@@ -19,13 +19,14 @@ LABELS = {"cusparse": "cuSPARSE", "kokkos_kernels": "Kokkos Kernels",
           "ours_default": "ours, schedule-only tuning (CSR-AoS)",
           "ours_tuned": "ours, joint layout+schedule tuning"}
 METHODS = ("cusparse", "kokkos_kernels", "ours_default", "ours_tuned")
-CLASSES = ("complex", "quaternion", "block3")
-CLASS_COLORS = {"complex": "#1f77b4", "quaternion": "#d62728", "block3": "#2ca02c"}
+# Entry classes and outer layouts come from each run: compound-bench writes the variant
+# space's lists (cmake/CompoundSparseVariantSpace.cmake) into bench.json as
+# "entry_classes" and "outer_layouts"; older files fall back to the order of their data.
+CLASS_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2")
 METHOD_COLORS = {"ours_default": "#9ecae1", "ours_tuned": "#08519c", "kokkos_kernels": "#fdae6b"}
 PRECISIONS = ("float", "double")
-LAYOUTS = ("csr", "ell", "sell16", "sell32")
-VARIANT_RE = re.compile(r"^(csr|ell|sell16|sell32)\.(aos|soa)\.(aos|soa)\."
-                        r"(static|dynamic_team|dynamic_warp)\.t(\d+)\.b(\d+)\.l(\d+)$")
+# outer.inner.vector.kind.tN.bN.lN (include/compound_sparse/variant_key.hpp).
+VARIANT_RE = re.compile(r"^([^.]+)\.([^.]+)\.([^.]+)\.([^.]+)\.t(\d+)\.b(\d+)\.l(\d+)$")
 # Project targets: (class, required speedup of ours_tuned over cuSPARSE, baseline wording).
 SPEEDUP_TARGETS = (("quaternion", 3.0, "cuSPARSE (expanded 4×4 BSR)"),
                    ("block3", 1.5, "cuSPARSE BSR"), ("complex", 1.0, "cuSPARSE CSR"))
@@ -78,6 +79,8 @@ def load_runs(paths):
                 raise ReportError(f"{f}: {m['name']} ({m['precision']}) on {key[0]} is also in {seen[key]}")
             seen[key] = f
             m["_copy_bw"] = float(run["copy_bandwidth_bytes_per_s"])
+            m["_entry_classes"] = run.get("entry_classes", [])
+            m["_outer_layouts"] = run.get("outer_layouts", [])
         run["_file"] = f
         runs.append(run)
     return runs
@@ -136,9 +139,29 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values))
 
 
+def first_seen(lists):
+    """The items of several lists, each once, in order of first appearance."""
+    return list(dict.fromkeys(x for items in lists for x in items))
+
+
+def entry_classes(ms):
+    """The runs' entry classes (variant space order), then any other class in the data."""
+    return first_seen([m["_entry_classes"] for m in ms] + [[m["class"] for m in ms]])
+
+
+def outer_layouts(ms):
+    """The runs' outer layouts (variant space order; the first is the default), then any
+    other layout in the memory tables."""
+    return first_seen([m["_outer_layouts"] for m in ms] + [list(m.get("memory_bytes") or {}) for m in ms])
+
+
+def class_color(cls, ms):
+    return CLASS_PALETTE[entry_classes(ms).index(cls) % len(CLASS_PALETTE)]
+
+
 def ordered(ms):
-    """Matrices grouped by class (in a fixed class order) so plots and tables line up."""
-    rank = {c: i for i, c in enumerate(CLASSES)}
+    """Matrices grouped by class (in the variant space's class order) so plots and tables line up."""
+    rank = {c: i for i, c in enumerate(entry_classes(ms))}
     return sorted(ms, key=lambda m: (rank.get(m["class"], len(rank)), m["class"], m["name"]))
 
 
@@ -175,16 +198,16 @@ def plot_speedup(ms, precision, device, path):
     ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="cuSPARSE (1.0)", zorder=4)
     for cls in dict.fromkeys(m["class"] for m in ms):
         idx = [j for j, m in enumerate(ms) if m["class"] == cls]
-        ax.axvspan(idx[0] - 0.5, idx[-1] + 0.5, color=CLASS_COLORS.get(cls, "grey"), alpha=0.08, zorder=0)
+        ax.axvspan(idx[0] - 0.5, idx[-1] + 0.5, color=class_color(cls, ms), alpha=0.08, zorder=0)
         ax.text((idx[0] + idx[-1]) / 2, 1.0, cls, transform=ax.get_xaxis_transform(), ha="center",
-                va="bottom", fontsize=9, color=CLASS_COLORS.get(cls, "grey"), fontweight="bold")
+                va="bottom", fontsize=9, color=class_color(cls, ms), fontweight="bold")
     for j, m in enumerate(ms):
         if not any(speedup(m, k) for k in methods):
             ax.text(j, 0.03, "failed\n(see note)", transform=ax.get_xaxis_transform(), ha="center", fontsize=8)
     ax.set_xticks(range(len(ms)))
     ax.set_xticklabels([m["name"] for m in ms], rotation=30, ha="right", fontsize=9)
     for label, m in zip(ax.get_xticklabels(), ms):
-        label.set_color(CLASS_COLORS.get(m["class"], "black"))
+        label.set_color(class_color(m["class"], ms))
     ax.set_xlim(-0.5, len(ms) - 0.5)
     ax.set_ylim(0, max(max(speedup(m, k) or 0 for m in ms for k in methods), 1.0) * 1.18)
     ax.set_ylabel("speedup over cuSPARSE (higher is better)")
@@ -279,14 +302,17 @@ def best_layout_tables(ms):
 
 
 def memory_table(ms):
-    """Table 9 of the paper: storage of each outer layout relative to CSR."""
+    """Table 9 of the paper: storage of each outer layout relative to the default one (CSR)."""
+    layouts = outer_layouts(ms)
+    if not layouts:
+        return "No memory figures in these runs."
     rows = []
     for m in ms:
         mem = m.get("memory_bytes") or {}
-        csr = mem.get("csr")
-        rows.append([m["name"], m["class"], m["precision"], f"{csr / 1e6:.2f}" if csr else "—"] +
-                    [fmt_ratio(mem[k] / csr) if csr and mem.get(k) else "—" for k in LAYOUTS])
-    return md_table(["Matrix", "class", "precision", "CSR MB", *LAYOUTS], rows)
+        base = mem.get(layouts[0])
+        rows.append([m["name"], m["class"], m["precision"], f"{base / 1e6:.2f}" if base else "—"] +
+                    [fmt_ratio(mem[k] / base) if base and mem.get(k) else "—" for k in layouts])
+    return md_table(["Matrix", "class", "precision", f"{layouts[0]} MB", *layouts], rows)
 
 
 def bandwidth_table(ms):
@@ -349,7 +375,7 @@ def targets(ms, gpu):
             out.append(target_line(label, pairs, BANDWIDTH_TARGET, excl, percent_points=True))
         else:
             out.append(f"- {label}: no matrix with compulsory_bytes ≥ 100 MB")
-        for cls in CLASSES:
+        for cls in entry_classes(ms):
             cm, label = [m for m in sel if m["class"] == cls], f"{cls} ≥ {KK_TARGET:g}× Kokkos Kernels, {p}"
             if not cm:
                 out.append(f"- {label}: no {cls} matrices")
@@ -375,7 +401,7 @@ def device_sections(device, ms, out_dir, suffix, level):
         if notes:
             out += ["", f"Left out of the {p} plot (failed): " + "; ".join(cell(n) for n in notes) + "."]
     out += ["", f"{h} Best layout per matrix (ours_tuned) — {device}"] + best_layout_tables(ms)
-    out += ["", f"{h} Memory per outer layout, relative to CSR — {device}", "", memory_table(ms)]
+    out += ["", f"{h} Memory per outer layout, relative to the default layout — {device}", "", memory_table(ms)]
     out += ["", f"{h} Effective bandwidth (compulsory bytes / time; % of measured copy bandwidth) — {device}",
             "", bandwidth_table(ms)]
     maps = [m for m in ms if m.get("heatmap")]

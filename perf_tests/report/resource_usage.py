@@ -3,7 +3,9 @@
 `cuobjdump -res-usage` of a CUDA build's libcompound_sparse.a (scripts/gpu_perf.sh
 build writes it as resource_usage.txt.gz).
 
-    resource_usage.py FILE[.gz]
+    resource_usage.py FILE[.gz] [--variant-space variant_space.json]
+
+The entry types (and their mangled names) come from the variant space (variant_space.py).
 
 One Markdown row per entry type and launch-bounds pair n_t:n_b: the number of kernels,
 registers per thread (min / median / max) and how many kernels have a stack frame
@@ -19,23 +21,15 @@ import re
 import statistics
 import sys
 
-# Itanium-mangled template arguments of the entry types (compound_sparse/entry_types).
-ENTRY_TYPES = [
-    ("7complexIfE", "complex_float"),
-    ("7complexIdE", "complex_double"),
-    ("10QuaternionIfE", "quaternion_float"),
-    ("10QuaternionIdE", "quaternion_double"),
-]
-for size in (2, 3, 4):
-    ENTRY_TYPES += [(f"5BlockIfLi{size}EE", f"block{size}_float"), (f"5BlockIdLi{size}EE", f"block{size}_double")]
+import variant_space  # the entry types, from cmake/CompoundSparseVariantSpace.cmake
 
 FUNCTION = re.compile(r"^\s*Function (\S+):\s*$")
 BOUNDS = re.compile(r"LaunchBoundsILj(\d+)ELj(\d+)E")
 USAGE = re.compile(r"REG:(\d+) STACK:(\d+)")
 
 
-def entry_type(mangled):
-    for token, name in ENTRY_TYPES:
+def entry_type(mangled, entry_types):
+    for token, name in entry_types:
         if token in mangled:
             return name
     return None
@@ -48,7 +42,7 @@ def read(path):
         return f.read().splitlines()
 
 
-def collect(lines):
+def collect(lines, entry_types):
     """{(entry type, "n_t:n_b"): [(registers, stack bytes)]} over the SpMV kernels."""
     kernels = collections.defaultdict(list)
     for i, line in enumerate(lines):
@@ -56,7 +50,7 @@ def collect(lines):
         if not function or "SpmvFunctor" not in function.group(1) or i + 1 >= len(lines):
             continue
         bounds = BOUNDS.search(function.group(1))
-        entry = entry_type(function.group(1))
+        entry = entry_type(function.group(1), entry_types)
         usage = USAGE.search(lines[i + 1])
         if bounds and entry and usage:
             kernels[(entry, f"{bounds.group(1)}:{bounds.group(2)}")].append(
@@ -69,11 +63,11 @@ def bounds_order(pair):
     return threads * teams, threads
 
 
-def markdown(kernels):
+def markdown(kernels, entry_types):
     out = ["| entry type | bounds n_t:n_b | threads/SM | register cap | kernels | registers min / median / max "
            "| with a stack frame (largest) |",
            "|---|---|---|---|---|---|---|"]
-    entries = sorted({e for e, _ in kernels}, key=lambda e: [n for _, n in ENTRY_TYPES].index(e))
+    entries = sorted({e for e, _ in kernels}, key=lambda e: [n for _, n in entry_types].index(e))
     for entry in entries:
         for pair in sorted((p for e, p in kernels if e == entry), key=bounds_order):
             usage = kernels[(entry, pair)]
@@ -88,11 +82,12 @@ def markdown(kernels):
 
 
 def main(argv):
-    if len(argv) != 2:
+    if len(argv) not in (2, 4) or (len(argv) == 4 and argv[2] != "--variant-space"):
         print(__doc__.strip(), file=sys.stderr)
         return 2
+    entry_types = variant_space.mangled_entry_tokens(variant_space.load(argv[3] if len(argv) == 4 else None))
     try:
-        kernels = collect(read(argv[1]))
+        kernels = collect(read(argv[1]), entry_types)
     except OSError as e:
         print(f"resource_usage: cannot read {argv[1]}: {e}", file=sys.stderr)
         return 1
@@ -100,7 +95,7 @@ def main(argv):
         print(f"resource_usage: {argv[1]}: no SpMV kernel with launch bounds (not cuobjdump -res-usage output?)",
               file=sys.stderr)
         return 1
-    print(markdown(kernels))
+    print(markdown(kernels, entry_types))
     return 0
 
 

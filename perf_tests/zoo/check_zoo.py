@@ -4,13 +4,18 @@ its Matrix Market header matches the class, and the sizes, non-zero count and ro
 statistics recomputed from the file equal those in index.json. Every .mtx file in
 the directory must be listed. Exits non-zero with a message on the first mismatch.
 
-usage: check_zoo.py DIR [--expect-classes complex,quaternion,block3]
+The classes and their component counts come from the variant space
+(variant_space.py; a class is also its Matrix Market field name).
+
+usage: check_zoo.py DIR [--expect-classes complex,quaternion,block3] [--variant-space FILE]
 """
+import argparse
 import json
 import os
 import sys
 
-FIELD_OF_CLASS = {"complex": ("complex", 2), "quaternion": ("quaternion", 4), "block3": ("block3", 9)}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
+import variant_space  # noqa: E402  (perf_tests/report/variant_space.py)
 
 
 def fail(message):
@@ -66,20 +71,22 @@ def read_pattern(path, field, components):
 
 
 def main():
-    if len(sys.argv) < 2:
-        fail(__doc__)
-    directory = sys.argv[1]
-    expect = []
-    if len(sys.argv) == 4 and sys.argv[2] == "--expect-classes":
-        expect = sys.argv[3].split(",")
+    ap = argparse.ArgumentParser(description="Checks a compound-zoo output directory against its index.json.")
+    ap.add_argument("directory")
+    ap.add_argument("--expect-classes", default="", help="comma-separated classes that must have a matrix")
+    ap.add_argument("--variant-space", help="variant_space.json (default: see variant_space.py)")
+    args = ap.parse_args()
+    directory = args.directory
+    expect = [c for c in args.expect_classes.split(",") if c]
+    components_of = variant_space.components_of_class(variant_space.load(args.variant_space))
     with open(os.path.join(directory, "index.json")) as f:
         index = json.load(f)
     listed = set()
     for m in index["matrices"]:
         name = m["name"]
-        if m["class"] not in FIELD_OF_CLASS:
-            fail(f"{name}: unknown class {m['class']}")
-        field, components = FIELD_OF_CLASS[m["class"]]
+        if m["class"] not in components_of:
+            fail(f"{name}: unknown class {m['class']} (the variant space has {', '.join(components_of)})")
+        field, components = m["class"], components_of[m["class"]]
         rows, cols, symmetry, positions = read_pattern(os.path.join(directory, m["file"]), field, components)
         listed.add(m["file"])
         got = {"rows": rows, "columns": cols, "nonzeros": len(positions), "symmetry": symmetry, "field": field}

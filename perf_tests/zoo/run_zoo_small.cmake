@@ -5,7 +5,8 @@ execute_process(COMMAND "${ZOO}" --out "${OUT}" --scale small RESULT_VARIABLE rc
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compound-zoo failed (${rc})")
 endif()
-execute_process(COMMAND "${PYTHON}" "${CHECKER}" "${OUT}" --expect-classes complex,quaternion,block3 RESULT_VARIABLE rc)
+execute_process(COMMAND "${PYTHON}" "${CHECKER}" "${OUT}" --expect-classes complex,quaternion,block3
+                        --variant-space "${VARIANT_SPACE}" RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "check_zoo.py failed (${rc})")
 endif()

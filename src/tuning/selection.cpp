@@ -30,13 +30,16 @@ double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b) {
 VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,
                              const std::function<bool(const std::string&)>& fits) {
   COMPOUND_SPARSE_REQUIRE(!compiled.empty(), "no SpMV variant is compiled for " << f.entry_type << " " << f.precision);
-  std::string outer = "csr";
+  // The default outer layout, or else the first in declaration order that fits.
+  const auto& outers = outer_layout_names();
+  std::string outer = outers.front();
   if (fits && !fits(outer))
-    for (const char* o : {"sell32", "sell16", "ell"})
+    for (const auto& o : outers)
       if (fits(o)) {
         outer = o;
         break;
       }
+  const std::string& inner = inner_layout_names().front();
   const double mean = f.nnz_per_row_mean;
   const bool spread = f.nnz_per_row_stddev > 0.5 * mean || f.nnz_per_row_max > 4 * mean;
   const ScheduleKind kind = spread ? ScheduleKind::DynamicWarp : ScheduleKind::Static;
@@ -60,7 +63,7 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
     return best;
   };
   const VariantKey* key = pick(
-      [&](const VariantKey& k) { return k.outer == outer && k.inner == "aos" && k.vector == "aos" && k.kind == kind; });
+      [&](const VariantKey& k) { return k.outer == outer && k.inner == inner && k.vector == inner && k.kind == kind; });
   if (key == nullptr) key = pick([&](const VariantKey& k) { return k.outer == outer; });
   if (key == nullptr) key = &compiled.front();
   VariantKey result = *key;

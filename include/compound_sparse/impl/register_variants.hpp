@@ -1,27 +1,23 @@
 #pragma once
-// Compile-time loops that instantiate SpMV variants and register them. Used
-// only by the generated translation units (cmake/CompoundSparseVariants.cmake).
+// The definition of register_layouts (variant_units.hpp): compile-time loops over
+// the variant space's lists (variant_space.hpp) that instantiate SpMV variants and
+// register them. Included only by the generated units, which instantiate it
+// explicitly (cmake/templates/variant_unit.cpp.in).
 
 #include <type_traits>
 
 #include "../layouts.hpp"
-#include "../registry.hpp"
 #include "../spmv.hpp"
+#include "variant_units.hpp"
 
 namespace compound_sparse {
 namespace impl {
 
-template <unsigned Threads, unsigned MinTeams>
-struct Bounds {
-  static constexpr unsigned threads = Threads;
-  static constexpr unsigned min_teams = MinTeams;
-};
-
-template <class Entry, class MemorySpace, class Outer, class Inner, class Vec, ScheduleKind Kind, class B>
+template <class Entry, class MemorySpace, class Outer, class Inner, class Vec, ScheduleKind Kind, class Bounds>
 void run_variant(const AnyMatrix<Entry, MemorySpace>& a, const coefficient_type_t<Entry>& alpha,
                  const AnyVector<vector_type_t<Entry>, MemorySpace>& x, const coefficient_type_t<Entry>& beta,
                  const AnyVector<vector_type_t<Entry>, MemorySpace>& y, int lanes_per_row) {
-  Schedule<Kind, B::threads, B::min_teams> schedule;
+  Schedule<Kind, Bounds::threads, Bounds::min_teams> schedule;
   schedule.lanes_per_row = lanes_per_row;
   spmv(schedule, alpha, a.template get<Outer, Inner>(), x.template get<Vec>(), beta, y.template get<Vec>());
 }
@@ -36,37 +32,40 @@ AnyVector<vector_type_t<Entry>, MemorySpace> convert_any_vector(const std::vecto
   return AnyVector<vector_type_t<Entry>, MemorySpace>(to_device<Inner, MemorySpace>(v));
 }
 
-template <class Entry, class MemorySpace, class Outer, class Inner, class Vec, ScheduleKind Kind, class... B>
-void register_bounds(VariantRegistry<Entry, MemorySpace>& registry) {
-  const auto add = [&](auto bounds) {
-    using Bd = decltype(bounds);
-    VariantKey key;
-    key.outer = Outer::name();
-    key.inner = Inner::name();
-    key.vector = Vec::name();
-    key.kind = Kind;
-    key.threads = Bd::threads;
-    key.teams_per_sm = Bd::min_teams;
-    registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bd>);
-  };
-  (add(B{}), ...);
+/// Registers the (Outer, Inner) matrix layout and its variants: every vector
+/// layout x schedule kind x compiled launch bounds.
+template <class Entry, class MemorySpace, class Outer, class Inner>
+void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
+  registry.add_matrix_layout(Outer::name(), Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
+                             &layout_memory_bytes<Outer, Entry>);
+  for_each_type(InnerLayouts{}, [&](auto vec) {
+    using Vec = typename decltype(vec)::type;
+    registry.add_vector_layout(Vec::name(), &convert_any_vector<Entry, MemorySpace, Vec>);
+    for_each_value(ScheduleKinds{}, [&](auto kind) {
+      constexpr ScheduleKind Kind = decltype(kind)::value;
+      for_each_type(CompiledLaunchBounds{}, [&](auto bounds) {
+        using Bounds = typename decltype(bounds)::type;
+        VariantKey key;
+        key.outer = Outer::name();
+        key.inner = Inner::name();
+        key.vector = Vec::name();
+        key.kind = Kind;
+        key.threads = Bounds::threads;
+        key.teams_per_sm = Bounds::min_teams;
+        registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>);
+      });
+    });
+  });
 }
 
-/// Registers every variant of one (outer, matrix inner) layout with the launch bounds B...
-template <class Entry, class MemorySpace, class Outer, class Inner, class... B>
-void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
-  registry.add_matrix_layout(Outer::name() + "." + Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
-                             &layout_memory_bytes<Outer, Entry>);
-  registry.add_vector_layout("aos", &convert_any_vector<Entry, MemorySpace, Aos>);
-  registry.add_vector_layout("soa", &convert_any_vector<Entry, MemorySpace, Soa>);
-  const auto for_kinds = [&](auto vec) {
-    using V = decltype(vec);
-    register_bounds<Entry, MemorySpace, Outer, Inner, V, ScheduleKind::Static, B...>(registry);
-    register_bounds<Entry, MemorySpace, Outer, Inner, V, ScheduleKind::DynamicTeam, B...>(registry);
-    register_bounds<Entry, MemorySpace, Outer, Inner, V, ScheduleKind::DynamicWarp, B...>(registry);
-  };
-  for_kinds(Aos{});
-  for_kinds(Soa{});
+template <class Entry, std::size_t First, std::size_t Last>
+void register_layouts(VariantRegistry<Entry>& registry) {
+  using MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space;
+  for_each_index<First, Last>([&](auto index) {
+    constexpr std::size_t i = decltype(index)::value;
+    register_layout<Entry, MemorySpace, type_at_t<OuterLayouts, i / InnerLayouts::size>,
+                    type_at_t<InnerLayouts, i % InnerLayouts::size>>(registry);
+  });
 }
 
 }  // namespace impl

@@ -1,5 +1,5 @@
 #pragma once
-// A one-line progress bar with ETA for compound-tune, on stderr: redrawn in
+// A one-line progress bar with ETA for the tools (compound-tune, compound-bench), on stderr: redrawn in
 // place (\r) on a terminal, a plain line every few seconds otherwise (logs, CI).
 // Work is counted in units proportional to the expected time (variants x
 // non-zeros), so the ETA stays sensible when matrix sizes differ by 1000x.
@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-namespace compound_tune {
+namespace compound_tools {
 
 class ProgressBar {
  public:
@@ -53,4 +53,4 @@ class ProgressBar {
   double last_;
 };
 
-}  // namespace compound_tune
+}  // namespace compound_tools

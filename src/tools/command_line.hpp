@@ -1,6 +1,6 @@
 #pragma once
 // Command-line parsing shared by the project's tools (compound-zoo, compound-tune,
-// compound-bench). Every option is "--name value"; a tool maps option names to
+// compound-bench; target compound_sparse_tool_support). Every option is "--name value"; a tool maps option names to
 // setters and reports the one problem that parse_options returns, with its usage.
 #include <compound_sparse/timing.hpp>
 #include <cstddef>
@@ -59,14 +59,21 @@ inline int integer_at_least(const std::string& text, int least) {
   return n;
 }
 
+/// "a|b|c".
+inline std::string joined(const std::vector<std::string>& names, const char* separator = "|") {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : separator) + n;
+  return text;
+}
+
 /// `value` when it is one of `allowed`, else throws naming them.
-inline std::string one_of(const std::string& value, std::initializer_list<const char*> allowed) {
-  std::string names;
-  for (const char* a : allowed) {
+inline std::string one_of(const std::string& value, const std::vector<std::string>& allowed) {
+  for (const auto& a : allowed)
     if (value == a) return value;
-    names += (names.empty() ? "" : "|") + std::string(a);
-  }
-  throw std::invalid_argument("one of " + names);
+  throw std::invalid_argument("one of " + joined(allowed));
+}
+inline std::string one_of(const std::string& value, std::initializer_list<const char*> allowed) {
+  return one_of(value, std::vector<std::string>(allowed.begin(), allowed.end()));
 }
 
 /// --timing auto|wall|queued (compound_sparse/timing.hpp). auto, the tools' default, is

@@ -1,0 +1,59 @@
+# The variant space of CompoundSparse, declared once.
+#
+# Every SpMV variant is one point of
+#   entry type x outer layout x matrix inner layout x vector layout x schedule kind x launch bounds
+# (plus lanes_per_row, chosen at run time). This file is the only place that lists
+# the dimensions. cmake/CompoundSparseVariants.cmake turns it into
+#   - compound_sparse/variant_space.hpp (cmake/templates/variant_space.hpp.in): the
+#     C++ lists that the registry, the variant-name parser, the heuristic, the unit
+#     tests and the tools loop over, and the ScheduleKind enum;
+#   - the registry's translation units (cmake/templates/variant_*.cpp.in);
+#   - the SpMV unit-test executables, one per entry type (unit_tests/test_spmv_entry.cpp.in);
+#   - variant_space.json for the Python report and zoo scripts.
+# docs/architecture.md shows, as worked examples, what to touch to add an entry
+# type or a schedule kind.
+
+# Entry types: <class>_<precision>, the C++ type, and its number of scalar
+# components. The class is the Matrix Market field name that io/compound_format.hpp
+# gives the type (checked by the generated unit tests), so that the zoo, the tuning
+# database and the tools name it alike. Declared types are all tested; those in
+# COMPOUND_SPARSE_VARIANT_ENTRIES are compiled into the variant registry.
+compound_sparse_entry_type(complex_float "Kokkos::complex<float>" 2)
+compound_sparse_entry_type(complex_double "Kokkos::complex<double>" 2)
+compound_sparse_entry_type(quaternion_float "compound_sparse::Quaternion<float>" 4)
+compound_sparse_entry_type(quaternion_double "compound_sparse::Quaternion<double>" 4)
+compound_sparse_entry_type(block2_float "compound_sparse::Block<float, 2>" 4)
+compound_sparse_entry_type(block2_double "compound_sparse::Block<double, 2>" 4)
+compound_sparse_entry_type(block3_float "compound_sparse::Block<float, 3>" 9)
+compound_sparse_entry_type(block3_double "compound_sparse::Block<double, 3>" 9)
+compound_sparse_entry_type(block4_float "compound_sparse::Block<float, 4>" 16)
+compound_sparse_entry_type(block4_double "compound_sparse::Block<double, 4>" 16)
+set(COMPOUND_SPARSE_DEFAULT_VARIANT_ENTRIES
+    complex_float complex_double quaternion_float quaternion_double block3_float block3_double)
+
+# Outer layouts (layouts.hpp; each tag's name() is its name in variant keys). The
+# first is the default layout, the heuristic's choice and compound-bench's
+# schedule-only baseline; when the memory budget rules it out, the heuristic takes
+# the next one that fits, in this order.
+compound_sparse_outer_layout("compound_sparse::Csr")
+compound_sparse_outer_layout("compound_sparse::SlicedEll<32>")
+compound_sparse_outer_layout("compound_sparse::SlicedEll<16>")
+compound_sparse_outer_layout("compound_sparse::Ell")
+
+# Inner layouts, for the matrix entries and, independently, for x and y. The first
+# is the default.
+compound_sparse_inner_layout("compound_sparse::Aos")
+compound_sparse_inner_layout("compound_sparse::Soa")
+
+# Schedule kinds: the name in variant keys and the ScheduleKind enumerator. Their
+# behaviour is in impl/spmv_functor.hpp (SpmvFunctor::operator()).
+compound_sparse_schedule_kind(static Static)
+compound_sparse_schedule_kind(dynamic_team DynamicTeam)
+compound_sparse_schedule_kind(dynamic_warp DynamicWarp)
+
+# Launch bounds threads:min_teams_per_sm (n_t:n_b). GPUs: a 3 x 3 grid of the
+# method's space, n_t in {128, 256, 512} and n_b in {1, 2, 4} (128 to 2048 threads
+# per SM); every further pair adds a full set of kernels per entry type to the
+# build. Host backends ignore launch bounds, so one pair is enough there.
+set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU "128:1;128:2;128:4;256:1;256:2;256:4;512:1;512:2;512:4")
+set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_HOST "128:4")
