@@ -14,7 +14,7 @@
 // names no usable variant, is not an error: the heuristic is used, and a warning
 // goes to std::cerr (each distinct warning once per process) and into explanation().
 // The chosen layout always fits options.budget when any layout does; when none
-// does, construction throws compound_sparse::Error from the conversion.
+// does, construction throws compound_sparse::BudgetExceeded from the conversion.
 
 #include <cstdint>
 #include <iostream>

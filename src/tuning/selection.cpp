@@ -29,7 +29,8 @@ double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b) {
 
 VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,
                              const std::function<bool(const std::string&)>& fits) {
-  COMPOUND_SPARSE_REQUIRE(!compiled.empty(), "no SpMV variant is compiled for " << f.entry_type << " " << f.precision);
+  COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, !compiled.empty(),
+                               "no SpMV variant is compiled for " << f.entry_type << " " << f.precision);
   std::string outer = "csr";
   if (fits && !fits(outer))
     for (const char* o : {"sell32", "sell16", "ell"})
