@@ -18,3 +18,4 @@
 #include "compound_sparse/spmv.hpp"
 #include "compound_sparse/timing.hpp"
 #include "compound_sparse/variant_key.hpp"
+#include "compound_sparse/warnings.hpp"

@@ -16,7 +16,8 @@ DeviceInfo query_default_device() {
   if (std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value) {
     cudaDeviceProp prop;
     const cudaError_t status = cudaGetDeviceProperties(&prop, Kokkos::Cuda().cuda_device());
-    COMPOUND_SPARSE_REQUIRE(status == cudaSuccess, "cudaGetDeviceProperties failed: " << cudaGetErrorString(status));
+    COMPOUND_SPARSE_REQUIRE_KIND(DeviceError, status == cudaSuccess,
+                                 "cudaGetDeviceProperties failed: " << cudaGetErrorString(status));
     info.name = prop.name;
     info.compute_major = prop.major;
     info.compute_minor = prop.minor;

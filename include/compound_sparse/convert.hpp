@@ -92,8 +92,9 @@ std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
 }
 
 /// Builds the device matrix in layout <Outer, Inner> from a host CSR matrix.
-/// Throws compound_sparse::Error if `a` is inconsistent (see validate), if the
-/// layout needs more than `budget.max_bytes`, or if its slots do not fit 32-bit offsets.
+/// Throws compound_sparse::InvalidInput if `a` is inconsistent (see validate), and
+/// BudgetExceeded if the layout needs more than `budget.max_bytes` or if its slots
+/// do not fit 32-bit offsets.
 template <class Outer, class Inner, class MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space,
           class Entry>
 SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a, MemoryBudget budget = {}) {
@@ -102,13 +103,13 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   validate(a);
   const LayoutShape shape = layout_shape<Outer>(a);
   const std::uint64_t bytes = layout_memory_bytes<Outer>(a);
-  COMPOUND_SPARSE_REQUIRE(
-      bytes <= budget.max_bytes,
+  COMPOUND_SPARSE_REQUIRE_KIND(
+      BudgetExceeded, bytes <= budget.max_bytes,
       Outer::name() << " layout of a " << a.num_rows << " x " << a.num_cols << " matrix with " << a.num_entries()
                     << " entries needs " << bytes << " bytes (" << shape.num_slots - a.num_entries()
                     << " padding slots), more than the memory budget of " << budget.max_bytes << " bytes");
-  COMPOUND_SPARSE_REQUIRE(
-      shape.num_slots <= static_cast<std::uint64_t>(std::numeric_limits<int>::max()),
+  COMPOUND_SPARSE_REQUIRE_KIND(
+      BudgetExceeded, shape.num_slots <= static_cast<std::uint64_t>(std::numeric_limits<int>::max()),
       Outer::name() << " layout needs " << shape.num_slots << " slots, more than 32-bit offsets can address");
 
   matrix_type m;

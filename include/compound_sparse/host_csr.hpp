@@ -95,8 +95,9 @@ HostCsr<Entry> csr_from_coo(int num_rows, int num_cols, std::vector<CooEntry<Ent
       csr.values.back() = add_components(csr.values.back(), e.value);
       continue;
     }
-    COMPOUND_SPARSE_REQUIRE(csr.col_indices.size() < static_cast<std::size_t>(std::numeric_limits<int>::max()),
-                            "more than 2^31-1 non-zeros do not fit 32-bit offsets");
+    COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded,
+                                 csr.col_indices.size() < static_cast<std::size_t>(std::numeric_limits<int>::max()),
+                                 "more than 2^31-1 non-zeros do not fit 32-bit offsets");
     csr.col_indices.push_back(e.col);
     csr.values.push_back(e.value);
     ++csr.row_offsets[e.row + 1];

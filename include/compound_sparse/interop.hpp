@@ -65,10 +65,11 @@ void validate_csr_views(int num_cols, const RowMap& row_map, const Entries& entr
   using execution_space = typename Values::memory_space::execution_space;
   COMPOUND_SPARSE_REQUIRE(num_cols >= 0, "num_cols " << num_cols << " is negative");
   COMPOUND_SPARSE_REQUIRE(row_map.extent(0) >= 1, "row_map is empty; it needs num_rows + 1 offsets");
-  COMPOUND_SPARSE_REQUIRE(row_map.extent(0) - 1 <= static_cast<std::size_t>(std::numeric_limits<int>::max()) &&
-                              entries.extent(0) <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
-                          "CSR views with " << row_map.extent(0) - 1 << " rows and " << entries.extent(0)
-                                            << " non-zeros do not fit 32-bit indices");
+  COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded,
+                               row_map.extent(0) - 1 <= static_cast<std::size_t>(std::numeric_limits<int>::max()) &&
+                                   entries.extent(0) <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
+                               "CSR views with " << row_map.extent(0) - 1 << " rows and " << entries.extent(0)
+                                                 << " non-zeros do not fit 32-bit indices");
   COMPOUND_SPARSE_REQUIRE(values.extent(0) == entries.extent(0),
                           "values has " << values.extent(0) << " entries but entries has " << entries.extent(0));
   const int num_rows = static_cast<int>(row_map.extent(0)) - 1;
@@ -143,10 +144,10 @@ SparseMatrix<typename Values::non_const_value_type, Outer, Inner, typename Value
     // The accounting of layout_memory_bytes<Csr>.
     const std::uint64_t bytes = (static_cast<std::uint64_t>(num_rows) + 1) * sizeof(int) +
                                 static_cast<std::uint64_t>(nnz) * (sizeof(int) + sizeof(entry_type));
-    COMPOUND_SPARSE_REQUIRE(bytes <= budget.max_bytes,
-                            "csr layout of a " << num_rows << " x " << num_cols << " matrix with " << nnz
-                                               << " entries needs " << bytes << " bytes, more than the memory "
-                                               << "budget of " << budget.max_bytes << " bytes");
+    COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, bytes <= budget.max_bytes,
+                                 "csr layout of a " << num_rows << " x " << num_cols << " matrix with " << nnz
+                                                    << " entries needs " << bytes << " bytes, more than the memory "
+                                                    << "budget of " << budget.max_bytes << " bytes");
     matrix_type m;
     m.num_rows = num_rows;
     m.num_cols = num_cols;

@@ -132,10 +132,11 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
     Measurement m;
     m.key = key;
     try {
-      COMPOUND_SPARSE_REQUIRE(registry.contains(key), "variant '" << key.name() << "' is not compiled into this build");
+      COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, registry.contains(key),
+                                   "variant '" << key.name() << "' is not compiled into this build");
       m.memory_bytes = registry.memory_bytes(key.outer, a);
-      COMPOUND_SPARSE_REQUIRE(m.memory_bytes <= options.budget.max_bytes,
-                              key.outer << " needs " << m.memory_bytes << " bytes, over the memory budget");
+      COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, m.memory_bytes <= options.budget.max_bytes,
+                                   key.outer << " needs " << m.memory_bytes << " bytes, over the memory budget");
       if (key.layout_name() != current_layout) {
         matrices.clear();
         xs.clear();

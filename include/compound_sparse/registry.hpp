@@ -71,29 +71,32 @@ class VariantRegistry {
   /// Device bytes the layout would take for this matrix (no allocation).
   std::uint64_t memory_bytes(const std::string& outer, const HostCsr<Entry>& a) const {
     const auto it = memory_estimators_.find(outer);
-    COMPOUND_SPARSE_REQUIRE(it != memory_estimators_.end(), "no outer layout '" << outer << "' is registered");
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != memory_estimators_.end(),
+                                 "no outer layout '" << outer << "' is registered");
     return it->second(a);
   }
   matrix_type convert_matrix(const std::string& outer, const std::string& inner, const HostCsr<Entry>& a,
                              MemoryBudget budget = {}) const {
     const auto it = matrix_layouts_.find(outer + "." + inner);
-    COMPOUND_SPARSE_REQUIRE(it != matrix_layouts_.end(),
-                            "no matrix layout '" << outer << "." << inner << "' is registered");
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != matrix_layouts_.end(),
+                                 "no matrix layout '" << outer << "." << inner << "' is registered");
     return it->second(a, budget);
   }
   vector_type convert_vector(const std::string& inner, const std::vector<value_type>& v) const {
     const auto it = vector_layouts_.find(inner);
-    COMPOUND_SPARSE_REQUIRE(it != vector_layouts_.end(), "no vector layout '" << inner << "' is registered");
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != vector_layouts_.end(),
+                                 "no vector layout '" << inner << "' is registered");
     return it->second(v);
   }
 
   /// y = alpha A x + beta y with the variant `key`; A, x and y must be stored in
-  /// the key's layouts (throws compound_sparse::Error otherwise, or if the key
-  /// names no compiled variant).
+  /// the key's layouts (throws compound_sparse::InvalidInput otherwise, NotCompiled
+  /// if the key names no compiled variant).
   void spmv(const VariantKey& key, const coefficient_type& alpha, const matrix_type& a, const vector_type& x,
             const coefficient_type& beta, const vector_type& y) const {
     const auto it = variants_.find(key.compiled_name());
-    COMPOUND_SPARSE_REQUIRE(it != variants_.end(), "variant '" << key.name() << "' is not compiled into this build");
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != variants_.end(),
+                                 "variant '" << key.name() << "' is not compiled into this build");
     COMPOUND_SPARSE_REQUIRE(a.layout() == key.layout_name(),
                             "variant '" << key.name() << "' needs the matrix in '" << key.layout_name()
                                         << "' but it is stored as '" << a.layout() << "'");

@@ -32,7 +32,7 @@ constexpr bool is_gpu_space() {
 }  // namespace impl
 
 /// Runs on the execution space instance `exec` (asynchronously, like any Kokkos kernel).
-/// Throws compound_sparse::Error if x or y do not match A's columns/rows or
+/// Throws compound_sparse::InvalidInput if x or y do not match A's columns/rows or
 /// lanes_per_row is not one of 1, 2, 4, 8, 16, 32.
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
           class Inner, class XInner, class YInner, class MemorySpace>

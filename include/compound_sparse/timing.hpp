@@ -53,12 +53,12 @@ constexpr TimingMode preferred_timing_mode() {
   return impl::queued_timing_available<ExecutionSpace>() ? TimingMode::Queued : TimingMode::Wall;
 }
 
-/// Throws an Error naming `what` (an option, a function) when `mode` cannot time
+/// Throws NotCompiled naming `what` (an option, a function) when `mode` cannot time
 /// work on ExecutionSpace: queued timing is CUDA only.
 template <class ExecutionSpace>
 void require_timing_mode(TimingMode mode, const char* what) {
-  COMPOUND_SPARSE_REQUIRE(
-      mode == TimingMode::Wall || impl::queued_timing_available<ExecutionSpace>(),
+  COMPOUND_SPARSE_REQUIRE_KIND(
+      NotCompiled, mode == TimingMode::Wall || impl::queued_timing_available<ExecutionSpace>(),
       what << " needs the CUDA backend (this build runs on " << ExecutionSpace::name() << "); use wall timing");
 }
 

@@ -12,9 +12,10 @@
 // else the first of default_tuning_dirs() that has it. Selection rules:
 // variant_selection.hpp. A missing, unreadable or corrupt database, or one that
 // names no usable variant, is not an error: the heuristic is used, and a warning
-// goes to std::cerr (each distinct warning once per process) and into explanation().
+// goes to the warning sink (warnings.hpp: std::cerr unless the application set
+// one; each distinct warning once per process) and into explanation().
 // The chosen layout always fits options.budget when any layout does; when none
-// does, construction throws compound_sparse::Error from the conversion.
+// does, construction throws compound_sparse::BudgetExceeded from the conversion.
 
 #include <algorithm>
 #include <cstdint>
@@ -26,6 +27,7 @@
 #include "registry.hpp"
 #include "tuning_database.hpp"
 #include "variant_selection.hpp"
+#include "warnings.hpp"
 
 namespace compound_sparse {
 
@@ -46,9 +48,6 @@ struct LoadedDatabase {
   std::vector<std::string> warnings;
 };
 LoadedDatabase load_device_database(const DeviceInfo& device, const std::string& database_dir);
-
-/// Prints "compound_sparse: warning: <text>" to std::cerr unless this process already did.
-void warn_once(const std::string& text);
 
 template <class Entry>
 class TunedSpmv {
@@ -108,6 +107,8 @@ class TunedSpmv {
       warn_once(w);
       explanation_ += "; warning: " + w;
     }
+    // Not through the warning sink: the explanation is no warning but output the
+    // caller asked for, and one who wants it elsewhere has explanation().
     if (options.verbose) std::cerr << "compound_sparse: " << explanation_ << "\n";
     matrix_ = registry_->convert_matrix(key_.outer, key_.inner, a, options.budget);
   }

@@ -117,7 +117,7 @@ std::string database_file_name(const DeviceInfo& device);
 /// source tree's tuning/ (so that the build tree works without installing).
 std::vector<std::string> default_tuning_dirs();
 
-/// Throws compound_sparse::Error (with the path and the reason) for a file that
+/// Throws compound_sparse::IoError (with the path and the reason) for a file that
 /// cannot be read, is not JSON, has another schema version or a malformed record.
 /// Variant names are not checked here: selection skips those it does not know.
 TuningDatabase read_tuning_database(const std::string& path);

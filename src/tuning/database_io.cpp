@@ -181,14 +181,15 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
   try {
     j = Json::parse(text);
   } catch (const std::exception& e) {
-    COMPOUND_SPARSE_REQUIRE(false, source << " is not valid JSON (truncated or corrupt?): " << e.what());
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not valid JSON (truncated or corrupt?): " << e.what());
   }
-  COMPOUND_SPARSE_REQUIRE(j.is_object() && j.contains("schema_version") && j["schema_version"].is_number_integer(),
-                          source << " is not a tuning database (no schema_version)");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError,
+                               j.is_object() && j.contains("schema_version") && j["schema_version"].is_number_integer(),
+                               source << " is not a tuning database (no schema_version)");
   const int version = j["schema_version"].get<int>();
-  COMPOUND_SPARSE_REQUIRE(version == TuningDatabase::schema_version, source << " has schema version " << version
-                                                                            << ", this library reads version "
-                                                                            << TuningDatabase::schema_version);
+  COMPOUND_SPARSE_REQUIRE_KIND(
+      IoError, version == TuningDatabase::schema_version,
+      source << " has schema version " << version << ", this library reads version " << TuningDatabase::schema_version);
   TuningDatabase db;
   try {
     const Json& d = j.at("device");
@@ -206,17 +207,17 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
     db.launch_bounds = j.value("launch_bounds", std::string());
     for (const auto& m : j.at("matrices")) db.matrices.push_back(matrix_from_json(m));
   } catch (const nlohmann::json::exception& e) {
-    COMPOUND_SPARSE_REQUIRE(false, source << " is not a valid tuning database: " << e.what());
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not a valid tuning database: " << e.what());
   }
   return db;
 }
 
 TuningDatabase read_tuning_database(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  COMPOUND_SPARSE_REQUIRE(in, "cannot open tuning database " << path);
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, in, "cannot open tuning database " << path);
   std::ostringstream text;
   text << in.rdbuf();
-  COMPOUND_SPARSE_REQUIRE(!in.bad(), "reading tuning database " << path << " failed");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !in.bad(), "reading tuning database " << path << " failed");
   return parse_tuning_database(text.str(), path);
 }
 
@@ -232,10 +233,10 @@ void write_file_atomically(const std::string& text, const std::string& path,
   try {
     {
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-      COMPOUND_SPARSE_REQUIRE(out, "cannot create " << temporary);
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, out, "cannot create " << temporary);
       out << text;
       out.flush();
-      COMPOUND_SPARSE_REQUIRE(out, "writing " << temporary << " failed (disk full?)");
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, out, "writing " << temporary << " failed (disk full?)");
     }
     if (before_rename) before_rename(temporary);
     fs::rename(temporary, target);

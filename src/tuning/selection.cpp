@@ -29,7 +29,8 @@ double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b) {
 
 VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,
                              const std::function<bool(const std::string&)>& fits) {
-  COMPOUND_SPARSE_REQUIRE(!compiled.empty(), "no SpMV variant is compiled for " << f.entry_type << " " << f.precision);
+  COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, !compiled.empty(),
+                               "no SpMV variant is compiled for " << f.entry_type << " " << f.precision);
   // The default outer layout, or else the first in declaration order that fits.
   const auto& outers = outer_layout_names();
   std::string outer = outers.front();

@@ -1,20 +1,10 @@
 // The non-template half of TunedSpmv: finding and loading the device's
-// database, and printing each warning once.
+// database (TunedSpmv passes its warnings to warn_once, warnings.hpp).
 #include "compound_sparse/tuned_spmv.hpp"
 
 #include <filesystem>
-#include <iostream>
-#include <mutex>
-#include <set>
 
 namespace compound_sparse {
-
-void warn_once(const std::string& text) {
-  static std::mutex mutex;
-  static std::set<std::string> printed;
-  const std::lock_guard<std::mutex> lock(mutex);
-  if (printed.insert(text).second) std::cerr << "compound_sparse: warning: " << text << "\n";
-}
 
 LoadedDatabase load_device_database(const DeviceInfo& device, const std::string& database_dir) {
   LoadedDatabase result;

@@ -77,12 +77,12 @@ TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::s
   const std::string base = work_dir + "/surface";
   {
     std::ofstream off(base + ".off");
-    COMPOUND_SPARSE_REQUIRE(off, "cannot write '" << base << ".off'");
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, off, "cannot write '" << base << ".off'");
     off.precision(17);
     off << "OFF\n" << surface.vertices.size() << " " << surface.triangles.size() << " 0\n";
     for (const auto& p : surface.vertices) off << p[0] << " " << p[1] << " " << p[2] << "\n";
     for (const auto& t : surface.triangles) off << "3 " << t[0] << " " << t[1] << " " << t[2] << "\n";
-    COMPOUND_SPARSE_REQUIRE(off, "writing '" << base << ".off' failed");
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, off, "writing '" << base << ".off' failed");
   }
   std::ostringstream command;
   command.precision(17);
@@ -92,14 +92,15 @@ TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::s
   if (max_volume > 0) command << max_volume;
   command << "zQ '" << base << ".off' > '" << base << ".log' 2>&1";
   const int status = std::system(command.str().c_str());
-  COMPOUND_SPARSE_REQUIRE(status == 0, "'" << command.str() << "' failed (status " << status
-                                           << "): is tetgen installed (scripts/setup.sh) and the surface closed? See "
-                                           << base << ".log");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, status == 0,
+                               "'" << command.str() << "' failed (status " << status
+                                   << "): is tetgen installed (scripts/setup.sh) and the surface closed? See " << base
+                                   << ".log");
   TetMesh mesh;
   std::string line, token;
   {
     std::ifstream file(base + ".1.node");
-    COMPOUND_SPARSE_REQUIRE(file, "tetgen wrote no '" << base << ".1.node'");
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "tetgen wrote no '" << base << ".1.node'");
     io::LineReader in(file, base + ".1.node");
     long long n = -1;
     while (in.next(line)) {
@@ -119,12 +120,12 @@ TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::s
                                     "node " << v << " out of order");
       mesh.points.push_back(p);
     }
-    COMPOUND_SPARSE_REQUIRE(n == static_cast<long long>(mesh.points.size()),
-                            base << ".1.node: expected " << n << " nodes");
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, n == static_cast<long long>(mesh.points.size()),
+                                 base << ".1.node: expected " << n << " nodes");
   }
   {
     std::ifstream file(base + ".1.ele");
-    COMPOUND_SPARSE_REQUIRE(file, "tetgen wrote no '" << base << ".1.ele'");
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "tetgen wrote no '" << base << ".1.ele'");
     io::LineReader in(file, base + ".1.ele");
     bool header = true;
     while (in.next(line)) {
@@ -146,7 +147,7 @@ TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::s
       mesh.tets.push_back(t);
     }
   }
-  COMPOUND_SPARSE_REQUIRE(!mesh.tets.empty(), "tetgen produced no tetrahedra");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !mesh.tets.empty(), "tetgen produced no tetrahedra");
   return mesh;
 }
 

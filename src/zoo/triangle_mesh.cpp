@@ -72,13 +72,13 @@ TriangleMesh read_obj(std::istream& stream, const std::string& source) {
         mesh.triangles.push_back({corners[0], corners[i], corners[i + 1]});
     }
   }
-  COMPOUND_SPARSE_REQUIRE(!mesh.triangles.empty(), source << ": no faces");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !mesh.triangles.empty(), source << ": no faces");
   return mesh;
 }
 
 TriangleMesh read_obj(const std::string& path) {
   std::ifstream file(path);
-  COMPOUND_SPARSE_REQUIRE(file, "cannot open '" << path << "' for reading");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
   return read_obj(file, path);
 }
 

@@ -26,11 +26,11 @@ namespace compound_sparse::impl {
 
 #if defined(KOKKOS_ENABLE_CUDA)
 
-#define COMPOUND_SPARSE_CUDA_CHECK(call)                                                                  \
-  do {                                                                                                    \
-    const cudaError_t compound_sparse_status_ = (call);                                                   \
-    COMPOUND_SPARSE_REQUIRE(compound_sparse_status_ == cudaSuccess,                                       \
-                            "queued timing: " #call ": " << cudaGetErrorString(compound_sparse_status_)); \
+#define COMPOUND_SPARSE_CUDA_CHECK(call)                                                                       \
+  do {                                                                                                         \
+    const cudaError_t compound_sparse_status_ = (call);                                                        \
+    COMPOUND_SPARSE_REQUIRE_KIND(DeviceError, compound_sparse_status_ == cudaSuccess,                          \
+                                 "queued timing: " #call ": " << cudaGetErrorString(compound_sparse_status_)); \
   } while (false)
 
 /// Holds the stream until the host sets `flags[0]`; sets `flags[1]` when it gave up.
@@ -93,10 +93,10 @@ class QueuedTimer {
     }
     host_flags_[0] = 1;  // release: the batch now runs back to back
     COMPOUND_SPARSE_CUDA_CHECK(cudaEventSynchronize(stop_));
-    COMPOUND_SPARSE_REQUIRE(host_flags_[1] == 0,
-                            "queued timing: the batch was not held (a launch synchronised with the device while "
-                            "it waited, or queuing "
-                                << batch << " launches took over about two seconds); use TimingMode::Wall for it");
+    COMPOUND_SPARSE_REQUIRE_KIND(DeviceError, host_flags_[1] == 0,
+                                 "queued timing: the batch was not held (a launch synchronised with the device while "
+                                 "it waited, or queuing "
+                                     << batch << " launches took over about two seconds); use TimingMode::Wall for it");
     float ms = 0;
     COMPOUND_SPARSE_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
     return 1e-3 * ms;

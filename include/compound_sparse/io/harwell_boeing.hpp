@@ -5,7 +5,8 @@
 // indices; nEw.d, nDw.d, nFw.d, nGw.d, optionally with a kP scale factor, for
 // values), so that fields which touch ("1.0E+00-2.0E+00") parse correctly.
 // Right-hand sides are ignored; elemental (?xE) matrices are rejected.
-// Malformed input throws compound_sparse::Error with "<file>:<line>: <reason>".
+// Malformed input, or a file that cannot be opened, throws compound_sparse::IoError;
+// malformed input with "<file>:<line>: <reason>".
 
 #include <fstream>
 #include <string>
@@ -198,16 +199,17 @@ HostCsr<Entry> read_harwell_boeing(std::istream& stream, const std::string& sour
   for (int c = 0; c < cols; ++c)
     for (long long p = ptr[c] - 1; p < ptr[c + 1] - 1; ++p) {
       const long long r = ind[p];
-      COMPOUND_SPARSE_REQUIRE(r >= 1 && r <= rows, source << ": row index " << r << " of entry " << p + 1
-                                                          << " is not in [1, " << rows << "]");
+      COMPOUND_SPARSE_REQUIRE_KIND(
+          IoError, r >= 1 && r <= rows,
+          source << ": row index " << r << " of entry " << p + 1 << " is not in [1, " << rows << "]");
       Entry value;
       for (int i = 0; i < traits::size; ++i) traits::get(value, i) = 0;
       if (k == 0) traits::get(value, 0) = 1;
       for (int i = 0; i < k; ++i) traits::get(value, i) = val[p * k + i];
       if (symmetry != Symmetry::general) {
-        COMPOUND_SPARSE_REQUIRE(r - 1 >= c, source << ": entry (" << r << ", " << c + 1
-                                                   << ") is above the diagonal of a " << to_string(symmetry)
-                                                   << " matrix");
+        COMPOUND_SPARSE_REQUIRE_KIND(IoError, r - 1 >= c,
+                                     source << ": entry (" << r << ", " << c + 1 << ") is above the diagonal of a "
+                                            << to_string(symmetry) << " matrix");
         if (r - 1 != c) coo.push_back({c, static_cast<int>(r - 1), mirror(value, symmetry)});
       }
       coo.push_back({static_cast<int>(r - 1), c, value});
@@ -219,7 +221,7 @@ HostCsr<Entry> read_harwell_boeing(std::istream& stream, const std::string& sour
 template <class Entry>
 HostCsr<Entry> read_harwell_boeing(const std::string& path) {
   std::ifstream file(path);
-  COMPOUND_SPARSE_REQUIRE(file, "cannot open '" << path << "' for reading");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
   return read_harwell_boeing<Entry>(file, path);
 }
 

@@ -5,7 +5,8 @@
 // all four symmetries. Values are written with 17 significant digits, so a
 // write/read round trip reproduces every double exactly.
 //
-// Malformed input throws compound_sparse::Error with "<file>:<line>: <reason>".
+// Malformed input, or a file that cannot be opened, read or written, throws
+// compound_sparse::IoError; malformed input with "<file>:<line>: <reason>".
 
 #include <algorithm>
 #include <array>
@@ -109,7 +110,7 @@ inline MatrixMarketHeader read_mm_header(LineReader& in) {
 /// Reads only the banner and size line (to choose the entry type before reading).
 inline MatrixMarketHeader read_matrix_market_header(const std::string& path) {
   std::ifstream file(path);
-  COMPOUND_SPARSE_REQUIRE(file, "cannot open '" << path << "' for reading");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
   LineReader in(file, path);
   return detail::read_mm_header(in);
 }
@@ -179,7 +180,7 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
 template <class Entry>
 HostCsr<Entry> read_matrix_market(const std::string& path) {
   std::ifstream file(path);
-  COMPOUND_SPARSE_REQUIRE(file, "cannot open '" << path << "' for reading");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
   return read_matrix_market<Entry>(file, path);
 }
 
@@ -252,7 +253,7 @@ void write_matrix_market(std::ostream& out, const HostCsr<Entry>& a, Symmetry sy
       }
       out << "\n";
     }
-  COMPOUND_SPARSE_REQUIRE(out, "writing the Matrix Market stream failed");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, out, "writing the Matrix Market stream failed");
 }
 
 /// Writes `a` to the file at `path` (see the stream overload).
@@ -260,10 +261,10 @@ template <class Entry>
 void write_matrix_market(const std::string& path, const HostCsr<Entry>& a, Symmetry symmetry = Symmetry::general,
                          const std::string& comment = "") {
   std::ofstream file(path);
-  COMPOUND_SPARSE_REQUIRE(file, "cannot open '" << path << "' for writing");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for writing");
   write_matrix_market(file, a, symmetry, comment);
   file.close();
-  COMPOUND_SPARSE_REQUIRE(file, "writing '" << path << "' failed");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "writing '" << path << "' failed");
 }
 
 }  // namespace io

@@ -34,9 +34,9 @@ class LineReader {
   long line_ = 0;
 };
 
-/// Throws compound_sparse::Error with "<source>:<line>: <message>" unless `condition` holds.
+/// Throws compound_sparse::IoError with "<source>:<line>: <message>" unless `condition` holds.
 #define COMPOUND_SPARSE_PARSE_REQUIRE(reader, condition, message) \
-  COMPOUND_SPARSE_REQUIRE(condition, (reader).source() << ":" << (reader).line() << ": " << message)
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, condition, (reader).source() << ":" << (reader).line() << ": " << message)
 
 /// Reads the next whitespace-separated token of `s` starting at `pos` (advanced past
 /// it); returns false when there is none.

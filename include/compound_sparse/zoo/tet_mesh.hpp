@@ -32,7 +32,7 @@ TetMesh cylinder_mesh(int n, int nz, double lz = 2.0);
 
 /// Tetrahedralizes the inside of a closed, consistently oriented surface with the
 /// TetGen program (Debian package tetgen) run in `work_dir`: quality bound
-/// -q1.4, maximum tetrahedron volume `max_volume` (<= 0: none). Throws if
+/// -q1.4, maximum tetrahedron volume `max_volume` (<= 0: none). Throws IoError if
 /// tetgen is missing or fails (for example on a surface that is not closed).
 TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::string& work_dir);
 

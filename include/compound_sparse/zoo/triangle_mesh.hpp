@@ -21,7 +21,7 @@ struct TriangleMesh {
 /// Reads the 'v' and 'f' records of an OBJ file (other records are ignored).
 /// Face corners may be "i", "i/t", "i//n" or "i/t/n", 1-based or negative
 /// (relative); polygons are split into fans of triangles. Malformed input throws
-/// compound_sparse::Error "<source>:<line>: <reason>".
+/// compound_sparse::IoError "<source>:<line>: <reason>".
 TriangleMesh read_obj(std::istream& in, const std::string& source);
 TriangleMesh read_obj(const std::string& path);
 
