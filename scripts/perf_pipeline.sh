@@ -13,7 +13,7 @@
 #
 # --timing (default auto: queued on CUDA, wall elsewhere) goes to compound-tune and
 # compound-bench: queued times the GPU with the host out of the loop (CUDA only;
-# include/compound_sparse/timing.hpp).
+# include/compound_sparse/tuning/timing.hpp).
 #
 # Environment: ZOO_DIR (default /tmp/compound_zoo_SCALE); REUSE_ZOO=1 keeps a zoo of the
 # same scale already in ZOO_DIR (its generators are deterministic) instead of rebuilding it.

@@ -18,7 +18,7 @@
 // a variant picked for a similar matrix is then judged by the same careful timing
 // as the best (leave-one-out compares the two). The search's batch defaults to the
 // final one, so that both amortise the per-batch fence alike. --timing: auto (the
-// default) is queued on CUDA, GPU time with the host out of the loop (timing.hpp),
+// default) is queued on CUDA, GPU time with the host out of the loop (compound_sparse/tuning/timing.hpp),
 // so that kernels shorter than a launch are ranked by their own time, not by the
 // host's launch rate; wall elsewhere. The record says which timing it holds.
 #include <algorithm>
@@ -31,8 +31,8 @@
 
 #include "command_line.hpp"
 #include "compound_sparse/io/matrix_market.hpp"
-#include "compound_sparse/measure.hpp"
-#include "compound_sparse/tuning_database.hpp"
+#include "compound_sparse/tuning/database.hpp"
+#include "compound_sparse/tuning/measure.hpp"
 #include "entry_dispatch.hpp"
 #include "leave_one_out.hpp"
 #include "progress.hpp"
@@ -83,20 +83,6 @@ std::vector<cs::VariantKey> search_keys(const std::string& search) {
   return search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
 }
 
-cs::TunedMeasurement record(const cs::Measurement& m, bool retimed) {
-  cs::TunedMeasurement t;
-  t.variant = m.key.name();
-  t.ok = m.ok;
-  t.error = m.error;
-  t.seconds = m.seconds;
-  t.min_seconds = m.min_seconds;
-  t.max_seconds = m.max_seconds;
-  t.relative_error = m.relative_error;
-  t.memory_bytes = m.memory_bytes;
-  t.retimed = retimed;
-  return t;
-}
-
 template <class Entry>
 cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const std::string& label) {
   const auto a = cs::io::read_matrix_market<Entry>(job.file);  // float: components rounded on reading
@@ -122,7 +108,7 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
     ++count;
   order.resize(count);
   std::vector<cs::VariantKey> top;
-  for (auto i : order) top.push_back(measured[i].key);
+  for (auto i : order) top.push_back(measured[i].key());
   cs::MeasureOptions full = quick;
   full.timing = o.final;
   const auto retimed = cs::measure_variants(a, inputs, top, full);
@@ -135,8 +121,12 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
   t.timing = cs::to_string(o.quick.mode);
   for (const auto& m : measured) {
     const auto again =
-        std::find_if(retimed.begin(), retimed.end(), [&](const cs::Measurement& r) { return r.key == m.key; });
-    t.measurements.push_back(again != retimed.end() && again->ok ? record(*again, true) : record(m, false));
+        std::find_if(retimed.begin(), retimed.end(), [&](const cs::Measurement& r) { return r.variant == m.variant; });
+    t.measurements.push_back(m);
+    if (again != retimed.end() && again->ok) {
+      t.measurements.back() = *again;
+      t.measurements.back().retimed = true;
+    }
   }
   // Best: the fastest retimed one (they share the same, more careful timing);
   // the fastest of all when none could be retimed.

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "compound_sparse/error.hpp"
-#include "compound_sparse/variant_selection.hpp"
+#include "compound_sparse/tuning/selection.hpp"
 
 namespace compound_tune {
 

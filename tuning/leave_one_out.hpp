@@ -1,13 +1,13 @@
 #pragma once
 // Selection quality by leave-one-out over a tuning database, without measuring
 // anything: for each record M, select a variant for M's features from the
-// database without M (variant_selection.hpp, restricted to variants that ran on
+// database without M (compound_sparse/tuning/selection.hpp, restricted to variants that ran on
 // M), then look the selected variant's time up in M's own measurements and
 // divide by M's best time.
 #include <string>
 #include <vector>
 
-#include "compound_sparse/tuning_database.hpp"
+#include "compound_sparse/tuning/database.hpp"
 
 namespace compound_tune {
 

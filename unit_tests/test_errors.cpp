@@ -5,7 +5,7 @@
 #include <compound_sparse.hpp>
 #include <compound_sparse/io/matrix_market.hpp>
 #include <compound_sparse/registry.hpp>
-#include <compound_sparse/tuning_database.hpp>
+#include <compound_sparse/tuning/database.hpp>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>
@@ -198,7 +198,7 @@ TEST(Errors, CompiledVariantOnTheWrongLayoutIsInvalidInput) {
 
 TEST(Errors, DeviceErrorNamesItsKindAndLocation) {
   // A real DeviceError needs a failing CUDA runtime call (device_info.cpp,
-  // impl/queued_timing.hpp), which no test can provoke on purpose, and none at all
+  // tuning/impl/queued_timing.hpp), which no test can provoke on purpose, and none at all
   // without a GPU: this checks the class and the macro that those sites use.
   const cs::DeviceError direct("cudaGetDeviceProperties failed: no device", "device_info.cpp", 19);
   EXPECT_STREQ(direct.kind(), "device");

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <compound_sparse.hpp>
-#include <compound_sparse/measure.hpp>
 #include <compound_sparse/registry.hpp>
+#include <compound_sparse/tuning/measure.hpp>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -192,9 +192,9 @@ TEST(Measure, ChecksAndTimesEveryRequestedVariant) {
       EXPECT_NE(m.error.find("not compiled"), std::string::npos) << m.error;
       continue;
     }
-    EXPECT_GT(m.seconds, 0) << m.key.name();
-    EXPECT_LT(m.relative_error, 1e-12) << m.key.name();
-    EXPECT_EQ(m.memory_bytes, cs::variant_registry<cs::Quaternion<double>>().memory_bytes(m.key.outer, host));
+    EXPECT_GT(m.seconds, 0) << m.variant;
+    EXPECT_LT(m.relative_error, 1e-12) << m.variant;
+    EXPECT_EQ(m.memory_bytes, cs::variant_registry<cs::Quaternion<double>>().memory_bytes(m.key().outer, host));
   }
   EXPECT_EQ(failed, 1);
   // A budget below every layout's size: nothing runs, every result says why.

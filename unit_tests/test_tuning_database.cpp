@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <compound_sparse.hpp>
-#include <compound_sparse/tuning_database.hpp>
-#include <compound_sparse/variant_selection.hpp>
+#include <compound_sparse/tuning/database.hpp>
+#include <compound_sparse/tuning/selection.hpp>
 
 #include "tuning_test_helpers.hpp"
 
@@ -152,4 +152,25 @@ TEST(TuningDatabase, CorruptFilesAreRefusedWithTheReason) {
   no_features.replace(no_features.find("\"features\""), 10, "\"featurez\"");
   expect_error(no_features, "not a valid tuning database");
   EXPECT_THROW(cs::read_tuning_database(dir.str() + "/absent.json"), cs::Error);
+}
+
+TEST(TuningDatabase, CachedReadParsesOnceAndSeesRewrites) {
+  const ScratchDir dir("db_cache");
+  const std::string path = dir.str() + "/db.json";
+  auto db = cs::empty_tuning_database();
+  db.matrices = {record("first", cs::matrix_features(banded<C>(50, 3)), {{"csr.aos.aos.static.t128.b4.l1", 1e-6}})};
+  cs::write_tuning_database(db, path);
+  const auto a = cs::read_tuning_database_cached(path);
+  const auto b = cs::read_tuning_database_cached(path);
+  EXPECT_EQ(a.get(), b.get());  // the same parsed object, not a second parse
+  ASSERT_EQ(a->matrices.size(), 1u);
+  db.matrices.push_back(
+      record("second", cs::matrix_features(banded<C>(60, 3)), {{"csr.aos.aos.static.t128.b4.l1", 2e-6}}));
+  cs::write_tuning_database(db, path);
+  const auto c = cs::read_tuning_database_cached(path);
+  EXPECT_NE(c.get(), a.get());
+  EXPECT_EQ(c->matrices.size(), 2u);
+  EXPECT_EQ(a->matrices.size(), 1u);  // holders of the old one keep it intact
+  dir.write("broken.json", "{");
+  EXPECT_THROW(cs::read_tuning_database_cached(dir.str() + "/broken.json"), cs::IoError);
 }

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <compound_sparse.hpp>
-#include <compound_sparse/tuned_spmv.hpp>
+#include <compound_sparse/tuning/tuned_spmv.hpp>
 #include <compound_sparse/warnings.hpp>
 #include <mutex>
 #include <string>

@@ -4,7 +4,7 @@
 #include <unistd.h>
 
 #include <compound_sparse/host_csr.hpp>
-#include <compound_sparse/tuning_database.hpp>
+#include <compound_sparse/tuning/database.hpp>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -38,7 +38,7 @@ inline cs::TunedMatrix record(const std::string& name, const cs::MatrixFeatures&
   t.features = features;
   t.search = "full";
   for (const auto& [variant, seconds] : times) {
-    cs::TunedMeasurement m;
+    cs::Measurement m;
     m.variant = variant;
     m.ok = true;
     m.seconds = m.min_seconds = m.max_seconds = seconds;

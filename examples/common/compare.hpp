@@ -15,7 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <compound_sparse.hpp>
-#include <compound_sparse/tuned_spmv.hpp>
+#include <compound_sparse/tuning/tuned_spmv.hpp>
 #include <cstdio>
 #include <memory>
 #include <string>

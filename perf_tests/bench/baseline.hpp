@@ -3,8 +3,8 @@
 // copies of x (rotated like ours), the result check against the double
 // reference, and timing with compound_sparse::time_launches.
 
-#include <compound_sparse/measure.hpp>
-#include <compound_sparse/timing.hpp>
+#include <compound_sparse/tuning/measure.hpp>
+#include <compound_sparse/tuning/timing.hpp>
 #include <string>
 #include <vector>
 

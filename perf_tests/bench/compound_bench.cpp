@@ -18,14 +18,14 @@
 // in CSR, x and y once) and is compared with a device-to-device copy timed in the run.
 // --timing: every method (ours and the baselines) is timed the same way; auto (the
 // default) is queued on CUDA, GPU time with the host out of the loop
-// (compound_sparse/timing.hpp), and wall elsewhere; wall includes the host's launch
+// (compound_sparse/tuning/timing.hpp), and wall elsewhere; wall includes the host's launch
 // overhead.
 
 #include <algorithm>
 #include <chrono>
 #include <compound_sparse.hpp>
 #include <compound_sparse/io/matrix_market.hpp>
-#include <compound_sparse/tuning_database.hpp>
+#include <compound_sparse/tuning/database.hpp>
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -115,7 +115,7 @@ double copy_bandwidth(const cs::TimingOptions& timing) {
 
 json measurement_json(const std::string& method, const cs::Measurement& m) {
   return {{"method", method},
-          {"variant", m.key.name()},
+          {"variant", m.variant},
           {"ok", m.ok},
           {"seconds", m.seconds},
           {"relative_error", m.relative_error},
@@ -136,10 +136,10 @@ template <class Keep>
 std::vector<cs::VariantKey> fastest(const std::vector<cs::Measurement>& all, std::size_t count, Keep&& keep) {
   std::vector<cs::Measurement> ok;
   for (const auto& m : all)
-    if (m.ok && keep(m.key)) ok.push_back(m);
+    if (m.ok && keep(m.key())) ok.push_back(m);
   std::sort(ok.begin(), ok.end(), [](const auto& p, const auto& q) { return p.seconds < q.seconds; });
   std::vector<cs::VariantKey> keys;
-  for (std::size_t i = 0; i < ok.size() && i < count; ++i) keys.push_back(ok[i].key);
+  for (std::size_t i = 0; i < ok.size() && i < count; ++i) keys.push_back(ok[i].key());
   return keys;
 }
 
@@ -151,26 +151,14 @@ const cs::Measurement* best_of(const std::vector<cs::Measurement>& ms) {
 }
 
 /// The tuner's measurements of `name` in `db`, as the bench's search (empty if
-/// the database has no such record).
+/// the database has no such record). The database is read once per run.
 std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string& name, const std::string& entry_type,
                                            const std::string& precision) {
   static const cs::TuningDatabase database = cs::read_tuning_database(db.string());
-  std::vector<cs::Measurement> found;
-  for (const auto& record : database.matrices) {
-    if (record.name != name || record.features.entry_type != entry_type || record.features.precision != precision)
-      continue;
-    for (const auto& stored : record.measurements) {
-      cs::Measurement m;
-      m.key = cs::parse_variant_key(stored.variant);
-      m.ok = stored.ok;
-      m.error = stored.error;
-      m.seconds = stored.seconds;
-      m.relative_error = stored.relative_error;
-      m.memory_bytes = stored.memory_bytes;
-      found.push_back(m);
-    }
-  }
-  return found;
+  for (const auto& record : database.matrices)
+    if (record.name == name && record.features.entry_type == entry_type && record.features.precision == precision)
+      return record.measurements;
+  return {};
 }
 
 template <class Entry>
@@ -240,20 +228,19 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
 
   // Heat map: every compiled launch-bounds pair for the tuned layout, kind and lanes.
   if (name == o.heatmap && best_tuned) {
+    const cs::VariantKey tuned = best_tuned->key();
     std::vector<cs::VariantKey> cells;
     for (auto k : registry.variants())
-      if (k.layout_name() == best_tuned->key.layout_name() && k.vector == best_tuned->key.vector &&
-          k.kind == best_tuned->key.kind) {
-        k.lanes_per_row = best_tuned->key.lanes_per_row;
+      if (k.layout_name() == tuned.layout_name() && k.vector == tuned.vector && k.kind == tuned.kind) {
+        k.lanes_per_row = tuned.lanes_per_row;
         cells.push_back(k);
       }
-    json heat = {{"variant_prefix", best_tuned->key.outer + "." + best_tuned->key.inner + "." + best_tuned->key.vector +
-                                        "." + cs::to_string(best_tuned->key.kind)},
-                 {"lanes_per_row", best_tuned->key.lanes_per_row},
+    json heat = {{"variant_prefix", tuned.layout_name() + "." + tuned.vector + "." + cs::to_string(tuned.kind)},
+                 {"lanes_per_row", tuned.lanes_per_row},
                  {"cells", json::array()}};
     for (const auto& m : cs::measure_variants(host, inputs, cells, full))
       heat["cells"].push_back(
-          {{"threads", m.key.threads}, {"teams_per_sm", m.key.teams_per_sm}, {"seconds", m.seconds}, {"ok", m.ok}});
+          {{"threads", m.key().threads}, {"teams_per_sm", m.key().teams_per_sm}, {"seconds", m.seconds}, {"ok", m.ok}});
     out["heatmap"] = heat;
   }
   return out;

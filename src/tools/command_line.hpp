@@ -2,7 +2,7 @@
 // Command-line parsing shared by the project's tools (compound-zoo, compound-tune,
 // compound-bench; target compound_sparse_tool_support). Every option is "--name value"; a tool maps option names to
 // setters and reports the one problem that parse_options returns, with its usage.
-#include <compound_sparse/timing.hpp>
+#include <compound_sparse/tuning/timing.hpp>
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
@@ -76,7 +76,7 @@ inline std::string one_of(const std::string& value, std::initializer_list<const 
   return one_of(value, std::vector<std::string>(allowed.begin(), allowed.end()));
 }
 
-/// --timing auto|wall|queued (compound_sparse/timing.hpp). auto, the tools' default, is
+/// --timing auto|wall|queued (compound_sparse/tuning/timing.hpp). auto, the tools' default, is
 /// preferred_timing_mode: queued (GPU time) on CUDA, wall elsewhere.
 inline compound_sparse::TimingMode timing_mode(const std::string& value) {
   const std::string mode = one_of(value, {"auto", "wall", "queued"});

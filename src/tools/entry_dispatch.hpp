@@ -5,7 +5,7 @@
 // compiles and no list of types is spelled out here.
 #include <algorithm>
 #include <compound_sparse/registry.hpp>
-#include <compound_sparse/tuning_database.hpp>  // entry_type_name, precision_name
+#include <compound_sparse/tuning/database.hpp>  // entry_type_name, precision_name
 #include <string>
 #include <vector>
 

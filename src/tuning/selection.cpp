@@ -1,11 +1,11 @@
-// Variant selection from the tuning database (variant_selection.hpp).
+// Variant selection from the tuning database (include/compound_sparse/tuning/selection.hpp).
+#include "compound_sparse/tuning/selection.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <sstream>
-
-#include "compound_sparse/variant_selection.hpp"
 
 namespace compound_sparse {
 
@@ -75,12 +75,12 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
 namespace {
 
 /// Ok measurements of a record, fastest first.
-std::vector<const TunedMeasurement*> ranked(const TunedMatrix& m) {
-  std::vector<const TunedMeasurement*> r;
+std::vector<const Measurement*> ranked(const TunedMatrix& m) {
+  std::vector<const Measurement*> r;
   for (const auto& x : m.measurements)
     if (x.ok && x.seconds > 0) r.push_back(&x);
   std::stable_sort(r.begin(), r.end(),
-                   [](const TunedMeasurement* a, const TunedMeasurement* b) { return a->seconds < b->seconds; });
+                   [](const Measurement* a, const Measurement* b) { return a->seconds < b->seconds; });
   return r;
 }
 

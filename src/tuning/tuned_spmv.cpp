@@ -1,6 +1,6 @@
 // The non-template half of TunedSpmv: finding and loading the device's
 // database (TunedSpmv passes its warnings to warn_once, warnings.hpp).
-#include "compound_sparse/tuned_spmv.hpp"
+#include "compound_sparse/tuning/tuned_spmv.hpp"
 
 #include <filesystem>
 
@@ -29,7 +29,7 @@ LoadedDatabase load_device_database(const DeviceInfo& device, const std::string&
     return result;
   }
   try {
-    result.db = std::make_shared<const TuningDatabase>(read_tuning_database(path));
+    result.db = read_tuning_database_cached(path);
     result.note = path;
   } catch (const std::exception& e) {
     result.note = "unusable (" + path + ")";

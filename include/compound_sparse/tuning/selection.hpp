@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "tuning_database.hpp"
-#include "variant_key.hpp"
+#include "../variant_key.hpp"
+#include "database.hpp"
 
 namespace compound_sparse {
 

@@ -9,72 +9,20 @@
 // every measurement the tuner made and the best variant. Records are identified
 // by (name, entry_type, precision): tuning the same matrix again replaces them.
 //
-// The fingerprint is a 64-bit FNV-1a hash of the sparsity pattern (sizes, row
-// offsets, column indices) and the entry type and precision, not of the
-// values: SpMV speed depends on the pattern, and a solver that re-assembles its
-// matrix with new values each step should keep hitting the same record.
+// Records are found by their features and fingerprint (features.hpp); their
+// measurements are the measurer's own records (measurement.hpp).
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
-#include <type_traits>
 #include <vector>
 
-#include "device_info.hpp"
-#include "entry_traits.hpp"
-#include "host_csr.hpp"
-#include "io/compound_format.hpp"
+#include "../device_info.hpp"
+#include "features.hpp"
+#include "measurement.hpp"
 
 namespace compound_sparse {
-
-/// What selection compares matrices by (docs/tuning.md lists the distance).
-struct MatrixFeatures {
-  std::string entry_type;  ///< "complex", "quaternion", "block3", ... (Matrix Market field)
-  std::string precision;   ///< "float" or "double"
-  long long rows = 0;
-  long long cols = 0;
-  long long nnz = 0;  ///< compound non-zeros
-  double nnz_per_row_mean = 0;
-  double nnz_per_row_max = 0;
-  double nnz_per_row_stddev = 0;  ///< the spread of row lengths
-  double bandwidth_mean = 0;      ///< mean over rows of max |j - i|
-  double bandwidth_max = 0;
-  std::string fingerprint;  ///< 16 hex digits, see above
-};
-
-/// Features of a sparsity pattern; entry_type and precision go into the fingerprint.
-MatrixFeatures pattern_features(int num_rows, int num_cols, const std::vector<int>& row_offsets,
-                                const std::vector<int>& col_indices, const std::string& entry_type,
-                                const std::string& precision);
-
-/// "complex", "quaternion", "block3", ...: the entry's Matrix Market field name.
-template <class Entry>
-std::string entry_type_name() {
-  return io::mm_field<typename entry_traits<Entry>::template rebind<double>>::name();
-}
-template <class Entry>
-std::string precision_name() {
-  return std::is_same<scalar_type_t<Entry>, float>::value ? "float" : "double";
-}
-
-template <class Entry>
-MatrixFeatures matrix_features(const HostCsr<Entry>& a) {
-  return pattern_features(a.num_rows, a.num_cols, a.row_offsets, a.col_indices, entry_type_name<Entry>(),
-                          precision_name<Entry>());
-}
-
-/// One variant run by the tuner on one matrix.
-struct TunedMeasurement {
-  std::string variant;  ///< VariantKey::name(); kept as text, the reader need not know it
-  bool ok = false;
-  std::string error;   ///< why not ok
-  double seconds = 0;  ///< median per product
-  double min_seconds = 0;
-  double max_seconds = 0;
-  double relative_error = 0;
-  std::uint64_t memory_bytes = 0;
-  bool retimed = false;  ///< timed again with the full timing (the search's top candidates)
-};
 
 struct TunedMatrix {
   std::string name;
@@ -87,7 +35,7 @@ struct TunedMatrix {
   std::string timing = "wall";
   std::string best;  ///< fastest ok variant, "" if none ran
   double best_seconds = 0;
-  std::vector<TunedMeasurement> measurements;
+  std::vector<Measurement> measurements;
 };
 
 struct TuningDatabase {
@@ -121,6 +69,12 @@ std::vector<std::string> default_tuning_dirs();
 /// cannot be read, is not JSON, has another schema version or a malformed record.
 /// Variant names are not checked here: selection skips those it does not know.
 TuningDatabase read_tuning_database(const std::string& path);
+
+/// read_tuning_database, parsed once per process: later calls for the same path
+/// return the same object while the file's size and modification time stay the
+/// same (a database is megabytes of JSON, and every TunedSpmv consults it).
+/// Thread-safe. Throws like read_tuning_database; a failure is not cached.
+std::shared_ptr<const TuningDatabase> read_tuning_database_cached(const std::string& path);
 
 /// Serializes to JSON text (2-space indented).
 std::string to_json_text(const TuningDatabase& db);

@@ -22,7 +22,7 @@
 #include <chrono>
 #include <vector>
 
-#include "error.hpp"
+#include "../error.hpp"
 #include "impl/queued_timing.hpp"
 
 namespace compound_sparse {

@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "registry.hpp"
-#include "tuning_database.hpp"
-#include "variant_selection.hpp"
-#include "warnings.hpp"
+#include "../registry.hpp"
+#include "../warnings.hpp"
+#include "database.hpp"
+#include "selection.hpp"
 
 namespace compound_sparse {
 

@@ -1,6 +1,9 @@
-// Reading, writing and merging the tuning database (tuning_database.hpp). The
+// Reading, writing and merging the tuning database (include/compound_sparse/tuning/database.hpp). The
 // JSON schema is documented in docs/tuning.md; bump schema_version when a
 // reader of the old version would misread the new one.
+#include "compound_sparse/tuning/database.hpp"
+
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -8,12 +11,13 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "compound_sparse/error.hpp"
-#include "compound_sparse/registry.hpp"  // COMPOUND_SPARSE_LAUNCH_BOUNDS (variant_config.hpp)
-#include "compound_sparse/tuning_database.hpp"
+#include "compound_sparse/variant_space.hpp"  // COMPOUND_SPARSE_LAUNCH_BOUNDS
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime_api.h>
@@ -96,7 +100,7 @@ MatrixFeatures features_from_json(const Json& j) {
   return f;
 }
 
-Json to_json(const TunedMeasurement& m) {
+Json to_json(const Measurement& m) {
   Json j = {{"variant", m.variant}, {"ok", m.ok}, {"memory_bytes", m.memory_bytes}};
   if (m.ok) {
     j["seconds"] = m.seconds;
@@ -110,8 +114,8 @@ Json to_json(const TunedMeasurement& m) {
   return j;
 }
 
-TunedMeasurement measurement_from_json(const Json& j) {
-  TunedMeasurement m;
+Measurement measurement_from_json(const Json& j) {
+  Measurement m;
   m.variant = j.at("variant").get<std::string>();
   m.ok = j.at("ok").get<bool>();
   m.memory_bytes = j.value("memory_bytes", std::uint64_t{0});
@@ -219,6 +223,36 @@ TuningDatabase read_tuning_database(const std::string& path) {
   text << in.rdbuf();
   COMPOUND_SPARSE_REQUIRE_KIND(IoError, !in.bad(), "reading tuning database " << path << " failed");
   return parse_tuning_database(text.str(), path);
+}
+
+std::shared_ptr<const TuningDatabase> read_tuning_database_cached(const std::string& path) {
+  // The file's identity: write_tuning_database renames a new file into place, so a
+  // rewrite changes the inode as well as the time and size.
+  struct Identity {
+    dev_t device;
+    ino_t inode;
+    off_t size;
+    long long modified_ns;
+    bool operator==(const Identity& o) const {
+      return device == o.device && inode == o.inode && size == o.size && modified_ns == o.modified_ns;
+    }
+  };
+  struct Cached {
+    Identity identity;
+    std::shared_ptr<const TuningDatabase> db;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Cached> cache;
+  struct stat st {};
+  const bool known = ::stat(path.c_str(), &st) == 0;
+  const Identity identity{st.st_dev, st.st_ino, st.st_size,
+                          static_cast<long long>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec};
+  const std::lock_guard<std::mutex> lock(mutex);
+  const auto it = cache.find(path);
+  if (known && it != cache.end() && it->second.identity == identity) return it->second.db;
+  auto db = std::make_shared<const TuningDatabase>(read_tuning_database(path));  // throws: nothing cached
+  if (known) cache[path] = Cached{identity, db};
+  return db;
 }
 
 namespace detail {

@@ -16,7 +16,7 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
-#include "../error.hpp"
+#include "../../error.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>

@@ -16,9 +16,10 @@
 #include <string>
 #include <vector>
 
-#include "device_info.hpp"
-#include "reference.hpp"
-#include "registry.hpp"
+#include "../device_info.hpp"
+#include "../reference.hpp"
+#include "../registry.hpp"
+#include "measurement.hpp"
 #include "timing.hpp"
 
 namespace compound_sparse {
@@ -29,18 +30,6 @@ struct MeasureOptions {
   double tolerance = -1;  ///< max relative error; < 0: 1e-4 (float) or 1e-12 (double)
   int max_rotation = 8;   ///< copies cycled when the data fits in cache
   unsigned seed = 12345;  ///< for x
-};
-
-struct Measurement {
-  VariantKey key;
-  bool ok = false;     ///< ran and matched the reference
-  std::string error;   ///< why not, when !ok
-  double seconds = 0;  ///< median time per product
-  double min_seconds = 0;
-  double max_seconds = 0;
-  double relative_error = 0;       ///< ||y - ref|| / ||ref|| (component 2-norm)
-  std::uint64_t memory_bytes = 0;  ///< the matrix layout's device memory
-  int rotation = 1;                ///< data copies cycled while timing
 };
 
 /// Bytes every SpMV must move at least: matrix values and indices once (CSR),
@@ -130,7 +119,7 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const VariantKey& key = keys[i];
     Measurement m;
-    m.key = key;
+    m.variant = key.name();
     try {
       COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, registry.contains(key),
                                    "variant '" << key.name() << "' is not compiled into this build");

@@ -1,0 +1,57 @@
+#pragma once
+// What the tuning database knows a matrix by: its features (sizes, row-length
+// statistics, bandwidth) for the nearest-neighbour rule, and a fingerprint of its
+// sparsity pattern for the exact rule (selection.hpp).
+//
+// The fingerprint is a 64-bit FNV-1a hash of the sparsity pattern (sizes, row
+// offsets, column indices) and the entry type and precision, not of the
+// values: SpMV speed depends on the pattern, and a solver that re-assembles its
+// matrix with new values each step should keep hitting the same record.
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../entry_traits.hpp"
+#include "../host_csr.hpp"
+#include "../io/compound_format.hpp"
+
+namespace compound_sparse {
+
+/// What selection compares matrices by (docs/tuning.md lists the distance).
+struct MatrixFeatures {
+  std::string entry_type;  ///< "complex", "quaternion", "block3", ... (Matrix Market field)
+  std::string precision;   ///< "float" or "double"
+  long long rows = 0;
+  long long cols = 0;
+  long long nnz = 0;  ///< compound non-zeros
+  double nnz_per_row_mean = 0;
+  double nnz_per_row_max = 0;
+  double nnz_per_row_stddev = 0;  ///< the spread of row lengths
+  double bandwidth_mean = 0;      ///< mean over rows of max |j - i|
+  double bandwidth_max = 0;
+  std::string fingerprint;  ///< 16 hex digits, see above
+};
+
+/// Features of a sparsity pattern; entry_type and precision go into the fingerprint.
+MatrixFeatures pattern_features(int num_rows, int num_cols, const std::vector<int>& row_offsets,
+                                const std::vector<int>& col_indices, const std::string& entry_type,
+                                const std::string& precision);
+
+/// "complex", "quaternion", "block3", ...: the entry's Matrix Market field name.
+template <class Entry>
+std::string entry_type_name() {
+  return io::mm_field<typename entry_traits<Entry>::template rebind<double>>::name();
+}
+template <class Entry>
+std::string precision_name() {
+  return std::is_same<scalar_type_t<Entry>, float>::value ? "float" : "double";
+}
+
+template <class Entry>
+MatrixFeatures matrix_features(const HostCsr<Entry>& a) {
+  return pattern_features(a.num_rows, a.num_cols, a.row_offsets, a.col_indices, entry_type_name<Entry>(),
+                          precision_name<Entry>());
+}
+
+}  // namespace compound_sparse

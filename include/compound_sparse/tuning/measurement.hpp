@@ -1,0 +1,31 @@
+#pragma once
+// Measurement: one SpMV variant timed on one matrix. The one record shared by the
+// measurer (measure.hpp), compound-tune, compound-bench and the tuning database,
+// which stores it as it is.
+
+#include <cstdint>
+#include <string>
+
+#include "../variant_key.hpp"
+
+namespace compound_sparse {
+
+struct Measurement {
+  /// VariantKey::name(). Kept as text: a database may name variants that this build
+  /// does not know (another version's), and selection skips those; key() parses it.
+  std::string variant;
+  bool ok = false;     ///< ran and matched the reference
+  std::string error;   ///< why not, when !ok
+  double seconds = 0;  ///< median time per product
+  double min_seconds = 0;
+  double max_seconds = 0;
+  double relative_error = 0;       ///< ||y - ref|| / ||ref|| (component 2-norm)
+  std::uint64_t memory_bytes = 0;  ///< the matrix layout's device memory
+  int rotation = 1;                ///< data copies cycled while timing (not stored in the database)
+  bool retimed = false;            ///< timed again with the full timing (compound-tune's near-best candidates)
+
+  /// The variant as a key; throws compound_sparse::InvalidInput for a name this build does not know.
+  VariantKey key() const { return parse_variant_key(variant); }
+};
+
+}  // namespace compound_sparse
