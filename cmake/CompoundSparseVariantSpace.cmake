@@ -13,21 +13,22 @@
 # docs/architecture.md shows, as worked examples, what to touch to add an entry
 # type or a schedule kind.
 
-# Entry types: <class>_<precision>, the C++ type, and its number of scalar
-# components. The class is the Matrix Market field name that io/compound_format.hpp
+# Entry types: <class>_<precision>, the C++ type, its number of scalar components
+# and the header that defines it (with its component_traits, entry_traits and
+# io::mm_field specialisations). The class is the Matrix Market field name that io/compound_format.hpp
 # gives the type (checked by the generated unit tests), so that the zoo, the tuning
 # database and the tools name it alike. Declared types are all tested; those in
 # COMPOUND_SPARSE_VARIANT_ENTRIES are compiled into the variant registry.
-compound_sparse_entry_type(complex_float "Kokkos::complex<float>" 2)
-compound_sparse_entry_type(complex_double "Kokkos::complex<double>" 2)
-compound_sparse_entry_type(quaternion_float "compound_sparse::Quaternion<float>" 4)
-compound_sparse_entry_type(quaternion_double "compound_sparse::Quaternion<double>" 4)
-compound_sparse_entry_type(block2_float "compound_sparse::Block<float, 2>" 4)
-compound_sparse_entry_type(block2_double "compound_sparse::Block<double, 2>" 4)
-compound_sparse_entry_type(block3_float "compound_sparse::Block<float, 3>" 9)
-compound_sparse_entry_type(block3_double "compound_sparse::Block<double, 3>" 9)
-compound_sparse_entry_type(block4_float "compound_sparse::Block<float, 4>" 16)
-compound_sparse_entry_type(block4_double "compound_sparse::Block<double, 4>" 16)
+compound_sparse_entry_type(complex_float "Kokkos::complex<float>" 2 Kokkos_Core.hpp)
+compound_sparse_entry_type(complex_double "Kokkos::complex<double>" 2 Kokkos_Core.hpp)
+compound_sparse_entry_type(quaternion_float "compound_sparse::Quaternion<float>" 4 compound_sparse/quaternion.hpp)
+compound_sparse_entry_type(quaternion_double "compound_sparse::Quaternion<double>" 4 compound_sparse/quaternion.hpp)
+compound_sparse_entry_type(block2_float "compound_sparse::Block<float, 2>" 4 compound_sparse/block.hpp)
+compound_sparse_entry_type(block2_double "compound_sparse::Block<double, 2>" 4 compound_sparse/block.hpp)
+compound_sparse_entry_type(block3_float "compound_sparse::Block<float, 3>" 9 compound_sparse/block.hpp)
+compound_sparse_entry_type(block3_double "compound_sparse::Block<double, 3>" 9 compound_sparse/block.hpp)
+compound_sparse_entry_type(block4_float "compound_sparse::Block<float, 4>" 16 compound_sparse/block.hpp)
+compound_sparse_entry_type(block4_double "compound_sparse::Block<double, 4>" 16 compound_sparse/block.hpp)
 set(COMPOUND_SPARSE_DEFAULT_VARIANT_ENTRIES
     complex_float complex_double quaternion_float quaternion_double block3_float block3_double)
 
