@@ -33,7 +33,10 @@ case $arch in
   sm_80) karch=AMPERE80 ;;
   *) die "unknown arch '$arch' (supported: sm_90, sm_80)" ;;
 esac
-for d in kokkos kokkos-kernels; do
+# Kokkos Kernels' source is needed only when it is built (not with --no-kernels).
+sources=kokkos
+[ "$kernels" = 1 ] && sources="kokkos kokkos-kernels"
+for d in $sources; do
   [ -f "$src/$d/CMakeLists.txt" ] || die "missing source dir $src/$d (run scripts/fetch_trilinos_source.sh first)"
 done
 # nvcc: from PATH, else the usual location; nvcc_wrapper needs it too.
@@ -68,7 +71,7 @@ fi
 
 # ---- copy the pristine sources (atomically, so an interrupted copy is redone) ----
 mkdir -p "$work/src"
-for d in kokkos kokkos-kernels; do
+for d in $sources; do
   [ -d "$work/src/$d" ] && continue
   rm -rf "$work/src/$d.tmp"; cp -a "$src/$d" "$work/src/$d.tmp"; mv "$work/src/$d.tmp" "$work/src/$d"
 done
