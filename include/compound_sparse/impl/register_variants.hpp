@@ -38,18 +38,18 @@ template <class Entry, class MemorySpace, class Outer, class Inner>
 void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   registry.add_matrix_layout(Outer::name(), Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
                              &layout_memory_bytes<Outer, Entry>);
+  VariantKey key;  // filled in place: one key per layout keeps the host code of the many variants small
+  key.outer = Outer::name();
+  key.inner = Inner::name();
   for_each_type(InnerLayouts{}, [&](auto vec) {
     using Vec = typename decltype(vec)::type;
     registry.add_vector_layout(Vec::name(), &convert_any_vector<Entry, MemorySpace, Vec>);
+    key.vector = Vec::name();
     for_each_value(ScheduleKinds{}, [&](auto kind) {
       constexpr ScheduleKind Kind = decltype(kind)::value;
+      key.kind = Kind;
       for_each_type(CompiledLaunchBounds{}, [&](auto bounds) {
         using Bounds = typename decltype(bounds)::type;
-        VariantKey key;
-        key.outer = Outer::name();
-        key.inner = Inner::name();
-        key.vector = Vec::name();
-        key.kind = Kind;
         key.threads = Bounds::threads;
         key.teams_per_sm = Bounds::min_teams;
         registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>);
