@@ -35,7 +35,7 @@ class AnyMatrix {
     return *m;
   }
 
-  const std::string& layout() const { return layout_; }  ///< "outer.inner", e.g. "sell32.soa"
+  const std::string& layout() const { return layout_; }  ///< "<outer>.<inner>", VariantKey::layout_name()
   int num_rows() const { return num_rows_; }
   int num_cols() const { return num_cols_; }
   std::size_t memory_bytes() const { return bytes_; }

@@ -12,7 +12,7 @@ namespace compound_sparse_bench {
 
 struct BaselineResult {
   std::string method;   ///< "cusparse" | "kokkos_kernels"
-  std::string variant;  ///< which format/API: "csr", "bsr3x3", "bsr4x4", "crs", "scalar_crs"
+  std::string variant;  ///< which API and format: "cusparseSpMV_CSR", "bsrmv3x3", "bsrmv4x4", "crs", "scalar_crs"
   bool ok = false;
   std::string error;
   double seconds = 0;

@@ -18,6 +18,10 @@
 
 namespace compound_sparse_bench {
 
+/// The cuSPARSE call a result names (BaselineResult::variant): the generic SpMV on CSR
+/// (cuSPARSE's own format names, not our layouts), or the legacy bsrmv with its block size.
+inline constexpr const char* kGenericCsrSpmv = "cusparseSpMV_CSR";
+
 #ifdef KOKKOS_ENABLE_CUDA
 #define BENCH_CUSPARSE(call)                                                                 \
   do {                                                                                       \
@@ -71,7 +75,7 @@ BaselineResult cusparse_baseline(const compound_sparse::HostCsr<Entry>& a,
   BaselineResult result;
   result.method = "cusparse";
 #ifndef KOKKOS_ENABLE_CUDA
-  result.variant = is_complex ? "csr" : "bsr";
+  result.variant = is_complex ? kGenericCsrSpmv : "bsrmv";
   result.error = "cuSPARSE needs the CUDA backend";
   (void)a, (void)x, (void)reference, (void)timing, (void)rotation, (void)tolerance;
   return result;
@@ -102,7 +106,7 @@ BaselineResult cusparse_baseline(const compound_sparse::HostCsr<Entry>& a,
       ys.push_back(flat_device_copy<scalar>(std::vector<value>(a.num_rows)));
     }
     if constexpr (is_complex) {
-      result.variant = "csr";
+      result.variant = kGenericCsrSpmv;
       const Entry alpha(1, 0), beta(0, 0);
       std::vector<cusparseSpMatDescr_t> mats(rotation);
       std::vector<cusparseDnVecDescr_t> xd(rotation), yd(rotation);
@@ -131,7 +135,7 @@ BaselineResult cusparse_baseline(const compound_sparse::HostCsr<Entry>& a,
       }
     } else {
       constexpr int e = real_block<Entry>::block_size;
-      result.variant = "bsr" + std::to_string(e) + "x" + std::to_string(e);
+      result.variant = "bsrmv" + std::to_string(e) + "x" + std::to_string(e);
       cusparseMatDescr_t descr;
       BENCH_CUSPARSE(cusparseCreateMatDescr(&descr));
       const scalar alpha = 1, beta = 0;
