@@ -11,6 +11,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "common/problem_size.hpp"
+
 namespace cs = compound_sparse;
 using C = Kokkos::complex<double>;
 
@@ -68,13 +70,21 @@ bool run_layout(const cs::HostCsr<C>& host, const std::vector<C>& x, const std::
 
 }  // namespace
 
+int run_demo(int n);
+
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  const int n = argc > 1 ? std::atoi(argv[1]) : 256;
-  if (n <= 0) {
+  const long long size = examples::size_argument(argc, argv, 1, 256, 1, 100000000);
+  if (size < 0) {
     std::fprintf(stderr, "usage: %s [grid_size > 0]\n", argv[0]);
     return 2;
   }
+  // The 5-point stencil on an n x n grid.
+  const examples::ProblemSize asked{"n = " + std::to_string(size), double(size) * size, 5, sizeof(C) + 4};
+  return examples::run_sized(argv[0], asked, [&] { return run_demo(static_cast<int>(size)); });
+}
+
+int run_demo(int n) {
   const auto& device = cs::default_device_info();
   const auto host = helmholtz_2d(n, 20.0);
   std::printf("CompoundSparse demo on %s (%s): complex Helmholtz, %d rows, %zu non-zeros\n", device.name.c_str(),

@@ -28,6 +28,7 @@
 #include <cstdlib>
 
 #include "common/compare.hpp"
+#include "common/problem_size.hpp"
 
 namespace cs = compound_sparse;
 using Q = cs::Quaternion<double>;
@@ -60,13 +61,21 @@ std::vector<double> curvature_change(const cs::zoo::TriangleMesh& mesh) {
 
 }  // namespace
 
+int find_eigenvector(int n);
+
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  const int n = argc > 1 ? std::atoi(argv[1]) : 16;
-  if (n < 3) {
+  const long long size = examples::size_argument(argc, argv, 1, 16, 3, 10000000);
+  if (size < 0) {
     std::fprintf(stderr, "usage: %s [torus resolution >= 3]\n", argv[0]);
     return 2;
   }
+  // A 2n x n torus: 2n^2 vertices, 7 quaternions per row (a vertex and its six neighbours).
+  const examples::ProblemSize asked{"n = " + std::to_string(size), 2.0 * size * size, 7, sizeof(Q) + 4};
+  return examples::run_sized(argv[0], asked, [&] { return find_eigenvector(static_cast<int>(size)); });
+}
+
+int find_eigenvector(int n) {
   const cs::zoo::TriangleMesh mesh = cs::zoo::torus_mesh(2 * n, n);
   const cs::HostCsr<Q> e = cs::zoo::dirac_operator(mesh, curvature_change(mesh));
   double mean_diagonal = 0;

@@ -17,17 +17,28 @@
 #include <cstdlib>
 
 #include "common/compare.hpp"
+#include "common/problem_size.hpp"
 
 namespace cs = compound_sparse;
 using V = cs::BlockVector<double, 3>;
 
+int solve_beam(int n);
+
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  const int n = argc > 1 ? std::atoi(argv[1]) : 4;
-  if (n <= 0) {
+  const long long size = examples::size_argument(argc, argv, 1, 4, 1, 10000000);
+  if (size < 0) {
     std::fprintf(stderr, "usage: %s [cubes across the beam > 0]\n", argv[0]);
     return 2;
   }
+  const int n = static_cast<int>(size);
+  // A P1 tetrahedral mesh of the beam: (4n+1)(n+1)^2 points, about 15 blocks per row.
+  const examples::ProblemSize asked{"n = " + std::to_string(size), (4.0 * size + 1) * (size + 1.0) * (size + 1.0), 15,
+                                    sizeof(cs::Block<double, 3>) + 4};
+  return examples::run_sized(argv[0], asked, [&] { return solve_beam(n); });
+}
+
+int solve_beam(int n) {
   const cs::zoo::TetMesh mesh = cs::zoo::box_mesh(4 * n, n, n, 4.0, 1.0, 1.0);
   const auto [lambda, mu] = cs::zoo::lame_parameters(1.0, 0.3);
   cs::HostCsr<cs::Block<double, 3>> k = cs::zoo::elasticity_matrix(mesh, lambda, mu);

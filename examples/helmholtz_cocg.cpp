@@ -18,18 +18,28 @@
 #include <cstdlib>
 
 #include "common/compare.hpp"
+#include "common/problem_size.hpp"
 
 namespace cs = compound_sparse;
 using C = Kokkos::complex<double>;
 
+int solve_cube(int n, double wavelengths);
+
 int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
-  const int n = argc > 1 ? std::atoi(argv[1]) : 12;
+  const long long size = examples::size_argument(argc, argv, 1, 12, 1, 10000000);
   const double wavelengths = argc > 2 ? std::atof(argv[2]) : 2.0;
-  if (n <= 0 || wavelengths <= 0) {
+  if (size < 0 || !(wavelengths > 0)) {
     std::fprintf(stderr, "usage: %s [cubes per side > 0] [wavelengths > 0]\n", argv[0]);
     return 2;
   }
+  const int n = static_cast<int>(size);
+  // A P1 tetrahedral mesh of the cube: (n+1)^3 points, about 15 entries per row.
+  const examples::ProblemSize asked{"n = " + std::to_string(size), std::pow(size + 1.0, 3), 15, sizeof(C) + 4};
+  return examples::run_sized(argv[0], asked, [&] { return solve_cube(n, wavelengths); });
+}
+
+int solve_cube(int n, double wavelengths) {
   const double wavenumber = 2 * M_PI * wavelengths;
   const cs::zoo::TetMesh mesh = cs::zoo::box_mesh(n, n, n);
   const cs::HostCsr<C> a = cs::zoo::helmholtz_matrix(mesh, wavenumber);
