@@ -24,9 +24,10 @@ std::vector<std::string> tag_names(List list) {
   for_each_type(list, [&](auto tag) { names.push_back(decltype(tag)::type::name()); });
   return names;
 }
-inline std::string joined(const std::vector<std::string>& names) {
+/// "a, b, c" (or with another separator).
+inline std::string joined(const std::vector<std::string>& names, const char* separator = ", ") {
   std::string text;
-  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  for (const auto& n : names) text += (text.empty() ? "" : separator) + n;
   return text;
 }
 }  // namespace impl

@@ -3,6 +3,7 @@
 // compound-bench; target compound_sparse_tool_support). Every option is "--name value"; a tool maps option names to
 // setters and reports the one problem that parse_options returns, with its usage.
 #include <compound_sparse/tuning/timing.hpp>
+#include <compound_sparse/variant_key.hpp>  // impl::joined
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
@@ -60,10 +61,8 @@ inline int integer_at_least(const std::string& text, int least) {
 }
 
 /// "a|b|c".
-inline std::string joined(const std::vector<std::string>& names, const char* separator = "|") {
-  std::string text;
-  for (const auto& n : names) text += (text.empty() ? "" : separator) + n;
-  return text;
+inline std::string joined(const std::vector<std::string>& names) {
+  return compound_sparse::impl::joined(names, "|");
 }
 
 /// `value` when it is one of `allowed`, else throws naming them.
