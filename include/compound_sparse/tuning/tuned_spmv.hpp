@@ -9,8 +9,8 @@
 //
 // The database file is database_file_name(default_device_info()) (sm_90.json on a
 // CC 9.0 GPU, host_serial.json on the Serial backend) in options.database_dir, or
-// else the first of default_tuning_dirs() that has it. Selection rules:
-// variant_selection.hpp. A missing, unreadable or corrupt database, or one that
+// else the first of default_tuning_dirs() that has it, read once per process
+// (read_tuning_database_cached). Selection rules: selection.hpp. A missing, unreadable or corrupt database, or one that
 // names no usable variant, is not an error: the heuristic is used, and a warning
 // goes to the warning sink (warnings.hpp: std::cerr unless the application set
 // one; each distinct warning once per process) and into explanation().
