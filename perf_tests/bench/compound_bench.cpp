@@ -174,13 +174,16 @@ std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string
   for (const auto& record : database.matrices)
     if (record.name == name && record.features.entry_type == entry_type && record.features.precision == precision) {
       std::vector<cs::Measurement> usable;
-      for (const auto& m : record.measurements) try {
-          (void)m.key();
-          usable.push_back(m);
+      for (const auto& m : record.measurements) {
+        try {
+          (void)m.key();  // throws for a name this build cannot parse
         } catch (const cs::Error& e) {
           std::cerr << "compound-bench: warning: " << db.string() << ": record '" << name << "' (" << entry_type << "/"
                     << precision << "): skipping variant '" << m.variant << "': " << e.reason() << "\n";
+          continue;
         }
+        usable.push_back(m);
+      }
       return usable;
     }
   return {};
