@@ -3,7 +3,7 @@
 // --loo, evaluates selection quality from a database alone. docs/tuning.md.
 //
 //   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry CLASS]
-//                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR]
+//                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR] [--resume yes|no]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
 //                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
 //   compound-tune --matrix FILE.mtx --entry CLASS [same options]
@@ -21,11 +21,19 @@
 // default) is queued on CUDA, GPU time with the host out of the loop (compound_sparse/tuning/timing.hpp),
 // so that kernels shorter than a launch are ranked by their own time, not by the
 // host's launch rate; wall elsewhere. The record says which timing it holds.
+//
+// Records are added to the database one matrix at a time under a file lock
+// (update_tuning_database), so tuners running at once into one --db-dir keep each
+// other's records. --resume yes (the default) skips a matrix whose record the
+// database already holds with the same fingerprint, search and timing, so that an
+// interrupted run continues where it stopped. A matrix on which no variant ran
+// correctly is not recorded, and the tuner exits 1 naming it.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +44,7 @@
 #include "entry_dispatch.hpp"
 #include "leave_one_out.hpp"
 #include "progress.hpp"
+#include "zoo_index.hpp"
 
 namespace cs = compound_sparse;
 namespace fs = std::filesystem;
@@ -53,29 +62,48 @@ struct Options {
   double retime_within = 1.25;  // re-time every candidate within this factor of the fastest ...
   int retime_max = 48;          // ... but no more than this many
   std::size_t budget = std::numeric_limits<std::size_t>::max();
+  bool resume = true;  // keep matching records (an interrupted run continues)
   std::string loo, out;
   int neighbours = 3;
 };
+
+/// Launches one measurement with `t` costs: warm-up and timed batches, plus about
+/// two for the layout conversion and the correctness check.
+double launches(const cs::TimingOptions& t) {
+  return t.warmup + static_cast<double>(t.samples) * t.batch + 2;
+}
 
 /// One matrix in one precision.
 struct Job {
   std::string name, file, entry, precision;
   long long nnz = 0;
   std::size_t keys = 0;
-  double units() const { return static_cast<double>(keys) * (static_cast<double>(nnz) + 1000); }
+  /// Progress units of one launch: proportional to its expected time.
+  double unit() const { return static_cast<double>(nnz) + 1000; }
+  /// Candidates re-timed at most (the count is known only after the search).
+  std::size_t most_retimed(const Options& o) const {
+    return std::min(keys, static_cast<std::size_t>(std::max(o.top, o.retime_max)));
+  }
+  /// The expected work: the search, and the re-timing of as many candidates as
+  /// it may need. Re-timing one costs ten times a search timing with the default
+  /// options; leaving it out made the ETA read 0:00 at the end of every search.
+  double units(const Options& o) const {
+    return unit() *
+           (static_cast<double>(keys) * launches(o.quick) + static_cast<double>(most_retimed(o)) * launches(o.final));
+  }
 };
 
-int usage(const char* argv0) {
+int usage(const char* argv0, std::ostream& out, int code) {
   const std::string classes = compound_tools::joined(compound_tools::compiled_entry_classes());
-  std::cerr << "usage: " << argv0 << " --zoo DIR/index.json [--matrices a,b] [--entry " << classes
-            << "]\n"
-               "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR]\n"
-               "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
-               "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
-               "       "
-            << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
-            << " --loo DB.json --out PREFIX [--neighbours K]\n";
-  return 2;
+  out << "usage: " << argv0 << " --zoo DIR/index.json [--matrices a,b] [--entry " << classes
+      << "]\n"
+         "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR] [--resume yes|no]\n"
+         "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
+         "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
+         "       "
+      << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
+      << " --loo DB.json --out PREFIX [--neighbours K]\n";
+  return code;
 }
 
 template <class Entry>
@@ -83,18 +111,30 @@ std::vector<cs::VariantKey> search_keys(const std::string& search) {
   return search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
 }
 
+/// Why the record `r` in the database cannot stand for tuning `f` with `o` now, or
+/// "" when it can (--resume keeps it).
+std::string retune_reason(const cs::TunedMatrix& r, const cs::MatrixFeatures& f, const Options& o) {
+  const std::string timing = cs::to_string(o.quick.mode);
+  if (r.features.fingerprint != f.fingerprint)
+    return "the matrix changed (fingerprint " + f.fingerprint + ", record " + r.features.fingerprint + ")";
+  if (r.search != o.search) return "the record's search is '" + r.search + "', this run's '" + o.search + "'";
+  if (r.timing != timing) return "the record was timed '" + r.timing + "', this run times '" + timing + "'";
+  if (r.best.empty()) return "the record has no variant that ran";
+  return "";
+}
+
 template <class Entry>
-cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const std::string& label) {
-  const auto a = cs::io::read_matrix_market<Entry>(job.file);  // float: components rounded on reading
+cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& features, const Job& job, const Options& o,
+                     ProgressBar& bar, const std::string& label) {
   const auto keys = search_keys<Entry>(o.search);
-  const double unit = static_cast<double>(job.nnz) + 1000;
+  const double quick_units = job.unit() * launches(o.quick), final_units = job.unit() * launches(o.final);
   cs::MeasureOptions quick;
   quick.timing = o.quick;
   quick.budget.max_bytes = o.budget;
   const auto inputs = cs::make_measure_inputs(a, quick.seed);  // x and reference, once for both passes
   auto measured = cs::measure_variants(
       a, inputs, keys, quick,
-      [&](std::size_t, std::size_t, const cs::VariantKey& key) { bar.advance(unit, label + " " + key.name()); });
+      [&](std::size_t, std::size_t, const cs::VariantKey& key) { bar.advance(quick_units, label + " " + key.name()); });
 
   // The near-best candidates again, with full timing.
   std::vector<std::size_t> order;
@@ -107,16 +147,20 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
          measured[order[count]].seconds <= o.retime_within * measured[order.front()].seconds)
     ++count;
   order.resize(count);
+  bar.drop(static_cast<double>(job.most_retimed(o) - count) * final_units);  // the estimate assumed the most
   std::vector<cs::VariantKey> top;
   for (auto i : order) top.push_back(measured[i].key());
   cs::MeasureOptions full = quick;
   full.timing = o.final;
-  const auto retimed = cs::measure_variants(a, inputs, top, full);
+  const auto retimed =
+      cs::measure_variants(a, inputs, top, full, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
+        bar.advance(final_units, label + " re-time " + key.name());
+      });
 
   cs::TunedMatrix t;
   t.name = job.name;
   t.source = fs::path(job.file).filename().string();
-  t.features = cs::matrix_features(a);
+  t.features = features;
   t.search = o.search;
   t.timing = cs::to_string(o.quick.mode);
   for (const auto& m : measured) {
@@ -126,6 +170,13 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
     if (again != retimed.end() && again->ok) {
       t.measurements.back() = *again;
       t.measurements.back().retimed = true;
+    }
+    // The database refuses an ok time that is not positive (it cannot be ranked):
+    // record such a timing as a failure rather than write a file no one can read.
+    auto& stored = t.measurements.back();
+    if (stored.ok && !(std::isfinite(stored.seconds) && stored.seconds > 0)) {
+      stored.ok = false;
+      stored.error = "timing gave " + std::to_string(stored.seconds) + " s per product, not a positive time";
     }
   }
   // Best: the fastest retimed one (they share the same, more careful timing);
@@ -145,11 +196,9 @@ cs::TunedMatrix tune(const Job& job, const Options& o, ProgressBar& bar, const s
 std::vector<Job> make_jobs(const Options& o) {
   std::vector<std::pair<Job, std::string>> matrices;  // job without precision, its class
   if (!o.zoo.empty()) {
-    std::ifstream in(o.zoo);
-    COMPOUND_SPARSE_REQUIRE(in, "cannot open " << o.zoo);
-    const auto index = nlohmann::json::parse(in);
+    const auto index = compound_tools::read_zoo_index(o.zoo);  // checked: names the file and the problem
     const fs::path dir = fs::path(o.zoo).parent_path();
-    for (const auto& m : index.at("matrices")) {
+    for (const auto& m : index) {
       Job j;
       j.name = m.at("name").get<std::string>();
       j.file = (dir / m.at("file").get<std::string>()).string();
@@ -193,7 +242,8 @@ int run_tuner(const Options& o) {
   const auto jobs = make_jobs(o);
   COMPOUND_SPARSE_REQUIRE(!jobs.empty(), "nothing to tune");
   const std::string path = (fs::path(o.db_dir) / cs::database_file_name(cs::default_device_info())).string();
-  // Merge into the existing database; refuse to overwrite one we cannot read.
+  // The records already there, for --resume; an unreadable database stops the run
+  // here, before any work (it is never overwritten).
   cs::TuningDatabase db = cs::empty_tuning_database();
   if (fs::exists(path)) db.matrices = cs::read_tuning_database(path).matrices;
   const std::string timing = cs::to_string(o.quick.mode);
@@ -205,24 +255,63 @@ int run_tuner(const Options& o) {
   std::cerr << "compound-tune: " << jobs.size() << " matrix/precision pair(s), search " << o.search << ", device "
             << db.device.name << " (" << db.device.backend << "), database " << path << "\n";
   double total = 0;
-  for (const auto& j : jobs) total += j.units();
+  for (const auto& j : jobs) total += j.units(o);
   ProgressBar bar(total);
+  std::vector<std::string> failed, skipped;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job& j = jobs[i];
-    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + j.name + " " +
-                              j.entry + "/" + j.precision;
-    cs::TunedMatrix t;
-    compound_tools::dispatch_entry(j.entry, j.precision,
-                                   [&](auto tag) { t = tune<typename decltype(tag)::type>(j, o, bar, label); });
+    const std::string what = j.name + " " + j.entry + "/" + j.precision;
+    const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + what;
+    std::optional<cs::TunedMatrix> t;
+    compound_tools::dispatch_entry(j.entry, j.precision, [&](auto tag) {
+      using Entry = typename decltype(tag)::type;
+      const auto a = cs::io::read_matrix_market<Entry>(j.file);  // float: components rounded on reading
+      const auto features = cs::matrix_features(a);
+      const auto record = std::find_if(db.matrices.begin(), db.matrices.end(), [&](const cs::TunedMatrix& r) {
+        return r.name == j.name && r.features.entry_type == j.entry && r.features.precision == j.precision;
+      });
+      if (o.resume && record != db.matrices.end()) {
+        const std::string why = retune_reason(*record, features, o);
+        if (why.empty()) {
+          bar.drop(j.units(o));
+          std::cerr << "compound-tune: skipping " << what << ": " << path << " already holds it (fingerprint "
+                    << features.fingerprint << ", search " << o.search << ", timing " << record->timing
+                    << "; --resume no retunes)\n";
+          skipped.push_back(what);
+          return;
+        }
+        std::cerr << "compound-tune: retuning " << what << ": " << why << "\n";
+      }
+      t = tune<Entry>(a, features, j, o, bar, label);
+    });
+    if (!t) continue;
     int ok = 0;
-    for (const auto& m : t.measurements) ok += m.ok;
+    std::string first_error;
+    for (const auto& m : t->measurements) {
+      ok += m.ok;
+      if (!m.ok && first_error.empty()) first_error = m.error;
+    }
     bar.finish(label + " done");
-    std::cerr << "  " << j.name << " " << j.entry << "/" << j.precision << ": best " << (t.best.empty() ? "-" : t.best)
-              << " " << t.best_seconds * 1e6 << " us (" << ok << "/" << t.measurements.size() << " variants ok)\n";
-    cs::merge_record(db, std::move(t));
-    cs::write_tuning_database(db, path);  // after every matrix: an interruption loses at most one
+    if (t->best.empty()) {
+      // Nothing to select from: recording it would only hide the failure.
+      std::cerr << "compound-tune: " << what << " (" << j.file << "): no variant ran correctly (0/"
+                << t->measurements.size() << " ok; first failure: " << first_error << "); not recorded\n";
+      failed.push_back(what);
+      continue;
+    }
+    std::cerr << "  " << what << ": best " << t->best << " " << t->best_seconds * 1e6 << " us (" << ok << "/"
+              << t->measurements.size() << " variants ok)\n";
+    // After every matrix (an interruption loses at most one), locked and merged
+    // with what other tuners wrote meanwhile.
+    cs::update_tuning_database(path, {std::move(*t)});
   }
-  std::cerr << "compound-tune: wrote " << path << " in " << bar.elapsed() << " s\n";
+  std::cerr << "compound-tune: " << (jobs.size() - skipped.size() - failed.size()) << " tuned, " << skipped.size()
+            << " skipped (already in the database), " << failed.size() << " failed; database " << path << "; "
+            << bar.elapsed() << " s\n";
+  if (!failed.empty()) {
+    std::cerr << "compound-tune: error: no variant ran correctly for " << compound_tools::joined(failed, ", ") << "\n";
+    return 1;
+  }
   return 0;
 }
 
@@ -252,29 +341,34 @@ int main(int argc, char** argv) {
       {"--top", [&](const std::string& v) { o.top = integer_at_least(v, 0); }},
       {"--final-samples", [&](const std::string& v) { o.final.samples = integer_at_least(v, 1); }},
       {"--final-batch", [&](const std::string& v) { o.final.batch = integer_at_least(v, 1); }},
-      {"--retime-within", [&](const std::string& v) { o.retime_within = std::stod(v); }},
+      {"--retime-within",
+       [&](const std::string& v) { o.retime_within = compound_tools::finite_number_at_least(v, 1); }},
       {"--retime-max", [&](const std::string& v) { o.retime_max = integer_at_least(v, 0); }},
-      {"--budget-bytes", [&](const std::string& v) { o.budget = std::stoull(v); }},
+      {"--budget-bytes", [&](const std::string& v) { o.budget = compound_tools::non_negative_integer(v); }},
+      {"--resume",
+       [&](const std::string& v) {
+         o.resume = one_of(v, {"yes", "no"}) == "yes";
+       }},
       {"--timing", [&](const std::string& v) { o.quick.mode = o.final.mode = compound_tools::timing_mode(v); }},
       {"--loo", [&](const std::string& v) { o.loo = v; }},
       {"--out", [&](const std::string& v) { o.out = v; }},
       {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }}};
-  if (compound_tools::wants_help(argc, argv)) return usage(argv[0]);
+  if (compound_tools::wants_help(argc, argv)) return usage(argv[0], std::cout, 0);  // asked for: not an error
   const std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (!problem.empty()) {
     std::cerr << "compound-tune: " << problem << "\n";
-    return usage(argv[0]);
+    return usage(argv[0], std::cerr, 2);
   }
   try {
     if (!o.loo.empty()) {
-      if (o.out.empty()) return usage(argv[0]);
+      if (o.out.empty()) return usage(argv[0], std::cerr, 2);
       compound_tune::write_loo_report(cs::read_tuning_database(o.loo), o.loo, o.neighbours, o.out);
       std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
       return 0;
     }
     if (o.zoo.empty() == o.matrix_file.empty() || (!o.matrix_file.empty() && o.entry.empty())) {
       std::cerr << "compound-tune: give either --zoo or --matrix (with --entry)\n";
-      return usage(argv[0]);
+      return usage(argv[0], std::cerr, 2);
     }
     Kokkos::ScopeGuard kokkos(argc, argv);
     return run_tuner(o);

@@ -5,6 +5,9 @@
 #include <compound_sparse.hpp>
 #include <compound_sparse/tuning/database.hpp>
 #include <compound_sparse/tuning/selection.hpp>
+#include <set>
+#include <thread>
+#include <vector>
 
 #include "tuning_test_helpers.hpp"
 
@@ -173,4 +176,67 @@ TEST(TuningDatabase, CachedReadParsesOnceAndSeesRewrites) {
   EXPECT_EQ(a->matrices.size(), 1u);  // holders of the old one keep it intact
   dir.write("broken.json", "{");
   EXPECT_THROW(cs::read_tuning_database_cached(dir.str() + "/broken.json"), cs::IoError);
+}
+
+TEST(TuningDatabase, ConcurrentUpdatesKeepEveryRecord) {
+  // Several writers adding records to one file at once, each its own read-merge-write
+  // (as tuners in separate processes do): the lock serialises them, so none loses
+  // another's records. Threads open the lock file separately, and flock excludes
+  // separate open files as it excludes processes.
+  const ScratchDir dir("db_concurrent");
+  const std::string path = dir.str() + "/sub/db.json";  // the directory is created too
+  const auto f = cs::matrix_features(banded<C>(50, 3));
+  constexpr int writers = 4, per_writer = 6;
+  std::vector<std::thread> threads;
+  for (int w = 0; w < writers; ++w)
+    threads.emplace_back([&, w] {
+      for (int i = 0; i < per_writer; ++i)
+        cs::update_tuning_database(path, {record("w" + std::to_string(w) + "_" + std::to_string(i), f,
+                                                 {{"csr.aos.aos.static.t128.b4.l1", 1e-6 * (i + 1)}})});
+    });
+  for (auto& t : threads) t.join();
+  const auto db = cs::read_tuning_database(path);
+  std::set<std::string> names;
+  for (const auto& m : db.matrices) names.insert(m.name);
+  EXPECT_EQ(names.size(), std::size_t{writers * per_writer});
+  EXPECT_EQ(db.matrices.size(), std::size_t{writers * per_writer});
+  EXPECT_TRUE(std::filesystem::exists(path + ".lock"));
+  // An update replaces a record of the same name, entry type and precision.
+  const auto after = cs::update_tuning_database(path, {record("w0_0", f, {{"ell.soa.aos.static.t128.b4.l2", 5e-7}})});
+  EXPECT_EQ(after.matrices.size(), std::size_t{writers * per_writer});
+  EXPECT_EQ(cs::read_tuning_database(path).matrices.front().best, "ell.soa.aos.static.t128.b4.l2");
+  // A database that cannot be read is not overwritten.
+  dir.write("sub/db.json", "{");
+  EXPECT_THROW(cs::update_tuning_database(path, {record("x", f, {{"csr.aos.aos.static.t128.b4.l1", 1e-6}})}),
+               cs::IoError);
+}
+
+TEST(TuningDatabase, NonPositiveOrNonFiniteTimesAreRefusedNamingTheRecord) {
+  // Selection ranks by time and divides by the fastest: a record whose ok times are
+  // 0 or negative was used with an explanation that did not hold. Now the file is
+  // refused, naming it, the record and the variant (TunedSpmv then warns and uses
+  // the heuristic).
+  const ScratchDir dir("db_seconds");
+  for (const double seconds : {0.0, -1e-6}) {
+    auto db = sample_database();
+    db.matrices[0].measurements[1].seconds = seconds;
+    dir.write("bad.json", cs::to_json_text(db));
+    try {
+      cs::read_tuning_database(dir.str() + "/bad.json");
+      ADD_FAILURE() << "accepted seconds " << seconds;
+    } catch (const cs::IoError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(dir.str() + "/bad.json: record 'band' (complex/double), variant "
+                                      "'ell.soa.aos.static.t128.b4.l2': ok measurement has seconds"),
+                std::string::npos)
+          << what;
+      EXPECT_NE(what.find("not a finite positive time"), std::string::npos) << what;
+    }
+  }
+  // A failed measurement has no time to check.
+  auto db = sample_database();
+  db.matrices[0].measurements[1].ok = false;
+  db.matrices[0].measurements[1].seconds = 0;
+  dir.write("failed.json", cs::to_json_text(db));
+  EXPECT_EQ(cs::read_tuning_database(dir.str() + "/failed.json").matrices.size(), 1u);
 }

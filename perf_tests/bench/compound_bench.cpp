@@ -20,6 +20,14 @@
 // default) is queued on CUDA, GPU time with the host out of the loop
 // (compound_sparse/tuning/timing.hpp), and wall elsewhere; wall includes the host's launch
 // overhead.
+//
+// Errors: a zoo index that cannot be used (missing, a directory, not JSON, no
+// non-empty "matrices" list, an entry without name/file/class) stops the run with
+// the index file and the reason. A --db variant that this build cannot parse (a
+// name from another version) is skipped with a warning naming the database, as
+// run-time selection skips it. A matrix on which no variant of ours ran correctly
+// is reported by name and makes the run exit 1 (after writing what it measured);
+// a method that did not run prints "n/a" and why in the summary line, never a time.
 
 #include <algorithm>
 #include <chrono>
@@ -31,7 +39,6 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -40,6 +47,7 @@
 #include "cusparse_baseline.hpp"
 #include "entry_dispatch.hpp"  // zoo class and precision -> compiled entry type
 #include "progress.hpp"        // the tools' progress bar with ETA
+#include "zoo_index.hpp"       // the checked index.json reader
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
 #include "kokkos_kernels_baseline.hpp"
 #endif
@@ -63,12 +71,17 @@ struct Options {
   std::string command;
 };
 
+/// Prints the usage and exits: to stdout with 0 when asked for (--help), else to
+/// stderr after `problem` with 2.
 [[noreturn]] void usage(const char* argv0, const std::string& problem) {
-  std::cerr << argv0 << ": " << problem << "\nusage: " << argv0
-            << " --zoo DIR/index.json --out DIR [--precision float|double|both] [--matrices a,b]\n"
-               "       [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n"
-               "       [--timing auto|wall|queued]\n";
-  std::exit(2);
+  std::ostream& out = problem.empty() ? std::cout : std::cerr;
+  if (!problem.empty()) out << argv0 << ": " << problem << "\n";
+  out << "usage: " << argv0
+      << " --zoo DIR/index.json --out DIR [--precision float|double|both] [--matrices a,b]\n"
+         "       [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n"
+         "       [--timing auto|wall|queued]\n";
+  out.flush();
+  std::exit(problem.empty() ? 0 : 2);
 }
 
 Options parse(int argc, char** argv) {
@@ -97,7 +110,7 @@ Options parse(int argc, char** argv) {
       {"--db", [&](const std::string& v) { o.db = v; }},
       {"--timing",
        [&](const std::string& v) { o.timing.mode = o.search_timing.mode = compound_tools::timing_mode(v); }}};
-  if (compound_tools::wants_help(argc, argv)) usage(argv[0], "help");
+  if (compound_tools::wants_help(argc, argv)) usage(argv[0], "");
   const std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (!problem.empty()) usage(argv[0], problem);
   if (o.zoo.empty()) usage(argv[0], "--zoo is required");
@@ -151,14 +164,43 @@ const cs::Measurement* best_of(const std::vector<cs::Measurement>& ms) {
 }
 
 /// The tuner's measurements of `name` in `db`, as the bench's search (empty if
-/// the database has no such record). The database is read once per run.
+/// the database has no such record). The database is read once per run. A
+/// variant this build cannot parse (another version's name) is left out with a
+/// warning naming the database, as run-time selection leaves it out: the rest of
+/// the record is still a valid search.
 std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string& name, const std::string& entry_type,
                                            const std::string& precision) {
   static const cs::TuningDatabase database = cs::read_tuning_database(db.string());
   for (const auto& record : database.matrices)
-    if (record.name == name && record.features.entry_type == entry_type && record.features.precision == precision)
-      return record.measurements;
+    if (record.name == name && record.features.entry_type == entry_type && record.features.precision == precision) {
+      std::vector<cs::Measurement> usable;
+      for (const auto& m : record.measurements) {
+        try {
+          (void)m.key();  // throws for a name this build cannot parse
+        } catch (const cs::Error& e) {
+          std::cerr << "compound-bench: warning: " << db.string() << ": record '" << name << "' (" << entry_type << "/"
+                    << precision << "): skipping variant '" << m.variant << "': " << e.reason() << "\n";
+          continue;
+        }
+        usable.push_back(m);
+      }
+      return usable;
+    }
   return {};
+}
+
+/// "  12.34 us", or "n/a (why)" for a result that did not run.
+std::string time_or_reason(const json& results, const std::string& method) {
+  for (const auto& r : results)
+    if (r["method"] == method) {
+      if (r["ok"].get<bool>()) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%8.2f us", 1e6 * r["seconds"].get<double>());
+        return text;
+      }
+      return "n/a (" + r["error"].get<std::string>() + ")";
+    }
+  return "n/a (not run)";
 }
 
 template <class Entry>
@@ -206,6 +248,11 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   if (best_default && best_tuned && best_default->seconds < best_tuned->seconds) best_tuned = best_default;
   cs::Measurement failed;
   failed.error = "no variant ran correctly";
+  for (const auto& m : found)
+    if (!m.ok) {  // the first reason, so that the report says what went wrong
+      failed.error += " (first failure: " + m.variant + ": " + m.error + ")";
+      break;
+    }
   out["results"].push_back(measurement_json("ours_default", best_default ? *best_default : failed));
   out["results"].push_back(measurement_json("ours_tuned", best_tuned ? *best_tuned : failed));
 
@@ -267,10 +314,9 @@ int main(int argc, char** argv) {
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
     cs::require_timing_mode<Kokkos::DefaultExecutionSpace>(o.timing.mode, "--timing queued");  // before any work
-    std::ifstream index_file(o.zoo);
-    COMPOUND_SPARSE_REQUIRE(index_file, "cannot open zoo index " << o.zoo);
-    const json index = json::parse(index_file);
+    const json index = compound_tools::read_zoo_index(o.zoo.string());  // before any work: names the file
     const fs::path dir = o.zoo.parent_path();
+    std::vector<std::string> failed;  // matrix (precision) on which no variant of ours ran
     const auto& device = cs::default_device_info();
     json report = {{"schema", 1},
                    {"command", o.command},
@@ -308,7 +354,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "compound-bench on %s (%s): copy bandwidth %.0f GB/s\n", device.name.c_str(),
                  device.backend.c_str(), report["copy_bandwidth_bytes_per_s"].get<double>() / 1e9);
     report["matrices"] = json::array();
-    for (const auto& info : index.at("matrices")) {
+    for (const auto& info : index) {
       const std::string name = info.at("name");
       if (!o.matrices.empty() && !o.matrices.count(name)) continue;
       const std::string cls = info.at("class");
@@ -322,14 +368,15 @@ int main(int argc, char** argv) {
             "zoo matrix " << name << ": entry type " << cls << "/" << precision
                           << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
                           << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
-        // One summary line per matrix: the numbers a person scans for.
-        std::map<std::string, double> t;
-        for (const auto& r : m["results"])
-          if (r["ok"].get<bool>()) t[r["method"]] = r["seconds"];
-        std::fprintf(stderr, "  %-24s %-6s tuned %8.2f us  default %8.2f us  cuSPARSE %8.2f us  (%.1f s)\n",
-                     name.c_str(), precision.c_str(), 1e6 * t["ours_tuned"], 1e6 * t["ours_default"],
-                     1e6 * t["cusparse"],
+        // One summary line per matrix: the numbers a person scans for, and for a
+        // method that did not run, why (never a time of 0).
+        std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s)\n", name.c_str(),
+                     precision.c_str(), time_or_reason(m["results"], "ours_tuned").c_str(),
+                     time_or_reason(m["results"], "ours_default").c_str(),
+                     time_or_reason(m["results"], "cusparse").c_str(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+        for (const auto& r : m["results"])
+          if (r["method"] == "ours_tuned" && !r["ok"].get<bool>()) failed.push_back(name + " (" + precision + ")");
         report["matrices"].push_back(m);
         fs::create_directories(o.out);
         std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
@@ -355,6 +402,11 @@ int main(int argc, char** argv) {
       }
     }
     std::fprintf(stderr, "wrote %s and %s\n", (o.out / "bench.json").c_str(), (o.out / "bench.csv").c_str());
+    if (!failed.empty()) {
+      std::cerr << "compound-bench: error: no variant ran correctly for " << compound_tools::joined(failed, ", ")
+                << "\n";
+      return 1;
+    }
   } catch (const std::exception& e) {
     std::cerr << "compound-bench: " << e.what() << "\n";
     return 1;

@@ -263,10 +263,11 @@ std::vector<Recipe> tuning_zoo(const Options& o) {
   return recipes;
 }
 
-int usage(const char* argv0) {
-  std::cerr << "usage: " << argv0
-            << " --out DIR [--scale small|full|tune] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]\n";
-  return 2;
+/// The usage on `out`; returns `code` (0 when asked for with --help, else 2).
+int usage(const char* argv0, std::ostream& out = std::cerr, int code = 2) {
+  out << "usage: " << argv0
+      << " --out DIR [--scale small|full|tune] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]\n";
+  return code;
 }
 
 }  // namespace
@@ -284,7 +285,7 @@ int main(int argc, char** argv) {
                                                     for (const auto& name : compound_tools::split_list(v))
                                                       o.only.insert(name);
                                                   }}};
-  if (compound_tools::wants_help(argc, argv)) return usage(argv[0]);
+  if (compound_tools::wants_help(argc, argv)) return usage(argv[0], std::cout, 0);  // asked for: not an error
   std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (problem.empty() && o.out.empty()) problem = "--out is required";
   if (!problem.empty()) {

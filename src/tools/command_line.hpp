@@ -2,6 +2,7 @@
 // Command-line parsing shared by the project's tools (compound-zoo, compound-tune,
 // compound-bench; target compound_sparse_tool_support). Every option is "--name value"; a tool maps option names to
 // setters and reports the one problem that parse_options returns, with its usage.
+#include <cmath>
 #include <compound_sparse/tuning/timing.hpp>
 #include <compound_sparse/variant_key.hpp>  // impl::joined
 #include <cstddef>
@@ -58,6 +59,36 @@ inline int integer_at_least(const std::string& text, int least) {
   const int n = std::stoi(text, &used);
   if (used != text.size() || n < least) throw std::invalid_argument("an integer >= " + std::to_string(least));
   return n;
+}
+
+/// The whole of `text` as a non-negative integer that fits std::size_t (a byte
+/// count). std::stoull alone accepts "-5" (and wraps it to 2^64 - 5) and "5x".
+inline std::size_t non_negative_integer(const std::string& text) {
+  const char* problem = "a non-negative integer";
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) throw std::invalid_argument(problem);
+  try {
+    return static_cast<std::size_t>(std::stoull(text));
+  } catch (const std::out_of_range&) {
+    throw std::invalid_argument(std::string(problem) + " below 2^64");
+  }
+}
+
+/// The whole of `text` as a finite number >= `least` (std::stod alone accepts
+/// "nan", "inf" and "1.5x").
+inline double finite_number_at_least(const std::string& text, double least) {
+  std::size_t used = 0;
+  double x = 0;
+  try {
+    x = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != text.size() || !std::isfinite(x) || x < least) {
+    std::ostringstream problem;
+    problem << "a finite number >= " << least;
+    throw std::invalid_argument(problem.str());
+  }
+  return x;
 }
 
 /// "a|b|c".

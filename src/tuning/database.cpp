@@ -3,12 +3,18 @@
 // reader of the old version would misread the new one.
 #include "compound_sparse/tuning/database.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cctype>
+#include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -213,6 +219,16 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
   } catch (const nlohmann::json::exception& e) {
     COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not a valid tuning database: " << e.what());
   }
+  // A time that is zero, negative or not finite cannot be ranked (selection divides
+  // by the fastest); the tuner never writes one (measure_variants fails such a
+  // timing), so the file was edited or corrupted: refuse it rather than select
+  // from it and explain the result with a ranking that never happened.
+  for (const auto& m : db.matrices)
+    for (const auto& x : m.measurements)
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, !x.ok || (std::isfinite(x.seconds) && x.seconds > 0),
+                                   source << ": record '" << m.name << "' (" << m.features.entry_type << "/"
+                                          << m.features.precision << "), variant '" << x.variant << "': ok measurement"
+                                          << " has seconds " << x.seconds << ", not a finite positive time");
   return db;
 }
 
@@ -262,8 +278,10 @@ void write_file_atomically(const std::string& text, const std::string& path,
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
   // Same directory as the target: rename is atomic only within a file system.
-  // The pid keeps two concurrent tuners from sharing a temporary file.
-  const std::string temporary = path + ".tmp." + std::to_string(::getpid());
+  // The pid keeps two concurrent tuners from sharing a temporary file, the counter
+  // two threads of one process.
+  static std::atomic<unsigned> counter{0};
+  const std::string temporary = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
   try {
     {
       std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -284,6 +302,48 @@ void write_file_atomically(const std::string& text, const std::string& path,
 
 void write_tuning_database(const TuningDatabase& db, const std::string& path) {
   detail::write_file_atomically(to_json_text(db), path);
+}
+
+namespace {
+/// An exclusive flock on `path`, created if absent, held until destruction. flock
+/// locks belong to the open file description, so two threads that each open the
+/// file exclude each other as two processes do. A sidecar file rather than the
+/// database itself: the database is replaced by rename, and a lock on the old inode
+/// would not exclude a writer that opened the new one.
+class FileLock {
+ public:
+  explicit FileLock(const std::string& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, fd_ >= 0, "cannot open lock file " << path << ": " << std::strerror(errno));
+    int rc;
+    do rc = ::flock(fd_, LOCK_EX);
+    while (rc != 0 && errno == EINTR);  // a signal while waiting: wait again
+    if (rc != 0) {
+      const int error = errno;
+      ::close(fd_);
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, "cannot lock " << path << ": " << std::strerror(error));
+    }
+  }
+  ~FileLock() { ::close(fd_); }  // closing the last descriptor releases the lock
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+}  // namespace
+
+TuningDatabase update_tuning_database(const std::string& path, const std::vector<TunedMatrix>& records) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  if (target.has_parent_path()) fs::create_directories(target.parent_path());
+  // The lock file stays after the update: removing it would let a writer that
+  // already opened it lock an unlinked file while a third one locks a new file.
+  const FileLock lock(path + ".lock");
+  TuningDatabase db = empty_tuning_database();
+  if (fs::exists(target)) db.matrices = read_tuning_database(path).matrices;  // under the lock: the latest file
+  for (const auto& r : records) merge_record(db, r);
+  write_tuning_database(db, path);
+  return db;
 }
 
 void merge_record(TuningDatabase& db, TunedMatrix m) {

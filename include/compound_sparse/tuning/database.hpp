@@ -66,7 +66,10 @@ std::string database_file_name(const DeviceInfo& device);
 std::vector<std::string> default_tuning_dirs();
 
 /// Throws compound_sparse::IoError (with the path and the reason) for a file that
-/// cannot be read, is not JSON, has another schema version or a malformed record.
+/// cannot be read, is not JSON, has another schema version or a malformed record,
+/// including an ok measurement whose seconds are not a finite positive number (the
+/// error names the record and the variant): such a time cannot be ranked, and a
+/// database holding one was not written by compound-tune.
 /// Variant names are not checked here: selection skips those it does not know.
 TuningDatabase read_tuning_database(const std::string& path);
 
@@ -83,8 +86,20 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
 
 /// Writes atomically: the text goes to a temporary file in the same directory,
 /// which is then renamed over `path`, so a reader (or an interrupted tuner)
-/// sees either the old or the new database, never a partial one.
+/// sees either the old or the new database, never a partial one. Replaces the
+/// whole file: for adding records use update_tuning_database, which does not
+/// lose another writer's records.
 void write_tuning_database(const TuningDatabase& db, const std::string& path);
+
+/// Adds `records` to the database at `path` (created if absent) without losing
+/// records that other processes add at the same time: under an exclusive lock
+/// (flock on the sidecar file `<path>.lock`, in the same directory), the file is
+/// read again, the records are merged (merge_record) and the result written
+/// atomically, then the lock is released. Device and versions become this
+/// process's (empty_tuning_database). Returns the database as written. Throws
+/// IoError when the lock cannot be taken or the existing file cannot be read
+/// (an unreadable database is never overwritten).
+TuningDatabase update_tuning_database(const std::string& path, const std::vector<TunedMatrix>& records);
 
 namespace detail {
 /// write_tuning_database's mechanism; `before_rename` (tests) runs between the

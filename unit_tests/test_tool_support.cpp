@@ -1,0 +1,74 @@
+// What the command-line tools share (src/tools): the progress bar's ETA and the
+// option parser's number checks.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "command_line.hpp"
+#include "progress.hpp"
+
+namespace {
+
+/// Everything written to `file` so far.
+std::string contents(std::FILE* file) {
+  std::fflush(file);
+  std::rewind(file);
+  std::string text;
+  for (int c; (c = std::fgetc(file)) != EOF;) text += static_cast<char>(c);
+  return text;
+}
+
+}  // namespace
+
+TEST(ProgressBar, FinishingAPartShowsTheRemainingTimeNotZero) {
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  double now = 0;
+  compound_tools::ProgressBar bar(100, out, [&] { return now; });
+  now = 10;
+  bar.advance(50, "first matrix");
+  bar.finish("[1/2] first matrix done");
+  // Half the work in 10 s: 10 s to go. (It read "ETA 0:00" at the end of every matrix.)
+  EXPECT_NE(contents(out).find(" 50.0% elapsed 0:10 ETA 0:10  [1/2] first matrix done"), std::string::npos)
+      << contents(out);
+  now = 20;
+  bar.advance(50, "second matrix");
+  bar.finish("[2/2] second matrix done");
+  EXPECT_NE(contents(out).find("100.0% elapsed 0:20 ETA 0:00  [2/2] second matrix done"), std::string::npos)
+      << contents(out);
+  std::fclose(out);
+}
+
+TEST(ProgressBar, DroppingAnOverestimateOnlyMovesTheBarForward) {
+  std::FILE* out = std::tmpfile();
+  ASSERT_NE(out, nullptr);
+  double now = 0;
+  compound_tools::ProgressBar bar(100, out, [&] { return now; });
+  bar.advance(40, "search");
+  EXPECT_DOUBLE_EQ(bar.fraction(), 0.4);
+  bar.drop(20);  // fewer candidates to re-time than estimated
+  EXPECT_DOUBLE_EQ(bar.fraction(), 0.5);
+  bar.drop(-5);  // a negative drop adds nothing
+  EXPECT_DOUBLE_EQ(bar.fraction(), 0.5);
+  bar.drop(1000);  // never below the work done
+  EXPECT_DOUBLE_EQ(bar.fraction(), 1.0);
+  std::fclose(out);
+}
+
+TEST(CommandLine, ByteCountsMustBeNonNegativeIntegers) {
+  using compound_tools::non_negative_integer;
+  EXPECT_EQ(non_negative_integer("0"), 0u);
+  EXPECT_EQ(non_negative_integer("18446744073709551615"), ~std::size_t{0});
+  for (const char* bad : {"-5", "", " 5", "5x", "1e3", "+5", "18446744073709551616"})
+    EXPECT_THROW(non_negative_integer(bad), std::invalid_argument) << bad;
+}
+
+TEST(CommandLine, FiniteNumbersAtLeast) {
+  using compound_tools::finite_number_at_least;
+  EXPECT_DOUBLE_EQ(finite_number_at_least("1", 1), 1.0);
+  EXPECT_DOUBLE_EQ(finite_number_at_least("1.25", 1), 1.25);
+  for (const char* bad : {"nan", "NaN", "inf", "-inf", "0.5", "1.5x", "", "x", "1e999"})
+    EXPECT_THROW(finite_number_at_least(bad, 1), std::invalid_argument) << bad;
+}
