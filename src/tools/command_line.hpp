@@ -92,8 +92,8 @@ inline double finite_number_at_least(const std::string& text, double least) {
 }
 
 /// "a|b|c".
-inline std::string joined(const std::vector<std::string>& names) {
-  return compound_sparse::impl::joined(names, "|");
+inline std::string joined(const std::vector<std::string>& names, const char* separator = "|") {
+  return compound_sparse::impl::joined(names, separator);
 }
 
 /// `value` when it is one of `allowed`, else throws naming them.
