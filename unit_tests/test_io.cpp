@@ -290,7 +290,7 @@ TEST(HarwellBoeing, MalformedFilesNameFileLineAndReason) {
       {replace(good, "(4E11.4)    ", "4E11.4      "), "bad.cua:4: format '4E11.4"},
       {replace(good, "    1    3    4    6", "    1    3    4    7"), "bad.cua:5: column pointers must run from 1"},
       {replace(good, "    1    3    4    6", "    1    4    3    6"), "bad.cua:5: column pointers decrease"},
-      {replace(good, "    1    3    2    1    3", "    1    3    2    1    9"), "row index 9 of entry 5"},
+      {replace(good, "    1    3    2    1    3", "    1    3    2    1    9"), "bad.cua:6: row index 9 of entry 5"},
       {replace(good, "    1    3    2    1    3", "    1    3    2    1    x"), "bad.cua:6: row indices: field 5"},
       {replace(good, " 6.0000E+00 2.5000D-01\n", ""), "bad.cua:8: end of file after 8 of 10 values"},
       {replace(good, "2.0000E+00", "2.0000Q+00"), "bad.cua:7: values: field 2 ' 2.0000Q+00' is not a number"},
@@ -300,4 +300,48 @@ TEST(HarwellBoeing, MalformedFilesNameFileLineAndReason) {
   for (const auto& c : cases) EXPECT_NE(error_of_hb(c.first).find(c.second), std::string::npos) << error_of_hb(c.first);
   std::istringstream complex(good);
   EXPECT_THROW(io::read_harwell_boeing<double>(complex, "c.cua"), cs::Error);  // complex file, real entries
+}
+
+// Issue 13: what a hostile probe found.
+
+TEST(Parsers, ErrorsNameTheirSource) {
+  // A directory is not an empty file.
+  for (const auto& read : {+[](const std::string& p) { io::read_matrix_market<C>(p); },
+                           +[](const std::string& p) { io::read_harwell_boeing<C>(p); },
+                           +[](const std::string& p) { io::read_matrix_market_header(p); }}) {
+    try {
+      read(::testing::TempDir());
+      FAIL() << "expected an exception";
+    } catch (const cs::IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("it is a directory, not a file"), std::string::npos) << e.what();
+    }
+  }
+  // A UTF-8 byte-order mark is skipped (documented in docs/zoo.md).
+  std::istringstream bom("\xEF\xBB\xBF%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 2 3\n");
+  EXPECT_EQ(io::read_matrix_market<C>(bom, "bom.mtx").values, (std::vector<C>{C(2, 3)}));
+  std::istringstream hb_bom("\xEF\xBB\xBF" + std::string(kHarwellBoeingCua));
+  EXPECT_EQ(io::read_harwell_boeing<C>(hb_bom, "bom.cua").num_entries(), 5u);
+  // ... but only at the start of the file.
+  EXPECT_NE(error_of_mm("%%MatrixMarket matrix coordinate complex general\n\xEF\xBB\xBF"
+                        "1 1 1\n")
+                .find("bad.mtx:2: '\\xef\\xbb\\xbf1' is not a non-negative integer"),
+            std::string::npos);
+  // Binary garbage is quoted with its bytes escaped and cut short.
+  const std::string garbage =
+      "%%MatrixMarket matrix coordinate " + std::string("\x01\xff\x00z", 4) + std::string(1000, '\x80') + " general\n";
+  const std::string message = error_of_mm(garbage);
+  EXPECT_NE(message.find("bad.mtx:1: unknown field '\\x01\\xff\\x00z\\x80\\x80"), std::string::npos) << message;
+  EXPECT_NE(message.find("\\x80...'"), std::string::npos) << message;
+  EXPECT_LT(message.size(), 300u) << message;
+  for (const char ch : message) EXPECT_TRUE(ch >= 0x20 && ch < 0x7f) << message;
+  const std::string banner_garbage = std::string(500, '\xfe') + "\n";
+  const std::string banner_message = error_of_mm(banner_garbage);
+  EXPECT_LT(banner_message.size(), 600u) << banner_message;
+  for (const char ch : banner_message) EXPECT_TRUE(ch >= 0x20 && ch < 0x7f) << banner_message;
+  std::string hb = replace(kHarwellBoeingCua, "2.0000E+00", "2.00\x07\xff\x1b[2J");
+  EXPECT_NE(error_of_hb(hb).find("bad.cua:7: values: field 2 ' 2.00\\x07\\xff\\x1b[2J' is not a number"),
+            std::string::npos)
+      << error_of_hb(hb);
+  EXPECT_EQ(io::quote(std::string("a\\b\n", 4)), "'a\\x5cb\\x0a'");
+  EXPECT_EQ(io::quote(std::string(50, 'x')), "'" + std::string(40, 'x') + "...'");
 }
