@@ -54,8 +54,11 @@ cs::HostCsr<Entry> symmetrize(const cs::HostCsr<Entry>& a, io::Symmetry s) {
     for (int p = a.row_offsets[r]; p < a.row_offsets[r + 1]; ++p) {
       const int c = a.col_indices[p];
       if (c > r || (c == r && s == io::Symmetry::skew_symmetric)) continue;
-      // A diagonal entry d becomes d + mirror(d), which is its own mirror.
-      const Entry v = c == r ? cs::add_components(a.values[p], io::mirror(a.values[p], s)) : a.values[p];
+      // A diagonal entry d becomes h + mirror(h), h = d/2, which is its own mirror (and
+      // finite: the readers reject infinity, and d + d overflows for the largest double).
+      Entry h = a.values[p];
+      for (int i = 0; i < cs::component_traits<Entry>::size; ++i) cs::component_traits<Entry>::get(h, i) *= 0.5;
+      const Entry v = c == r ? cs::add_components(h, io::mirror(h, s)) : a.values[p];
       coo.push_back({r, c, v});
       if (c != r) coo.push_back({c, r, io::mirror(v, s)});
     }
@@ -303,6 +306,47 @@ TEST(HarwellBoeing, MalformedFilesNameFileLineAndReason) {
 }
 
 // Issue 13: what a hostile probe found.
+
+TEST(MatrixMarket, RejectsNonFiniteValues) {
+  const std::string banner = "%%MatrixMarket matrix coordinate complex general\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {banner + "2 2 1\n1 1 nan 0\n", "bad.mtx:3: 'nan' is not a finite number"},
+      {banner + "2 2 1\n1 1 0 -inf\n", "bad.mtx:3: '-inf' is not a finite number"},
+      {banner + "2 2 1\n1 1 Infinity 0\n", "bad.mtx:3: 'Infinity' is not a finite number"},
+      // Each value is finite, their sum is not: the line of the duplicate that overflows.
+      {banner + "2 2 3\n1 1 1e308 0\n2 2 1 0\n1 1 1e308 0\n",
+       "bad.mtx:5: entry (1, 1): adding this duplicate makes its sum overflow"},
+      {banner + "2 2 2\n2 1 0 -1.7e308\n2 1 0 -1.7e308\n", "bad.mtx:4: entry (2, 1): adding this duplicate"},
+      // Stored (2, 1) of a symmetric file: named as stored, not as its mirror (1, 2).
+      {"%%MatrixMarket matrix coordinate complex symmetric\n2 2 2\n2 1 1e308 0\n2 1 1e308 0\n",
+       "bad.mtx:4: entry (2, 1): adding this duplicate"},
+  };
+  for (const auto& c : cases) EXPECT_NE(error_of_mm(c.first).find(c.second), std::string::npos) << error_of_mm(c.first);
+  // Huge values that do not overflow, with and without duplicates, still read exactly.
+  std::istringstream big(banner + "2 2 3\n1 1 1e308 0\n1 1 -1e308 0\n2 2 1.7976931348623157e308 0\n");
+  const auto a = io::read_matrix_market<C>(big, "big.mtx");
+  EXPECT_EQ(a.values, (std::vector<C>{C(0, 0), C(1.7976931348623157e308, 0)}));
+  // A double that overflows a float component.
+  std::istringstream to_float("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1e300\n");
+  EXPECT_THROW(io::read_matrix_market<float>(to_float, "f.mtx"), cs::IoError);
+  std::istringstream quat("%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1 0 0 NaN 0\n");
+  EXPECT_THROW(io::read_matrix_market<Q>(quat, "q.mtx"), cs::IoError);
+}
+
+TEST(HarwellBoeing, RejectsNonFiniteValues) {
+  const std::string good = kHarwellBoeingCua;
+  // Column 1 holds rows 1 and 1: a duplicate whose two halves are finite.
+  const std::string duplicate =
+      replace(replace(good, "    1    3    2    1    3", "    1    1    2    1    3"),
+              " 1.0000E+00 2.0000E+00 5.0000E+00-1.0000E+00", "1.7000E+308 2.0000E+001.7000E+308-1.0000E+00");
+  const std::pair<std::string, std::string> cases[] = {
+      {replace(good, "2.0000E+00", "       NaN"), "bad.cua:7: values: field 2 '        NaN' is not a finite"},
+      {replace(good, "-3.5000E+00", "  -Infinity"), "bad.cua:8: values: field 4 '  -Infinity' is not a finite"},
+      {replace(good, " 6.0000E+00", "        inf"), "bad.cua:9: values: field 1 '        inf' is not a finite"},
+      {duplicate, "bad.cua:7: entry (1, 1): adding this duplicate makes its sum overflow"},
+  };
+  for (const auto& c : cases) EXPECT_NE(error_of_hb(c.first).find(c.second), std::string::npos) << error_of_hb(c.first);
+}
 
 TEST(Parsers, ErrorsNameTheirSource) {
   // A directory is not an empty file.

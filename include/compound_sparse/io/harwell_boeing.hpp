@@ -116,6 +116,10 @@ void read_fortran_fields(LineReader& in, const FortranFormat& fmt, long long cou
         double v = 0;
         COMPOUND_SPARSE_PARSE_REQUIRE(in, parse_fortran_real(field, v),
                                       what << ": field " << k + 1 << " " << quote(field) << " is not a number");
+        // NaN and infinity would poison every product with the matrix: no file means them.
+        COMPOUND_SPARSE_PARSE_REQUIRE(in, std::isfinite(v),
+                                      what << ": field " << k + 1 << " " << quote(field)
+                                           << " is not a finite number (NaN and infinity are rejected)");
         out.push_back(static_cast<T>(v));
       }
       if (lines) lines->push_back(in.line());
@@ -188,7 +192,7 @@ HostCsr<Entry> read_harwell_boeing(std::istream& stream, const std::string& sour
 
   std::vector<long long> ptr, ind;
   std::vector<double> val;
-  std::vector<long> ind_lines;  // where each row index was, for errors found later
+  std::vector<long> ind_lines, val_lines;  // where each row index and value was, for errors found later
   detail::read_fortran_fields(in, ptr_fmt, static_cast<long long>(cols) + 1, ptr, "column pointers");
   COMPOUND_SPARSE_PARSE_REQUIRE(
       in, ptr[0] == 1 && ptr[cols] == nnz + 1,
@@ -197,10 +201,12 @@ HostCsr<Entry> read_harwell_boeing(std::istream& stream, const std::string& sour
     COMPOUND_SPARSE_PARSE_REQUIRE(in, ptr[c] <= ptr[c + 1], "column pointers decrease at column " << c + 1);
   detail::read_fortran_fields(in, ind_fmt, nnz, ind, "row indices", &ind_lines);
   const int k = type[0] == 'C' ? 2 : type[0] == 'R' ? 1 : 0;
-  if (k > 0) detail::read_fortran_fields(in, val_fmt, nnz * k, val, "values");
+  if (k > 0) detail::read_fortran_fields(in, val_fmt, nnz * k, val, "values", &val_lines);
 
   std::vector<CooEntry<Entry>> coo;
+  std::vector<long> lines;  // the line of each entry's (last) value, where a duplicate sum overflows
   coo.reserve(static_cast<std::size_t>(nnz) * (symmetry == Symmetry::general ? 1 : 2));
+  lines.reserve(coo.capacity());
   for (int c = 0; c < cols; ++c)
     for (long long p = ptr[c] - 1; p < ptr[c + 1] - 1; ++p) {
       const long long r = ind[p];
@@ -212,15 +218,23 @@ HostCsr<Entry> read_harwell_boeing(std::istream& stream, const std::string& sour
       for (int i = 0; i < traits::size; ++i) traits::get(value, i) = 0;
       if (k == 0) traits::get(value, 0) = 1;
       for (int i = 0; i < k; ++i) traits::get(value, i) = val[p * k + i];
+      const long value_line = k > 0 ? val_lines[p * k + k - 1] : ind_lines[p];
+      COMPOUND_SPARSE_REQUIRE_KIND(
+          IoError, finite_entry(value),
+          source << ":" << value_line << ": entry " << p + 1 << " overflows the entry type's components");
       if (symmetry != Symmetry::general) {
         COMPOUND_SPARSE_REQUIRE_KIND(IoError, r - 1 >= c,
                                      source << ":" << ind_lines[p] << ": entry (" << r << ", " << c + 1
                                             << ") is above the diagonal of a " << to_string(symmetry) << " matrix");
-        if (r - 1 != c) coo.push_back({c, static_cast<int>(r - 1), mirror(value, symmetry)});
+        if (r - 1 != c) {
+          coo.push_back({c, static_cast<int>(r - 1), mirror(value, symmetry)});
+          lines.push_back(value_line);
+        }
       }
       coo.push_back({static_cast<int>(r - 1), c, value});
+      lines.push_back(value_line);
     }
-  return csr_from_coo(rows, cols, std::move(coo));
+  return csr_from_file_entries(source, rows, cols, std::move(coo), lines);
 }
 
 /// Reads the Harwell-Boeing file at `path` (see the stream overload).

@@ -130,6 +130,8 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
   // Trust the declared count only so far: a corrupt header must not allocate gigabytes.
   coo.reserve(static_cast<std::size_t>(std::min<long long>(h.entries, 1 << 20)) *
               (h.symmetry == Symmetry::general ? 1 : 2));
+  std::vector<long> lines;  // the line of each entry of coo, to say where a duplicate sum overflows
+  lines.reserve(coo.capacity());
   std::string line, token;
   long long read = 0;
   while (in.next(line)) {
@@ -149,6 +151,9 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
     for (int i = 0; i < k; ++i) {
       COMPOUND_SPARSE_PARSE_REQUIRE(in, next_token(line, pos, token), "expected " << 2 + k << " fields, got " << 2 + i);
       COMPOUND_SPARSE_PARSE_REQUIRE(in, parse_real(token, c[i]), quote(token) << " is not a number");
+      // NaN and infinity would poison every product with the matrix: no file means them.
+      COMPOUND_SPARSE_PARSE_REQUIRE(in, std::isfinite(c[i]),
+                                    quote(token) << " is not a finite number (NaN and infinity are rejected)");
     }
     COMPOUND_SPARSE_PARSE_REQUIRE(in, !next_token(line, pos, token),
                                   "expected " << 2 + k << " fields, got more (" << quote(token) << ")");
@@ -158,6 +163,8 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
       traits::get(value, 0) = 1;  // pattern: a stored entry is a one
     else
       for (int i = 0; i < k; ++i) traits::get(value, i) = c[i];
+    // A finite double can still overflow a float component.
+    COMPOUND_SPARSE_PARSE_REQUIRE(in, finite_entry(value), "a value overflows the entry type's components");
     const int r = static_cast<int>(index[0] - 1), col = static_cast<int>(index[1] - 1);
     if (h.symmetry != Symmetry::general) {
       COMPOUND_SPARSE_PARSE_REQUIRE(
@@ -165,14 +172,18 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
           "entry (" << r + 1 << ", " << col + 1 << ") is above the diagonal of a " << to_string(h.symmetry) << " file");
       COMPOUND_SPARSE_PARSE_REQUIRE(in, h.symmetry != Symmetry::skew_symmetric || r != col,
                                     "skew-symmetric file stores a diagonal entry");
-      if (r != col) coo.push_back({col, r, mirror(value, h.symmetry)});
+      if (r != col) {
+        coo.push_back({col, r, mirror(value, h.symmetry)});
+        lines.push_back(in.line());
+      }
     }
     coo.push_back({r, col, value});
+    lines.push_back(in.line());
     ++read;
   }
   COMPOUND_SPARSE_PARSE_REQUIRE(in, read == h.entries,
                                 "end of file after " << read << " of the " << h.entries << " declared entries");
-  return csr_from_coo(h.rows, h.cols, std::move(coo));
+  return csr_from_file_entries(source, h.rows, h.cols, std::move(coo), lines);
 }
 
 /// Reads the Matrix Market file at `path` (see the stream overload).
