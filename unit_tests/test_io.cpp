@@ -348,6 +348,43 @@ TEST(HarwellBoeing, RejectsNonFiniteValues) {
   for (const auto& c : cases) EXPECT_NE(error_of_hb(c.first).find(c.second), std::string::npos) << error_of_hb(c.first);
 }
 
+TEST(MatrixMarket, HermitianDiagonalMustBeReal) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n2 1 1 1\n2 2 3 0.5\n",
+       "bad.mtx:4: diagonal entry (2, 2) of a hermitian matrix is not real (its imaginary part is not zero)"},
+      {"%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 3 -1e-300\n",
+       "bad.mtx:3: diagonal entry (1, 1)"},
+  };
+  for (const auto& c : cases) EXPECT_NE(error_of_mm(c.first).find(c.second), std::string::npos) << error_of_mm(c.first);
+  const auto error_of_q = [](const std::string& text) {
+    return error_of(text, [](std::istream& in) { io::read_matrix_market<Q>(in, "q.mtx"); });
+  };
+  const std::string quat = "%%MatrixMarket matrix coordinate quaternion hermitian\n1 1 1\n";
+  EXPECT_NE(error_of_q(quat + "1 1 2 0 0 1\n")
+                .find("q.mtx:3: diagonal entry (1, 1) of a hermitian matrix is not real "
+                      "(its vector part is not zero)"),
+            std::string::npos)
+      << error_of_q(quat + "1 1 2 0 0 1\n");
+  EXPECT_EQ(error_of_q(quat + "1 1 2 -0 0 0\n"), "no exception");  // -0 is zero
+  // Symmetric (not hermitian) complex matrices may have any diagonal.
+  EXPECT_EQ(error_of_mm("%%MatrixMarket matrix coordinate complex symmetric\n1 1 1\n1 1 3 0.5\n"), "no exception");
+  // Harwell-Boeing CHA: the same rule.
+  const std::string cha =
+      "hermitian                                                               CHA     \n"
+      "             4             1             1             2\n"
+      "CHA                        2             2             2             0\n"
+      "(3I3)           (3I3)           (2F6.1)             \n"
+      "  1  3  3\n"
+      "  1  2\n"
+      "   2.0   0.0\n"
+      "   1.0   1.0\n";
+  EXPECT_EQ(error_of_hb(cha), "no exception");
+  EXPECT_NE(
+      error_of_hb(replace(cha, "   2.0   0.0", "   2.0   0.5")).find("bad.cua:7: diagonal entry (1, 1) of a hermitian"),
+      std::string::npos)
+      << error_of_hb(replace(cha, "   2.0   0.0", "   2.0   0.5"));
+}
+
 TEST(Parsers, ErrorsNameTheirSource) {
   // A directory is not an empty file.
   for (const auto& read : {+[](const std::string& p) { io::read_matrix_market<C>(p); },

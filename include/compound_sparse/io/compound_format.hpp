@@ -148,6 +148,14 @@ bool finite_entry(const Entry& a) {
   return true;
 }
 
+/// Whether `a` may sit on the diagonal of a matrix of symmetry `s`: A(i,i) =
+/// mirror(A(i,i)), i.e. a real diagonal for hermitian matrices (zero imaginary part
+/// of a complex number, zero vector part of a quaternion).
+template <class Entry>
+bool valid_diagonal(const Entry& a, Symmetry s) {
+  return s != Symmetry::hermitian || same_entry(a, mirror(a, s));
+}
+
 /// csr_from_coo for entries read from a file whose values are all finite, where
 /// lines[i] is the line entry i came from. Summing duplicates can still overflow
 /// (two entries of 1e308): that throws IoError naming the entry and the line where

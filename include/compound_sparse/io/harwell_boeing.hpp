@@ -226,6 +226,10 @@ HostCsr<Entry> read_harwell_boeing(std::istream& stream, const std::string& sour
         COMPOUND_SPARSE_REQUIRE_KIND(IoError, r - 1 >= c,
                                      source << ":" << ind_lines[p] << ": entry (" << r << ", " << c + 1
                                             << ") is above the diagonal of a " << to_string(symmetry) << " matrix");
+        // The diagonal is its own mirror: hermitian means a real diagonal.
+        COMPOUND_SPARSE_REQUIRE_KIND(IoError, r - 1 != c || valid_diagonal(value, symmetry),
+                                     source << ":" << value_line << ": diagonal entry (" << r << ", " << r
+                                            << ") of a hermitian matrix is not real (its imaginary part is not zero)");
         if (r - 1 != c) {
           coo.push_back({c, static_cast<int>(r - 1), mirror(value, symmetry)});
           lines.push_back(value_line);

@@ -172,6 +172,11 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
           "entry (" << r + 1 << ", " << col + 1 << ") is above the diagonal of a " << to_string(h.symmetry) << " file");
       COMPOUND_SPARSE_PARSE_REQUIRE(in, h.symmetry != Symmetry::skew_symmetric || r != col,
                                     "skew-symmetric file stores a diagonal entry");
+      // The diagonal is its own mirror: hermitian means a real diagonal.
+      COMPOUND_SPARSE_PARSE_REQUIRE(
+          in, r != col || valid_diagonal(value, h.symmetry),
+          "diagonal entry (" << r + 1 << ", " << col + 1 << ") of a hermitian matrix is not real (its "
+                             << (h.field == "quaternion" ? "vector part" : "imaginary part") << " is not zero)");
       if (r != col) {
         coo.push_back({col, r, mirror(value, h.symmetry)});
         lines.push_back(in.line());
