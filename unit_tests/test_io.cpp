@@ -385,6 +385,37 @@ TEST(MatrixMarket, HermitianDiagonalMustBeReal) {
       << error_of_hb(replace(cha, "   2.0   0.0", "   2.0   0.5"));
 }
 
+TEST(MatrixMarket, RejectsSizesTheFileCannotJustify) {
+  // The probe's 77 bytes: 2^24 x 2^24 with one entry would need 64 MiB of row offsets
+  // and, in every vector multiplied with it, hundreds more.
+  const std::string probe = "%%MatrixMarket matrix coordinate complex general\n16777216 16777216 1\n1 1 1 0\n";
+  EXPECT_NE(error_of_mm(probe).find("bad.mtx:2: size 16777216 x 16777216 is implausible for 1 entries: its row "
+                                    "offsets alone would take 67108868 bytes"),
+            std::string::npos)
+      << error_of_mm(probe);
+  std::istringstream probe_stream(probe);
+  EXPECT_THROW(io::read_matrix_market<C>(probe_stream, "p.mtx"), cs::IoError);
+  const std::string banner = "%%MatrixMarket matrix coordinate complex general\n";
+  EXPECT_NE(error_of_mm(banner + "65537 1 0\n").find("implausible"), std::string::npos);
+  EXPECT_NE(error_of_mm(banner + "1 65601 1\n1 1 1 0\n").find("implausible"), std::string::npos);
+  // At the limit: 2^16 + 64 per entry rows and columns.
+  EXPECT_EQ(error_of_mm(banner + "65536 65536 0\n"), "no exception");
+  EXPECT_EQ(error_of_mm(banner + "65600 1 1\n1 1 1 0\n"), "no exception");
+  EXPECT_EQ(error_of_mm(banner + "1000000 1000000 20000\n" +
+                        [] {
+                          std::string entries;
+                          for (int i = 1; i <= 20000; ++i)
+                            entries += std::to_string(i * 50) + " " + std::to_string(i) + " 1 0\n";
+                          return entries;
+                        }()),
+            "no exception");
+  // Harwell-Boeing: the same rule.
+  const std::string good = kHarwellBoeingCua;
+  EXPECT_NE(error_of_hb(replace(good, "CUA                        3", "CUA                 16777216"))
+                .find("bad.cua:3: size 16777216 x 3 is implausible for 5 entries"),
+            std::string::npos);
+}
+
 TEST(Parsers, ErrorsNameTheirSource) {
   // A directory is not an empty file.
   for (const auto& read : {+[](const std::string& p) { io::read_matrix_market<C>(p); },

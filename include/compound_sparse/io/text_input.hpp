@@ -114,14 +114,25 @@ inline bool parse_real(const std::string& token, double& value) {
 }
 
 /// A header's declared size must be plausible for the entries the file holds: the
-/// CSR result needs memory per row, so "2147483647 2147483647 0" would ask for
-/// gigabytes from a few bytes of input. Up to 2^24 rows or columns are always
-/// accepted, beyond that at most 64 per stored entry.
+/// CSR result needs 4 bytes per row (its offsets) and every vector that multiplies
+/// it one entry per row and column, so "16777216 16777216 1" would make 77 bytes of
+/// input cost gigabytes downstream. Rows and columns are accepted up to
+/// kMaxRowsWithoutEntries plus kMaxRowsPerEntry per stored entry: an n x n matrix
+/// with at least one stored entry per 64 rows (every non-singular matrix has one per
+/// row, a symmetric file one per row of its triangle) always passes, and the cost of
+/// reading a file stays proportional to its length. The readers check the declared
+/// entry count against the entries actually present before they allocate per row.
+constexpr long long kMaxRowsWithoutEntries = 1LL << 16;
+constexpr long long kMaxRowsPerEntry = 64;
+
 inline void require_plausible_size(const LineReader& in, long long rows, long long cols, long long entries) {
-  const long long limit = (1LL << 24) + 64 * entries;
+  const long long limit = kMaxRowsWithoutEntries + kMaxRowsPerEntry * entries;
   COMPOUND_SPARSE_PARSE_REQUIRE(in, rows <= limit && cols <= limit,
                                 "size " << rows << " x " << cols << " is implausible for " << entries
-                                        << " entries (at most 2^24 + 64 per entry rows and columns are accepted)");
+                                        << " entries: its row offsets alone would take " << (rows + 1) * 4
+                                        << " bytes, and a vector of one double per row or column "
+                                        << std::max(rows, cols) * 8
+                                        << "; at most 2^16 + 64 per stored entry rows and columns are accepted");
 }
 
 }  // namespace io
