@@ -21,10 +21,11 @@ cxx=${FUZZ_CXX:-$(command -v clang++-14 || command -v clang++ || true)}
 
 # Only the fuzz target: no tests, examples or perf tools (they would double the build).
 if [[ ! -f $build/build.ninja ]]; then
-  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOMPOUND_SPARSE_ENABLE_FUZZERS=ON \
-    -DCOMPOUND_SPARSE_ENABLE_TESTS=OFF -DCOMPOUND_SPARSE_ENABLE_EXAMPLES=OFF \
-    -DCOMPOUND_SPARSE_ENABLE_PERF_TESTS=ON > "$build.configure.log" 2>&1 ||
-    { cat "$build.configure.log"; exit 1; }
+  mkdir -p "$build"
+  cmake -S . -B "$build" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCOMPOUND_SPARSE_ENABLE_FUZZERS=ON -DCOMPOUND_SPARSE_ENABLE_TESTS=OFF -DCOMPOUND_SPARSE_ENABLE_EXAMPLES=OFF \
+    -DCOMPOUND_SPARSE_ENABLE_PERF_TESTS=ON > "$build/configure.log" 2>&1 ||
+    { cat "$build/configure.log"; exit 1; }
 fi
 ninja -C "$build" -j "${FUZZ_JOBS:-$(nproc)}" fuzz_parsers >&2
 
