@@ -54,8 +54,11 @@ cs::HostCsr<Entry> symmetrize(const cs::HostCsr<Entry>& a, io::Symmetry s) {
     for (int p = a.row_offsets[r]; p < a.row_offsets[r + 1]; ++p) {
       const int c = a.col_indices[p];
       if (c > r || (c == r && s == io::Symmetry::skew_symmetric)) continue;
-      // A diagonal entry d becomes d + mirror(d), which is its own mirror.
-      const Entry v = c == r ? cs::add_components(a.values[p], io::mirror(a.values[p], s)) : a.values[p];
+      // A diagonal entry d becomes h + mirror(h), h = d/2, which is its own mirror (and
+      // finite: the readers reject infinity, and d + d overflows for the largest double).
+      Entry h = a.values[p];
+      for (int i = 0; i < cs::component_traits<Entry>::size; ++i) cs::component_traits<Entry>::get(h, i) *= 0.5;
+      const Entry v = c == r ? cs::add_components(h, io::mirror(h, s)) : a.values[p];
       coo.push_back({r, c, v});
       if (c != r) coo.push_back({c, r, io::mirror(v, s)});
     }
@@ -290,7 +293,7 @@ TEST(HarwellBoeing, MalformedFilesNameFileLineAndReason) {
       {replace(good, "(4E11.4)    ", "4E11.4      "), "bad.cua:4: format '4E11.4"},
       {replace(good, "    1    3    4    6", "    1    3    4    7"), "bad.cua:5: column pointers must run from 1"},
       {replace(good, "    1    3    4    6", "    1    4    3    6"), "bad.cua:5: column pointers decrease"},
-      {replace(good, "    1    3    2    1    3", "    1    3    2    1    9"), "row index 9 of entry 5"},
+      {replace(good, "    1    3    2    1    3", "    1    3    2    1    9"), "bad.cua:6: row index 9 of entry 5"},
       {replace(good, "    1    3    2    1    3", "    1    3    2    1    x"), "bad.cua:6: row indices: field 5"},
       {replace(good, " 6.0000E+00 2.5000D-01\n", ""), "bad.cua:8: end of file after 8 of 10 values"},
       {replace(good, "2.0000E+00", "2.0000Q+00"), "bad.cua:7: values: field 2 ' 2.0000Q+00' is not a number"},
@@ -300,4 +303,157 @@ TEST(HarwellBoeing, MalformedFilesNameFileLineAndReason) {
   for (const auto& c : cases) EXPECT_NE(error_of_hb(c.first).find(c.second), std::string::npos) << error_of_hb(c.first);
   std::istringstream complex(good);
   EXPECT_THROW(io::read_harwell_boeing<double>(complex, "c.cua"), cs::Error);  // complex file, real entries
+}
+
+// Issue 13: what a hostile probe found.
+
+TEST(MatrixMarket, RejectsNonFiniteValues) {
+  const std::string banner = "%%MatrixMarket matrix coordinate complex general\n";
+  const std::pair<std::string, std::string> cases[] = {
+      {banner + "2 2 1\n1 1 nan 0\n", "bad.mtx:3: 'nan' is not a finite number"},
+      {banner + "2 2 1\n1 1 0 -inf\n", "bad.mtx:3: '-inf' is not a finite number"},
+      {banner + "2 2 1\n1 1 Infinity 0\n", "bad.mtx:3: 'Infinity' is not a finite number"},
+      // Each value is finite, their sum is not: the line of the duplicate that overflows.
+      {banner + "2 2 3\n1 1 1e308 0\n2 2 1 0\n1 1 1e308 0\n",
+       "bad.mtx:5: entry (1, 1): adding this duplicate makes its sum overflow"},
+      {banner + "2 2 2\n2 1 0 -1.7e308\n2 1 0 -1.7e308\n", "bad.mtx:4: entry (2, 1): adding this duplicate"},
+      // Stored (2, 1) of a symmetric file: named as stored, not as its mirror (1, 2).
+      {"%%MatrixMarket matrix coordinate complex symmetric\n2 2 2\n2 1 1e308 0\n2 1 1e308 0\n",
+       "bad.mtx:4: entry (2, 1): adding this duplicate"},
+  };
+  for (const auto& c : cases) EXPECT_NE(error_of_mm(c.first).find(c.second), std::string::npos) << error_of_mm(c.first);
+  // Huge values that do not overflow, with and without duplicates, still read exactly.
+  std::istringstream big(banner + "2 2 3\n1 1 1e308 0\n1 1 -1e308 0\n2 2 1.7976931348623157e308 0\n");
+  const auto a = io::read_matrix_market<C>(big, "big.mtx");
+  EXPECT_EQ(a.values, (std::vector<C>{C(0, 0), C(1.7976931348623157e308, 0)}));
+  // A double that overflows a float component.
+  std::istringstream to_float("%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1e300\n");
+  EXPECT_THROW(io::read_matrix_market<float>(to_float, "f.mtx"), cs::IoError);
+  std::istringstream quat("%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1 0 0 NaN 0\n");
+  EXPECT_THROW(io::read_matrix_market<Q>(quat, "q.mtx"), cs::IoError);
+}
+
+TEST(HarwellBoeing, RejectsNonFiniteValues) {
+  const std::string good = kHarwellBoeingCua;
+  // Column 1 holds rows 1 and 1: a duplicate whose two halves are finite.
+  const std::string duplicate =
+      replace(replace(good, "    1    3    2    1    3", "    1    1    2    1    3"),
+              " 1.0000E+00 2.0000E+00 5.0000E+00-1.0000E+00", "1.7000E+308 2.0000E+001.7000E+308-1.0000E+00");
+  const std::pair<std::string, std::string> cases[] = {
+      {replace(good, "2.0000E+00", "       NaN"), "bad.cua:7: values: field 2 '        NaN' is not a finite"},
+      {replace(good, "-3.5000E+00", "  -Infinity"), "bad.cua:8: values: field 4 '  -Infinity' is not a finite"},
+      {replace(good, " 6.0000E+00", "        inf"), "bad.cua:9: values: field 1 '        inf' is not a finite"},
+      {duplicate, "bad.cua:7: entry (1, 1): adding this duplicate makes its sum overflow"},
+  };
+  for (const auto& c : cases) EXPECT_NE(error_of_hb(c.first).find(c.second), std::string::npos) << error_of_hb(c.first);
+}
+
+TEST(MatrixMarket, HermitianDiagonalMustBeReal) {
+  const std::pair<std::string, std::string> cases[] = {
+      {"%%MatrixMarket matrix coordinate complex hermitian\n2 2 2\n2 1 1 1\n2 2 3 0.5\n",
+       "bad.mtx:4: diagonal entry (2, 2) of a hermitian matrix is not real (its imaginary part is not zero)"},
+      {"%%MatrixMarket matrix coordinate complex hermitian\n1 1 1\n1 1 3 -1e-300\n",
+       "bad.mtx:3: diagonal entry (1, 1)"},
+  };
+  for (const auto& c : cases) EXPECT_NE(error_of_mm(c.first).find(c.second), std::string::npos) << error_of_mm(c.first);
+  const auto error_of_q = [](const std::string& text) {
+    return error_of(text, [](std::istream& in) { io::read_matrix_market<Q>(in, "q.mtx"); });
+  };
+  const std::string quat = "%%MatrixMarket matrix coordinate quaternion hermitian\n1 1 1\n";
+  EXPECT_NE(error_of_q(quat + "1 1 2 0 0 1\n")
+                .find("q.mtx:3: diagonal entry (1, 1) of a hermitian matrix is not real "
+                      "(its vector part is not zero)"),
+            std::string::npos)
+      << error_of_q(quat + "1 1 2 0 0 1\n");
+  EXPECT_EQ(error_of_q(quat + "1 1 2 -0 0 0\n"), "no exception");  // -0 is zero
+  // Symmetric (not hermitian) complex matrices may have any diagonal.
+  EXPECT_EQ(error_of_mm("%%MatrixMarket matrix coordinate complex symmetric\n1 1 1\n1 1 3 0.5\n"), "no exception");
+  // Harwell-Boeing CHA: the same rule.
+  const std::string cha =
+      "hermitian                                                               CHA     \n"
+      "             4             1             1             2\n"
+      "CHA                        2             2             2             0\n"
+      "(3I3)           (3I3)           (2F6.1)             \n"
+      "  1  3  3\n"
+      "  1  2\n"
+      "   2.0   0.0\n"
+      "   1.0   1.0\n";
+  EXPECT_EQ(error_of_hb(cha), "no exception");
+  EXPECT_NE(
+      error_of_hb(replace(cha, "   2.0   0.0", "   2.0   0.5")).find("bad.cua:7: diagonal entry (1, 1) of a hermitian"),
+      std::string::npos)
+      << error_of_hb(replace(cha, "   2.0   0.0", "   2.0   0.5"));
+}
+
+TEST(MatrixMarket, RejectsSizesTheFileCannotJustify) {
+  // The probe's 77 bytes: 2^24 x 2^24 with one entry would need 64 MiB of row offsets
+  // and, in every vector multiplied with it, hundreds more.
+  const std::string probe = "%%MatrixMarket matrix coordinate complex general\n16777216 16777216 1\n1 1 1 0\n";
+  EXPECT_NE(error_of_mm(probe).find("bad.mtx:2: size 16777216 x 16777216 is implausible for 1 entries: its row "
+                                    "offsets alone would take 67108868 bytes"),
+            std::string::npos)
+      << error_of_mm(probe);
+  std::istringstream probe_stream(probe);
+  EXPECT_THROW(io::read_matrix_market<C>(probe_stream, "p.mtx"), cs::IoError);
+  const std::string banner = "%%MatrixMarket matrix coordinate complex general\n";
+  EXPECT_NE(error_of_mm(banner + "65537 1 0\n").find("implausible"), std::string::npos);
+  EXPECT_NE(error_of_mm(banner + "1 65601 1\n1 1 1 0\n").find("implausible"), std::string::npos);
+  // At the limit: 2^16 + 64 per entry rows and columns.
+  EXPECT_EQ(error_of_mm(banner + "65536 65536 0\n"), "no exception");
+  EXPECT_EQ(error_of_mm(banner + "65600 1 1\n1 1 1 0\n"), "no exception");
+  EXPECT_EQ(error_of_mm(banner + "1000000 1000000 20000\n" +
+                        [] {
+                          std::string entries;
+                          for (int i = 1; i <= 20000; ++i)
+                            entries += std::to_string(i * 50) + " " + std::to_string(i) + " 1 0\n";
+                          return entries;
+                        }()),
+            "no exception");
+  // Harwell-Boeing: the same rule.
+  const std::string good = kHarwellBoeingCua;
+  EXPECT_NE(error_of_hb(replace(good, "CUA                        3", "CUA                 16777216"))
+                .find("bad.cua:3: size 16777216 x 3 is implausible for 5 entries"),
+            std::string::npos);
+}
+
+TEST(Parsers, ErrorsNameTheirSource) {
+  // A directory is not an empty file.
+  for (const auto& read : {+[](const std::string& p) { io::read_matrix_market<C>(p); },
+                           +[](const std::string& p) { io::read_harwell_boeing<C>(p); },
+                           +[](const std::string& p) { io::read_matrix_market_header(p); }}) {
+    try {
+      read(::testing::TempDir());
+      FAIL() << "expected an exception";
+    } catch (const cs::IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("it is a directory, not a file"), std::string::npos) << e.what();
+    }
+  }
+  // A UTF-8 byte-order mark is skipped (documented in docs/zoo.md).
+  std::istringstream bom("\xEF\xBB\xBF%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 2 3\n");
+  EXPECT_EQ(io::read_matrix_market<C>(bom, "bom.mtx").values, (std::vector<C>{C(2, 3)}));
+  std::istringstream hb_bom("\xEF\xBB\xBF" + std::string(kHarwellBoeingCua));
+  EXPECT_EQ(io::read_harwell_boeing<C>(hb_bom, "bom.cua").num_entries(), 5u);
+  // ... but only at the start of the file.
+  EXPECT_NE(error_of_mm("%%MatrixMarket matrix coordinate complex general\n\xEF\xBB\xBF"
+                        "1 1 1\n")
+                .find("bad.mtx:2: '\\xef\\xbb\\xbf1' is not a non-negative integer"),
+            std::string::npos);
+  // Binary garbage is quoted with its bytes escaped and cut short.
+  const std::string garbage =
+      "%%MatrixMarket matrix coordinate " + std::string("\x01\xff\x00z", 4) + std::string(1000, '\x80') + " general\n";
+  const std::string message = error_of_mm(garbage);
+  EXPECT_NE(message.find("bad.mtx:1: unknown field '\\x01\\xff\\x00z\\x80\\x80"), std::string::npos) << message;
+  EXPECT_NE(message.find("\\x80...'"), std::string::npos) << message;
+  EXPECT_LT(message.size(), 300u) << message;
+  for (const char ch : message) EXPECT_TRUE(ch >= 0x20 && ch < 0x7f) << message;
+  const std::string banner_garbage = std::string(500, '\xfe') + "\n";
+  const std::string banner_message = error_of_mm(banner_garbage);
+  EXPECT_LT(banner_message.size(), 600u) << banner_message;
+  for (const char ch : banner_message) EXPECT_TRUE(ch >= 0x20 && ch < 0x7f) << banner_message;
+  std::string hb = replace(kHarwellBoeingCua, "2.0000E+00", "2.00\x07\xff\x1b[2J");
+  EXPECT_NE(error_of_hb(hb).find("bad.cua:7: values: field 2 ' 2.00\\x07\\xff\\x1b[2J' is not a number"),
+            std::string::npos)
+      << error_of_hb(hb);
+  EXPECT_EQ(io::quote(std::string("a\\b\n", 4)), "'a\\x5cb\\x0a'");
+  EXPECT_EQ(io::quote(std::string(50, 'x')), "'" + std::string(40, 'x') + "...'");
 }

@@ -103,6 +103,20 @@ TEST(Obj, MalformedFilesNameFileLineAndReason) {
   EXPECT_NE(error_of_obj("v 0 0 0\n").find("bad.obj: no faces"), std::string::npos);
 }
 
+TEST(Obj, ErrorsQuoteBinaryInputEscapedAndNameDirectories) {
+  const std::string garbage =
+      error_of_obj("v 0 0 0\nf 1 " + std::string("\x1b[2J\x00\xff", 6) + std::string(100, 'x') + "\n");
+  EXPECT_NE(garbage.find("bad.obj:2: face corner '\\x1b[2J\\x00\\xff" + std::string(34, 'x') + "...' does not start"),
+            std::string::npos)
+      << garbage;
+  try {
+    zoo::read_obj(::testing::TempDir());
+    FAIL() << "expected an exception";
+  } catch (const cs::IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("it is a directory, not a file"), std::string::npos) << e.what();
+  }
+}
+
 TEST(TriangleMesh, CleanDropsDegenerateTrianglesAndUnusedVertices) {
   zoo::TriangleMesh m;
   m.vertices = {{9, 9, 9}, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {2, 0, 0}};

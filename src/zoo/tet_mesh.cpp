@@ -107,7 +107,7 @@ TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::s
       std::size_t pos = 0;
       if (!io::next_token(line, pos, token) || token[0] == '#') continue;
       long long v = 0;
-      COMPOUND_SPARSE_PARSE_REQUIRE(in, io::parse_integer(token, v), "expected an integer, got '" << token << "'");
+      COMPOUND_SPARSE_PARSE_REQUIRE(in, io::parse_integer(token, v), "expected an integer, got " << io::quote(token));
       if (n < 0) {
         n = v;
         continue;

@@ -51,7 +51,7 @@ TriangleMesh read_obj(std::istream& stream, const std::string& source) {
       for (int i = 0; i < 3; ++i) {
         COMPOUND_SPARSE_PARSE_REQUIRE(in, io::next_token(line, pos, token), "vertex needs 3 coordinates, got " << i);
         COMPOUND_SPARSE_PARSE_REQUIRE(in, io::parse_real(token, p[i]) && std::isfinite(p[i]),
-                                      "'" << token << "' is not a finite coordinate");
+                                      io::quote(token) << " is not a finite coordinate");
       }
       mesh.vertices.push_back(p);  // an optional w coordinate or vertex colours follow: ignored
     } else if (token == "f") {
@@ -60,11 +60,11 @@ TriangleMesh read_obj(std::istream& stream, const std::string& source) {
         const std::string index = token.substr(0, token.find('/'));
         long long v = 0;
         COMPOUND_SPARSE_PARSE_REQUIRE(in, io::parse_integer(index, v) && v != 0,
-                                      "face corner '" << token << "' does not start with a vertex index");
+                                      "face corner " << io::quote(token) << " does not start with a vertex index");
         const long long n = static_cast<long long>(mesh.vertices.size());
         if (v < 0) v += n + 1;  // relative index: -1 is the last vertex so far
         COMPOUND_SPARSE_PARSE_REQUIRE(in, v >= 1 && v <= n,
-                                      "face corner '" << token << "' refers to vertex " << v << " of " << n);
+                                      "face corner " << io::quote(token) << " refers to vertex " << v << " of " << n);
         corners.push_back(static_cast<int>(v - 1));
       }
       COMPOUND_SPARSE_PARSE_REQUIRE(in, corners.size() >= 3, "face needs at least 3 corners, got " << corners.size());
@@ -77,8 +77,7 @@ TriangleMesh read_obj(std::istream& stream, const std::string& source) {
 }
 
 TriangleMesh read_obj(const std::string& path) {
-  std::ifstream file(path);
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
+  std::ifstream file = io::open_input(path);
   return read_obj(file, path);
 }
 

@@ -19,11 +19,17 @@
 // block; scalars, complex numbers and quaternions are their own transpose.
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "../block.hpp"
 #include "../components.hpp"
 #include "../error.hpp"
+#include "../host_csr.hpp"
 #include "../quaternion.hpp"
 
 namespace compound_sparse {
@@ -131,6 +137,65 @@ bool same_entry(const Entry& a, const Entry& b) {
   for (int c = 0; c < traits::size; ++c)
     if (!(traits::get(a, c) == traits::get(b, c))) return false;
   return true;
+}
+
+/// Whether every component of `a` is finite (no NaN, no infinity).
+template <class Entry>
+bool finite_entry(const Entry& a) {
+  using traits = component_traits<Entry>;
+  for (int c = 0; c < traits::size; ++c)
+    if (!std::isfinite(static_cast<double>(traits::get(a, c)))) return false;
+  return true;
+}
+
+/// Whether `a` may sit on the diagonal of a matrix of symmetry `s`: A(i,i) =
+/// mirror(A(i,i)), i.e. a real diagonal for hermitian matrices (zero imaginary part
+/// of a complex number, zero vector part of a quaternion).
+template <class Entry>
+bool valid_diagonal(const Entry& a, Symmetry s) {
+  return s != Symmetry::hermitian || same_entry(a, mirror(a, s));
+}
+
+/// csr_from_coo for entries read from a file whose values are all finite, where
+/// lines[i] is the line entry i came from. Summing duplicates can still overflow
+/// (two entries of 1e308): that throws IoError naming the entry and the line where
+/// its sum stopped being finite, instead of storing an infinity.
+template <class Entry>
+HostCsr<Entry> csr_from_file_entries(const std::string& source, int rows, int cols, std::vector<CooEntry<Entry>> coo,
+                                     const std::vector<long>& lines) {
+  using traits = component_traits<Entry>;
+  // No sum of a subset can overflow while the sum of all magnitudes stays below half
+  // the largest component value (the factor 2 covers rounding of up to 2^31
+  // additions); only beyond it are the duplicates grouped, so that normal files pay
+  // one pass over the values. (Long double would not help: it may be double.)
+  const double largest = static_cast<double>(std::numeric_limits<typename traits::scalar_type>::max());
+  double magnitude = 0;
+  for (const auto& e : coo)
+    for (int c = 0; c < traits::size; ++c) magnitude += std::abs(static_cast<double>(traits::get(e.value, c)));
+  if (!(magnitude <= largest / 2)) {
+    // Sum in csr_from_coo's order: a stable sort by position keeps the file order of duplicates.
+    std::vector<std::size_t> order(coo.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return coo[a].row != coo[b].row ? coo[a].row < coo[b].row : coo[a].col < coo[b].col;
+    });
+    std::size_t worst = coo.size();  // the overflow at the earliest line (a stored, not mirrored, entry on ties)
+    Entry sum = coo.front().value;   // not empty: the magnitudes add up to something
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const auto& e = coo[order[i]];
+      const bool duplicate = i > 0 && coo[order[i - 1]].row == e.row && coo[order[i - 1]].col == e.col;
+      sum = duplicate ? add_components(sum, e.value) : e.value;
+      if (duplicate && !finite_entry(sum) &&
+          (worst == coo.size() || lines[order[i]] < lines[worst] ||
+           (lines[order[i]] == lines[worst] && e.row >= e.col)))
+        worst = order[i];
+    }
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, worst == coo.size(),
+                                 source << ":" << lines[worst] << ": entry (" << coo[worst].row + 1 << ", "
+                                        << coo[worst].col + 1
+                                        << "): adding this duplicate makes its sum overflow (not finite)");
+  }
+  return csr_from_coo(rows, cols, std::move(coo));
 }
 
 }  // namespace io

@@ -33,7 +33,7 @@ inline FortranFormat parse_fortran_format(const std::string& text, bool integer,
   for (char ch : text)
     if (ch != ' ') f += static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
   COMPOUND_SPARSE_PARSE_REQUIRE(in, f.size() >= 2 && f.front() == '(' && f.back() == ')',
-                                "format '" << text << "' is not a parenthesised Fortran format");
+                                "format " << quote(text) << " is not a parenthesised Fortran format");
   f = f.substr(1, f.size() - 2);
   // Optional scale factor "kP" or "kP,": it does not change fields that carry an exponent.
   const std::size_t p = f.find('P');
@@ -50,25 +50,25 @@ inline FortranFormat parse_fortran_format(const std::string& text, bool integer,
   };
   FortranFormat fmt;
   if (!number(fmt.per_line)) fmt.per_line = 1;
-  COMPOUND_SPARSE_PARSE_REQUIRE(in, i < f.size(), "format '" << text << "' has no edit descriptor");
+  COMPOUND_SPARSE_PARSE_REQUIRE(in, i < f.size(), "format " << quote(text) << " has no edit descriptor");
   const char d = f[i++];
-  COMPOUND_SPARSE_PARSE_REQUIRE(
-      in, integer ? d == 'I' : (d == 'E' || d == 'D' || d == 'F' || d == 'G'),
-      "format '" << text << "': descriptor '" << d << "' is not supported for " << (integer ? "indices" : "values"));
+  COMPOUND_SPARSE_PARSE_REQUIRE(in, integer ? d == 'I' : (d == 'E' || d == 'D' || d == 'F' || d == 'G'),
+                                "format " << quote(text) << ": descriptor " << quote(std::string(1, d))
+                                          << " is not supported for " << (integer ? "indices" : "values"));
   fmt.kind = integer ? 'I' : 'R';
   COMPOUND_SPARSE_PARSE_REQUIRE(in, number(fmt.width) && fmt.width > 0 && fmt.width <= 100,
-                                "format '" << text << "' has no valid field width");
+                                "format " << quote(text) << " has no valid field width");
   int ignored = 0;
   if (i < f.size() && f[i] == '.') {
     ++i;
-    COMPOUND_SPARSE_PARSE_REQUIRE(in, number(ignored), "format '" << text << "': digits expected after '.'");
+    COMPOUND_SPARSE_PARSE_REQUIRE(in, number(ignored), "format " << quote(text) << ": digits expected after '.'");
   }
   if (i < f.size() && f[i] == 'E') {  // exponent width, as in E15.8E3
     ++i;
-    COMPOUND_SPARSE_PARSE_REQUIRE(in, number(ignored), "format '" << text << "': digits expected after 'E'");
+    COMPOUND_SPARSE_PARSE_REQUIRE(in, number(ignored), "format " << quote(text) << ": digits expected after 'E'");
   }
   COMPOUND_SPARSE_PARSE_REQUIRE(in, i == f.size() && fmt.per_line > 0 && fmt.per_line <= 1000,
-                                "format '" << text << "' is not a single repeated edit descriptor");
+                                "format " << quote(text) << " is not a single repeated edit descriptor");
   return fmt;
 }
 
@@ -88,13 +88,15 @@ inline bool parse_fortran_real(std::string field, double& value) {
   return parse_real(t, value);
 }
 
-/// Reads `count` numbers in format `fmt`, starting on a new line.
+/// Reads `count` numbers in format `fmt`, starting on a new line; `lines` (if not
+/// null) gets the line of each number, for errors found after reading.
 template <class T>
 void read_fortran_fields(LineReader& in, const FortranFormat& fmt, long long count, std::vector<T>& out,
-                         const char* what) {
+                         const char* what, std::vector<long>* lines = nullptr) {
   std::string line, field;
   out.clear();
   out.reserve(static_cast<std::size_t>(std::min<long long>(count, 1 << 20)));
+  if (lines) lines->clear();
   while (static_cast<long long>(out.size()) < count) {
     COMPOUND_SPARSE_PARSE_REQUIRE(in, in.next(line),
                                   "end of file after " << out.size() << " of " << count << " " << what);
@@ -108,14 +110,19 @@ void read_fortran_fields(LineReader& in, const FortranFormat& fmt, long long cou
           if (ch != ' ') t += ch;
         long long v = 0;
         COMPOUND_SPARSE_PARSE_REQUIRE(in, parse_integer(t, v) && v >= -2147483647 && v <= 2147483647,
-                                      what << ": field " << k + 1 << " '" << field << "' is not an integer");
+                                      what << ": field " << k + 1 << " " << quote(field) << " is not an integer");
         out.push_back(static_cast<T>(v));
       } else {
         double v = 0;
         COMPOUND_SPARSE_PARSE_REQUIRE(in, parse_fortran_real(field, v),
-                                      what << ": field " << k + 1 << " '" << field << "' is not a number");
+                                      what << ": field " << k + 1 << " " << quote(field) << " is not a number");
+        // NaN and infinity would poison every product with the matrix: no file means them.
+        COMPOUND_SPARSE_PARSE_REQUIRE(in, std::isfinite(v),
+                                      what << ": field " << k + 1 << " " << quote(field)
+                                           << " is not a finite number (NaN and infinity are rejected)");
         out.push_back(static_cast<T>(v));
       }
+      if (lines) lines->push_back(in.line());
     }
   }
 }
@@ -154,12 +161,13 @@ HostCsr<Entry> read_harwell_boeing(std::istream& stream, const std::string& sour
   COMPOUND_SPARSE_PARSE_REQUIRE(in, detail::header_integers(line.substr(3), size, 3),
                                 "expected NROW NCOL NNZERO after the matrix type");
   COMPOUND_SPARSE_PARSE_REQUIRE(in, type[0] == 'R' || type[0] == 'C' || type[0] == 'P',
-                                "value type '" << type[0] << "' is not R, C or P");
+                                "value type " << quote(type.substr(0, 1)) << " is not R, C or P");
   COMPOUND_SPARSE_PARSE_REQUIRE(in, std::string("USHZR").find(type[1]) != std::string::npos,
-                                "structure '" << type[1] << "' is not U, S, H, Z or R");
-  COMPOUND_SPARSE_PARSE_REQUIRE(in, type[2] == 'A', "only assembled matrices (type ??A) are supported, got " << type);
+                                "structure " << quote(type.substr(1, 1)) << " is not U, S, H, Z or R");
+  COMPOUND_SPARSE_PARSE_REQUIRE(in, type[2] == 'A',
+                                "only assembled matrices (type ??A) are supported, got " << quote(type));
   COMPOUND_SPARSE_PARSE_REQUIRE(in, type[0] != 'C' || traits::size >= 2,
-                                "complex matrix " << type << " cannot be read as real entries");
+                                "complex matrix " << quote(type) << " cannot be read as real entries");
   COMPOUND_SPARSE_PARSE_REQUIRE(in, type[1] != 'H' || type[0] == 'C', "hermitian structure needs complex values");
   COMPOUND_SPARSE_PARSE_REQUIRE(in, size[0] <= 2147483647 && size[1] <= 2147483647,
                                 "size " << size[0] << " x " << size[1] << " does not fit 32-bit indices");
@@ -184,44 +192,59 @@ HostCsr<Entry> read_harwell_boeing(std::istream& stream, const std::string& sour
 
   std::vector<long long> ptr, ind;
   std::vector<double> val;
+  std::vector<long> ind_lines, val_lines;  // where each row index and value was, for errors found later
   detail::read_fortran_fields(in, ptr_fmt, static_cast<long long>(cols) + 1, ptr, "column pointers");
   COMPOUND_SPARSE_PARSE_REQUIRE(
       in, ptr[0] == 1 && ptr[cols] == nnz + 1,
       "column pointers must run from 1 to NNZERO+1 = " << nnz + 1 << ", got " << ptr[0] << " .. " << ptr[cols]);
   for (int c = 0; c < cols; ++c)
     COMPOUND_SPARSE_PARSE_REQUIRE(in, ptr[c] <= ptr[c + 1], "column pointers decrease at column " << c + 1);
-  detail::read_fortran_fields(in, ind_fmt, nnz, ind, "row indices");
+  detail::read_fortran_fields(in, ind_fmt, nnz, ind, "row indices", &ind_lines);
   const int k = type[0] == 'C' ? 2 : type[0] == 'R' ? 1 : 0;
-  if (k > 0) detail::read_fortran_fields(in, val_fmt, nnz * k, val, "values");
+  if (k > 0) detail::read_fortran_fields(in, val_fmt, nnz * k, val, "values", &val_lines);
 
   std::vector<CooEntry<Entry>> coo;
+  std::vector<long> lines;  // the line of each entry's (last) value, where a duplicate sum overflows
   coo.reserve(static_cast<std::size_t>(nnz) * (symmetry == Symmetry::general ? 1 : 2));
+  lines.reserve(coo.capacity());
   for (int c = 0; c < cols; ++c)
     for (long long p = ptr[c] - 1; p < ptr[c + 1] - 1; ++p) {
       const long long r = ind[p];
-      COMPOUND_SPARSE_REQUIRE_KIND(
-          IoError, r >= 1 && r <= rows,
-          source << ": row index " << r << " of entry " << p + 1 << " is not in [1, " << rows << "]");
+      // Checked here, not while reading, because only the pointers say which column it is in.
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, r >= 1 && r <= rows,
+                                   source << ":" << ind_lines[p] << ": row index " << r << " of entry " << p + 1
+                                          << " is not in [1, " << rows << "]");
       Entry value;
       for (int i = 0; i < traits::size; ++i) traits::get(value, i) = 0;
       if (k == 0) traits::get(value, 0) = 1;
       for (int i = 0; i < k; ++i) traits::get(value, i) = val[p * k + i];
+      const long value_line = k > 0 ? val_lines[p * k + k - 1] : ind_lines[p];
+      COMPOUND_SPARSE_REQUIRE_KIND(
+          IoError, finite_entry(value),
+          source << ":" << value_line << ": entry " << p + 1 << " overflows the entry type's components");
       if (symmetry != Symmetry::general) {
         COMPOUND_SPARSE_REQUIRE_KIND(IoError, r - 1 >= c,
-                                     source << ": entry (" << r << ", " << c + 1 << ") is above the diagonal of a "
-                                            << to_string(symmetry) << " matrix");
-        if (r - 1 != c) coo.push_back({c, static_cast<int>(r - 1), mirror(value, symmetry)});
+                                     source << ":" << ind_lines[p] << ": entry (" << r << ", " << c + 1
+                                            << ") is above the diagonal of a " << to_string(symmetry) << " matrix");
+        // The diagonal is its own mirror: hermitian means a real diagonal.
+        COMPOUND_SPARSE_REQUIRE_KIND(IoError, r - 1 != c || valid_diagonal(value, symmetry),
+                                     source << ":" << value_line << ": diagonal entry (" << r << ", " << r
+                                            << ") of a hermitian matrix is not real (its imaginary part is not zero)");
+        if (r - 1 != c) {
+          coo.push_back({c, static_cast<int>(r - 1), mirror(value, symmetry)});
+          lines.push_back(value_line);
+        }
       }
       coo.push_back({static_cast<int>(r - 1), c, value});
+      lines.push_back(value_line);
     }
-  return csr_from_coo(rows, cols, std::move(coo));
+  return csr_from_file_entries(source, rows, cols, std::move(coo), lines);
 }
 
 /// Reads the Harwell-Boeing file at `path` (see the stream overload).
 template <class Entry>
 HostCsr<Entry> read_harwell_boeing(const std::string& path) {
-  std::ifstream file(path);
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
+  std::ifstream file = open_input(path);
   return read_harwell_boeing<Entry>(file, path);
 }
 

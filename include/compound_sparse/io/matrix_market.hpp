@@ -51,13 +51,13 @@ inline MatrixMarketHeader read_mm_header(LineReader& in) {
   while (n < 5 && next_token(line, pos, words[n])) ++n;
   COMPOUND_SPARSE_PARSE_REQUIRE(
       in, n == 5 && words[0] == "%%MatrixMarket",
-      "expected '%%MatrixMarket matrix coordinate <field> <symmetry>', got '" << line.substr(0, 80) << "'");
-  COMPOUND_SPARSE_PARSE_REQUIRE(in, lower(words[1]) == "matrix", "object '" << words[1] << "' is not 'matrix'");
+      "expected '%%MatrixMarket matrix coordinate <field> <symmetry>', got " << quote(line, 80));
+  COMPOUND_SPARSE_PARSE_REQUIRE(in, lower(words[1]) == "matrix", "object " << quote(words[1]) << " is not 'matrix'");
   COMPOUND_SPARSE_PARSE_REQUIRE(in, lower(words[2]) == "coordinate",
-                                "format '" << words[2] << "' is not supported (only 'coordinate')");
+                                "format " << quote(words[2]) << " is not supported (only 'coordinate')");
   MatrixMarketHeader h;
   h.field = lower(words[3]);
-  COMPOUND_SPARSE_PARSE_REQUIRE(in, mm_field_components(h.field) >= 0, "unknown field '" << words[3] << "'");
+  COMPOUND_SPARSE_PARSE_REQUIRE(in, mm_field_components(h.field) >= 0, "unknown field " << quote(words[3]));
   const std::string sym = lower(words[4]);
   if (sym == "general")
     h.symmetry = Symmetry::general;
@@ -68,9 +68,9 @@ inline MatrixMarketHeader read_mm_header(LineReader& in) {
   else if (sym == "hermitian")
     h.symmetry = Symmetry::hermitian;
   else
-    COMPOUND_SPARSE_PARSE_REQUIRE(in, false, "unknown symmetry '" << words[4] << "'");
+    COMPOUND_SPARSE_PARSE_REQUIRE(in, false, "unknown symmetry " << quote(words[4]));
   COMPOUND_SPARSE_PARSE_REQUIRE(in, pos >= line.size() || !next_token(line, pos, token),
-                                "unexpected text after the symmetry: '" << token << "'");
+                                "unexpected text after the symmetry: " << quote(token));
   COMPOUND_SPARSE_PARSE_REQUIRE(in,
                                 h.symmetry != Symmetry::hermitian || h.field == "complex" || h.field == "quaternion",
                                 "hermitian needs complex or quaternion entries, not " << h.field);
@@ -89,7 +89,7 @@ inline MatrixMarketHeader read_mm_header(LineReader& in) {
     COMPOUND_SPARSE_PARSE_REQUIRE(in, next_token(line, pos, token),
                                   "size line needs 3 integers (rows cols entries), got " << i);
     COMPOUND_SPARSE_PARSE_REQUIRE(in, parse_integer(token, v[i]) && v[i] >= 0,
-                                  "'" << token << "' is not a non-negative integer");
+                                  quote(token) << " is not a non-negative integer");
   }
   COMPOUND_SPARSE_PARSE_REQUIRE(in, !next_token(line, pos, token), "size line has more than 3 fields");
   COMPOUND_SPARSE_PARSE_REQUIRE(in, v[0] <= 2147483647 && v[1] <= 2147483647,
@@ -109,8 +109,7 @@ inline MatrixMarketHeader read_mm_header(LineReader& in) {
 
 /// Reads only the banner and size line (to choose the entry type before reading).
 inline MatrixMarketHeader read_matrix_market_header(const std::string& path) {
-  std::ifstream file(path);
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
+  std::ifstream file = open_input(path);
   LineReader in(file, path);
   return detail::read_mm_header(in);
 }
@@ -131,6 +130,8 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
   // Trust the declared count only so far: a corrupt header must not allocate gigabytes.
   coo.reserve(static_cast<std::size_t>(std::min<long long>(h.entries, 1 << 20)) *
               (h.symmetry == Symmetry::general ? 1 : 2));
+  std::vector<long> lines;  // the line of each entry of coo, to say where a duplicate sum overflows
+  lines.reserve(coo.capacity());
   std::string line, token;
   long long read = 0;
   while (in.next(line)) {
@@ -144,21 +145,26 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
       const long long limit = i == 0 ? h.rows : h.cols;
       COMPOUND_SPARSE_PARSE_REQUIRE(in, parse_integer(token, index[i]) && index[i] >= 1 && index[i] <= limit,
                                     (i == 0 ? "row" : "column")
-                                        << " index '" << token << "' is not in [1, " << limit << "]");
+                                        << " index " << quote(token) << " is not in [1, " << limit << "]");
     }
     double c[256];
     for (int i = 0; i < k; ++i) {
       COMPOUND_SPARSE_PARSE_REQUIRE(in, next_token(line, pos, token), "expected " << 2 + k << " fields, got " << 2 + i);
-      COMPOUND_SPARSE_PARSE_REQUIRE(in, parse_real(token, c[i]), "'" << token << "' is not a number");
+      COMPOUND_SPARSE_PARSE_REQUIRE(in, parse_real(token, c[i]), quote(token) << " is not a number");
+      // NaN and infinity would poison every product with the matrix: no file means them.
+      COMPOUND_SPARSE_PARSE_REQUIRE(in, std::isfinite(c[i]),
+                                    quote(token) << " is not a finite number (NaN and infinity are rejected)");
     }
     COMPOUND_SPARSE_PARSE_REQUIRE(in, !next_token(line, pos, token),
-                                  "expected " << 2 + k << " fields, got more ('" << token << "')");
+                                  "expected " << 2 + k << " fields, got more (" << quote(token) << ")");
     Entry value;
     for (int i = 0; i < traits::size; ++i) traits::get(value, i) = 0;
     if (k == 0)
       traits::get(value, 0) = 1;  // pattern: a stored entry is a one
     else
       for (int i = 0; i < k; ++i) traits::get(value, i) = c[i];
+    // A finite double can still overflow a float component.
+    COMPOUND_SPARSE_PARSE_REQUIRE(in, finite_entry(value), "a value overflows the entry type's components");
     const int r = static_cast<int>(index[0] - 1), col = static_cast<int>(index[1] - 1);
     if (h.symmetry != Symmetry::general) {
       COMPOUND_SPARSE_PARSE_REQUIRE(
@@ -166,21 +172,29 @@ HostCsr<Entry> read_matrix_market(std::istream& stream, const std::string& sourc
           "entry (" << r + 1 << ", " << col + 1 << ") is above the diagonal of a " << to_string(h.symmetry) << " file");
       COMPOUND_SPARSE_PARSE_REQUIRE(in, h.symmetry != Symmetry::skew_symmetric || r != col,
                                     "skew-symmetric file stores a diagonal entry");
-      if (r != col) coo.push_back({col, r, mirror(value, h.symmetry)});
+      // The diagonal is its own mirror: hermitian means a real diagonal.
+      COMPOUND_SPARSE_PARSE_REQUIRE(
+          in, r != col || valid_diagonal(value, h.symmetry),
+          "diagonal entry (" << r + 1 << ", " << col + 1 << ") of a hermitian matrix is not real (its "
+                             << (h.field == "quaternion" ? "vector part" : "imaginary part") << " is not zero)");
+      if (r != col) {
+        coo.push_back({col, r, mirror(value, h.symmetry)});
+        lines.push_back(in.line());
+      }
     }
     coo.push_back({r, col, value});
+    lines.push_back(in.line());
     ++read;
   }
   COMPOUND_SPARSE_PARSE_REQUIRE(in, read == h.entries,
                                 "end of file after " << read << " of the " << h.entries << " declared entries");
-  return csr_from_coo(h.rows, h.cols, std::move(coo));
+  return csr_from_file_entries(source, h.rows, h.cols, std::move(coo), lines);
 }
 
 /// Reads the Matrix Market file at `path` (see the stream overload).
 template <class Entry>
 HostCsr<Entry> read_matrix_market(const std::string& path) {
-  std::ifstream file(path);
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
+  std::ifstream file = open_input(path);
   return read_matrix_market<Entry>(file, path);
 }
 

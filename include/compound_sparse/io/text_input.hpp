@@ -3,11 +3,15 @@
 // parse error can name "<file>:<line>: <reason>", and it parses numbers without
 // locale surprises or exceptions from the standard library.
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <istream>
 #include <string>
+#include <system_error>
 
 #include "../error.hpp"
 
@@ -19,9 +23,12 @@ class LineReader {
   LineReader(std::istream& in, std::string source) : in_(in), source_(std::move(source)) {}
 
   /// Reads the next line (without the newline or a trailing '\r'); false at end of input.
+  /// A UTF-8 byte-order mark (EF BB BF) at the start of the first line is skipped:
+  /// editors on Windows add it to plain ASCII files, and it carries no content.
   bool next(std::string& line) {
     if (!std::getline(in_, line)) return false;
     ++line_;
+    if (line_ == 1 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
     if (!line.empty() && line.back() == '\r') line.pop_back();
     return true;
   }
@@ -33,6 +40,41 @@ class LineReader {
   std::string source_;
   long line_ = 0;
 };
+
+/// `text` from an input file, quoted for an error message: in single quotes, bytes
+/// outside printable ASCII (and the backslash) escaped as \xHH, and cut after
+/// `max_chars` characters with "..." so that binary garbage neither reaches the
+/// terminal raw nor floods it. Every parser message that quotes input uses it.
+inline std::string quote(const std::string& text, std::size_t max_chars = 40) {
+  static const char hex[] = "0123456789abcdef";
+  std::string out = "'";
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (i == max_chars) {
+      out += "...";
+      break;
+    }
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7f && byte != '\\') {
+      out += static_cast<char>(byte);
+    } else {
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 15];
+    }
+  }
+  return out + "'";
+}
+
+/// Opens `path` for reading; throws IoError if it cannot be opened or is a directory
+/// (which std::ifstream opens on Linux and then reads as an empty file).
+inline std::ifstream open_input(const std::string& path) {
+  std::error_code ec;
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !std::filesystem::is_directory(path, ec),
+                               "cannot read '" << path << "': it is a directory, not a file");
+  std::ifstream file(path, std::ios::binary);  // binary: the reader itself drops a '\r' before '\n'
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot open '" << path << "' for reading");
+  return file;
+}
 
 /// Throws compound_sparse::IoError with "<source>:<line>: <message>" unless `condition` holds.
 #define COMPOUND_SPARSE_PARSE_REQUIRE(reader, condition, message) \
@@ -72,14 +114,25 @@ inline bool parse_real(const std::string& token, double& value) {
 }
 
 /// A header's declared size must be plausible for the entries the file holds: the
-/// CSR result needs memory per row, so "2147483647 2147483647 0" would ask for
-/// gigabytes from a few bytes of input. Up to 2^24 rows or columns are always
-/// accepted, beyond that at most 64 per stored entry.
+/// CSR result needs 4 bytes per row (its offsets) and every vector that multiplies
+/// it one entry per row and column, so "16777216 16777216 1" would make 77 bytes of
+/// input cost gigabytes downstream. Rows and columns are accepted up to
+/// kMaxRowsWithoutEntries plus kMaxRowsPerEntry per stored entry: an n x n matrix
+/// with at least one stored entry per 64 rows (every non-singular matrix has one per
+/// row, a symmetric file one per row of its triangle) always passes, and the cost of
+/// reading a file stays proportional to its length. The readers check the declared
+/// entry count against the entries actually present before they allocate per row.
+constexpr long long kMaxRowsWithoutEntries = 1LL << 16;
+constexpr long long kMaxRowsPerEntry = 64;
+
 inline void require_plausible_size(const LineReader& in, long long rows, long long cols, long long entries) {
-  const long long limit = (1LL << 24) + 64 * entries;
+  const long long limit = kMaxRowsWithoutEntries + kMaxRowsPerEntry * entries;
   COMPOUND_SPARSE_PARSE_REQUIRE(in, rows <= limit && cols <= limit,
                                 "size " << rows << " x " << cols << " is implausible for " << entries
-                                        << " entries (at most 2^24 + 64 per entry rows and columns are accepted)");
+                                        << " entries: its row offsets alone would take " << (rows + 1) * 4
+                                        << " bytes, and a vector of one double per row or column "
+                                        << std::max(rows, cols) * 8
+                                        << "; at most 2^16 + 64 per stored entry rows and columns are accepted");
 }
 
 }  // namespace io

@@ -1,0 +1,9 @@
+6Test matrix for the Harwell-Boeing reader                               TESTRUA 
+             5             1             1             3             0
+RUA                        3             3             5             0
+(4I5)           (5I5)           (4E11.4)            (4E11.4)            
+    1    3    4    6
+    1    3    2    1    3
+ 1.0000E+00  -Infinity 5.0000E+00-1.0000E+00
+ 4.0000E+00 0.0000E+00 0.0000E+00-3.5000E+00
+ 6.0000E+00 2.5000D-01
