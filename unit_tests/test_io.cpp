@@ -2,12 +2,14 @@
 // symmetry expansion, and malformed input rejected with file, line and reason.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <compound_sparse.hpp>
 #include <compound_sparse/io/harwell_boeing.hpp>
 #include <compound_sparse/io/matrix_market.hpp>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 
@@ -331,6 +333,22 @@ TEST(MatrixMarket, RejectsNonFiniteValues) {
   EXPECT_THROW(io::read_matrix_market<float>(to_float, "f.mtx"), cs::IoError);
   std::istringstream quat("%%MatrixMarket matrix coordinate quaternion general\n1 1 1\n1 1 0 0 NaN 0\n");
   EXPECT_THROW(io::read_matrix_market<Q>(quat, "q.mtx"), cs::IoError);
+}
+
+TEST(MatrixMarket, WriterRefusesNonFiniteValues) {
+  // What the reader refuses, the writer does not write (the file would not read back).
+  cs::HostCsr<C> a = cs::csr_from_coo<C>(2, 2, {{0, 0, C(1, 0)}, {1, 0, C(0, std::nan(""))}});
+  std::ostringstream out;
+  try {
+    io::write_matrix_market(out, a);
+    ADD_FAILURE() << "NaN written";
+  } catch (const cs::InvalidInput& e) {
+    EXPECT_NE(std::string(e.what()).find("entry (2, 1) component 1 is nan"), std::string::npos) << e.what();
+  }
+  a.values[1] = C(std::numeric_limits<double>::infinity(), 0);
+  EXPECT_THROW(io::write_matrix_market(out, a), cs::InvalidInput);
+  a.values[1] = C(2, 3);
+  EXPECT_NO_THROW(io::write_matrix_market(out, a));
 }
 
 TEST(HarwellBoeing, RejectsNonFiniteValues) {

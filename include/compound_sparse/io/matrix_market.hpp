@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <ostream>
@@ -249,6 +250,12 @@ void write_matrix_market(std::ostream& out, const HostCsr<Entry>& a, Symmetry sy
     for (int p = a.row_offsets[r]; p < a.row_offsets[r + 1]; ++p) {
       const int c = a.col_indices[p];
       stored += symmetry == Symmetry::general || r > c || (r == c && symmetry != Symmetry::skew_symmetric);
+      // The readers refuse NaN and infinity, so a file holding one would not read back.
+      for (int i = 0; i < traits::size; ++i) {
+        const double v = static_cast<double>(traits::get(a.values[p], i));
+        COMPOUND_SPARSE_REQUIRE(std::isfinite(v), "entry (" << r + 1 << ", " << c + 1 << ") component " << i << " is "
+                                                            << v << ": Matrix Market files hold finite values only");
+      }
     }
   out << "%%MatrixMarket matrix coordinate " << mm_field<Entry>::name() << " " << to_string(symmetry) << "\n";
   std::istringstream lines(comment);
