@@ -267,10 +267,8 @@ int run_tuner(const Options& o) {
       using Entry = typename decltype(tag)::type;
       const auto a = cs::io::read_matrix_market<Entry>(j.file);  // float: components rounded on reading
       const auto features = cs::matrix_features(a);
-      const auto record = std::find_if(db.matrices.begin(), db.matrices.end(), [&](const cs::TunedMatrix& r) {
-        return r.name == j.name && r.features.entry_type == j.entry && r.features.precision == j.precision;
-      });
-      if (o.resume && record != db.matrices.end()) {
+      const cs::TunedMatrix* record = cs::find_record(db, j.name, j.entry, j.precision);
+      if (o.resume && record != nullptr) {
         const std::string why = retune_reason(*record, features, o);
         if (why.empty()) {
           bar.drop(j.units(o));

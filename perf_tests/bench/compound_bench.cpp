@@ -171,22 +171,20 @@ const cs::Measurement* best_of(const std::vector<cs::Measurement>& ms) {
 std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string& name, const std::string& entry_type,
                                            const std::string& precision) {
   static const cs::TuningDatabase database = cs::read_tuning_database(db.string());
-  for (const auto& record : database.matrices)
-    if (record.name == name && record.features.entry_type == entry_type && record.features.precision == precision) {
-      std::vector<cs::Measurement> usable;
-      for (const auto& m : record.measurements) {
-        try {
-          (void)m.key();  // throws for a name this build cannot parse
-        } catch (const cs::Error& e) {
-          std::cerr << "compound-bench: warning: " << db.string() << ": record '" << name << "' (" << entry_type << "/"
-                    << precision << "): skipping variant '" << m.variant << "': " << e.reason() << "\n";
-          continue;
-        }
-        usable.push_back(m);
-      }
-      return usable;
+  const cs::TunedMatrix* record = cs::find_record(database, name, entry_type, precision);
+  if (record == nullptr) return {};
+  std::vector<cs::Measurement> usable;
+  for (const auto& m : record->measurements) {
+    try {
+      (void)m.key();  // throws for a name this build cannot parse
+    } catch (const cs::Error& e) {
+      std::cerr << "compound-bench: warning: " << db.string() << ": record '" << name << "' (" << entry_type << "/"
+                << precision << "): skipping variant '" << m.variant << "': " << e.reason() << "\n";
+      continue;
     }
-  return {};
+    usable.push_back(m);
+  }
+  return usable;
 }
 
 /// "  12.34 us", or "n/a (why)" for a result that did not run.
@@ -285,9 +283,11 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     json heat = {{"variant_prefix", tuned.layout_name() + "." + tuned.vector + "." + cs::to_string(tuned.kind)},
                  {"lanes_per_row", tuned.lanes_per_row},
                  {"cells", json::array()}};
-    for (const auto& m : cs::measure_variants(host, inputs, cells, full))
+    for (const auto& m : cs::measure_variants(host, inputs, cells, full)) {
+      const cs::VariantKey cell = m.key();
       heat["cells"].push_back(
-          {{"threads", m.key().threads}, {"teams_per_sm", m.key().teams_per_sm}, {"seconds", m.seconds}, {"ok", m.ok}});
+          {{"threads", cell.threads}, {"teams_per_sm", cell.teams_per_sm}, {"seconds", m.seconds}, {"ok", m.ok}});
+    }
     out["heatmap"] = heat;
   }
   return out;

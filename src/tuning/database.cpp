@@ -346,13 +346,18 @@ TuningDatabase update_tuning_database(const std::string& path, const std::vector
   return db;
 }
 
+const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name, const std::string& entry_type,
+                               const std::string& precision) {
+  for (const auto& r : db.matrices)
+    if (r.name == name && r.features.entry_type == entry_type && r.features.precision == precision) return &r;
+  return nullptr;
+}
+
 void merge_record(TuningDatabase& db, TunedMatrix m) {
-  for (auto& existing : db.matrices)
-    if (existing.name == m.name && existing.features.entry_type == m.features.entry_type &&
-        existing.features.precision == m.features.precision) {
-      existing = std::move(m);
-      return;
-    }
+  if (const TunedMatrix* existing = find_record(db, m.name, m.features.entry_type, m.features.precision)) {
+    db.matrices[static_cast<std::size_t>(existing - db.matrices.data())] = std::move(m);
+    return;
+  }
   db.matrices.push_back(std::move(m));
 }
 

@@ -109,6 +109,11 @@ void write_file_atomically(const std::string& text, const std::string& path,
                            const std::function<void(const std::string& temporary)>& before_rename = {});
 }  // namespace detail
 
+/// The record of matrix `name` in `entry_type` and `precision` (the three identify a
+/// record), or null when `db` has none.
+const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name, const std::string& entry_type,
+                               const std::string& precision);
+
 /// Adds `m`, replacing a record with the same name, entry type and precision.
 void merge_record(TuningDatabase& db, TunedMatrix m);
 /// Merges every record of `from` into `into`; device and versions become `from`'s.
