@@ -46,11 +46,17 @@ compound_sparse_outer_layout("compound_sparse::Ell")
 compound_sparse_inner_layout("compound_sparse::Aos")
 compound_sparse_inner_layout("compound_sparse::Soa")
 
-# Schedule kinds: the name in variant keys and the ScheduleKind enumerator. Their
-# behaviour is in impl/spmv_functor.hpp (SpmvFunctor::operator()).
+# Schedule kinds: the name in variant keys and the ScheduleKind enumerator, then
+# FIXED_LANES if the kind does not use lanes_per_row (always 1), SPLITS_ROWS if it
+# shares a long row among threads, and OUTER <tag>... if it runs only on those
+# outer layouts. Their behaviour is in
+# impl/spmv_functor.hpp (the row schedules) and impl/merge_path.hpp.
 compound_sparse_schedule_kind(static Static)
 compound_sparse_schedule_kind(dynamic_team DynamicTeam)
 compound_sparse_schedule_kind(dynamic_warp DynamicWarp)
+# Work split by non-zeros and rows together (merge path): a long row is shared by
+# many threads and teams. One thread walks each part of the merge, so no lanes.
+compound_sparse_schedule_kind(merge_path MergePath FIXED_LANES SPLITS_ROWS OUTER "compound_sparse::Csr")
 
 # Launch bounds threads:min_teams_per_sm (n_t:n_b). GPUs: a 3 x 3 grid of the
 # method's space, n_t in {128, 256, 512} and n_b in {1, 2, 4} (128 to 2048 threads

@@ -8,7 +8,9 @@
 #   scripts/gpu_perf.sh run NAME         scripts/perf_pipeline.sh on the tuning zoo into
 #                                        $OUT/NAME (zoo, tune, leave-one-out, bench);
 #                                        TIMING=wall|queued|auto (default auto: queued,
-#                                        GPU time, as tuning/sm_90.json was tuned)
+#                                        GPU time, as tuning/sm_90.json was tuned);
+#                                        SECONDS_LIMIT=N stops it after N s (what it has
+#                                        is copied), RESUME=1 continues such a run
 #   scripts/gpu_perf.sh profile DB       ncu metrics (scripts/gpu_profile.sh) into $OUT/ncu,
 #                                        ours as selected from DB against the baselines
 #   scripts/gpu_perf.sh cost ENTRY       build time and binary size of the library for one
@@ -68,8 +70,18 @@ case $stage in
     name=${2:?usage: gpu_perf.sh run NAME}
     [ -x build-cuda/perf_tests/bench/compound-bench ] || build || exit 1
     echo "=== pipeline $name ($(date +%T))"
-    ZOO_DIR=$zoo REUSE_ZOO=1 scripts/perf_pipeline.sh build-cuda "$out/$name" "${zoo_args[@]}" \
-      --heatmap elasticity-box-large --timing "${TIMING:-auto}"
+    # The run lives in /tmp (kept while the machine stays warm) and is copied to
+    # $OUT at the end, also when SECONDS_LIMIT stops it: a device call is capped
+    # at 10 minutes, and the next call with RESUME=1 continues the tuning where
+    # it stopped (compound-tune --resume) instead of starting over.
+    work=/tmp/perf_runs/$name
+    mkdir -p "$work"
+    ZOO_DIR=$zoo REUSE_ZOO=1 timeout "${SECONDS_LIMIT:-100000}" scripts/perf_pipeline.sh build-cuda "$work" \
+      "${zoo_args[@]}" --heatmap elasticity-box-large --timing "${TIMING:-auto}"
+    status=$?
+    mkdir -p "$out/$name" && cp -r "$work/." "$out/$name/"
+    [ $status = 124 ] && echo "=== stopped after ${SECONDS_LIMIT} s; RESUME=1 gpu_perf.sh run $name continues"
+    exit $status
     ;;
   profile)
     db=${2:?usage: gpu_perf.sh profile DB}

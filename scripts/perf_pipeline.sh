@@ -16,7 +16,8 @@
 # include/compound_sparse/tuning/timing.hpp).
 #
 # Environment: ZOO_DIR (default /tmp/compound_zoo_SCALE); REUSE_ZOO=1 keeps a zoo of the
-# same scale already in ZOO_DIR (its generators are deterministic) instead of rebuilding it.
+# same scale already in ZOO_DIR (its generators are deterministic) instead of rebuilding it;
+# RESUME=1 keeps the database of an interrupted run in OUT and tunes only what it lacks.
 set -uo pipefail
 build=${1:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
 out=${2:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
@@ -35,7 +36,7 @@ mkdir -p "$out"
 log=$out/pipeline.log
 zoo=${ZOO_DIR:-/tmp/compound_zoo_$scale}
 tunedb=$out/tuning  # written after every matrix: an interrupted run keeps what it tuned
-rm -rf "$tunedb"
+[ "${RESUME:-0}" = 1 ] || rm -rf "$tunedb"  # RESUME=1: compound-tune skips the matrices already tuned
 step() { echo "=== $* ($(date +%T))" | tee -a "$log"; }
 
 step "zoo ($scale)"

@@ -1,8 +1,9 @@
 #pragma once
 // Random test matrices and vectors with the shapes that break SpMV kernels:
-// empty rows, one row far longer than the rest, 1x1, non-square, empty
-// matrices, and row counts that are not multiples of 16 or 32.
+// empty rows, one row far longer than the rest, rows of power-law lengths, 1x1,
+// non-square, empty matrices, and row counts that are not multiples of 16 or 32.
 
+#include <algorithm>
 #include <compound_sparse/host_csr.hpp>
 #include <random>
 #include <string>
@@ -51,6 +52,29 @@ compound_sparse::HostCsr<Entry> random_csr(int num_rows, int num_cols, int min_l
   return a;
 }
 
+/// Irregular rows: most of 1-6 non-zeros, lengths of a power law (P(len >= L) ~
+/// 1/L) up to every column, a few empty rows, and the last row full.
+template <class Entry>
+compound_sparse::HostCsr<Entry> power_law_csr(int num_rows, int num_cols, std::mt19937& rng) {
+  compound_sparse::HostCsr<Entry> a;
+  a.num_rows = num_rows;
+  a.num_cols = num_cols;
+  std::vector<int> columns(num_cols);
+  for (int c = 0; c < num_cols; ++c) columns[c] = c;
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  for (int r = 0; r < num_rows; ++r) {
+    int len = r % 97 == 5 ? 0 : static_cast<int>(std::min<double>(num_cols, 1.0 / std::max(u(rng), 1e-9)));
+    if (r == num_rows - 1) len = num_cols;
+    for (int k = 0; k < len; ++k) std::swap(columns[k], columns[k + rng() % (num_cols - k)]);
+    for (int k = 0; k < len; ++k) {
+      a.col_indices.push_back(columns[k]);
+      a.values.push_back(random_value<Entry>(rng));
+    }
+    a.row_offsets.push_back(static_cast<int>(a.col_indices.size()));
+  }
+  return a;
+}
+
 template <class Entry>
 struct NamedMatrix {
   std::string name;
@@ -71,6 +95,10 @@ std::vector<NamedMatrix<Entry>> test_matrices(unsigned seed) {
       {"no_columns_33x0", random_csr<Entry>(33, 0, 0, 0, -1, rng)},
       {"no_rows_0x5", random_csr<Entry>(0, 5, 0, 0, -1, rng)},
       {"dense_rows_1000x64", random_csr<Entry>(1000, 64, 30, 64, -1, rng)},
+      // One row holding nearly all non-zeros: split across many workers (and
+      // whole workers inside it) by the merge-path schedule.
+      {"huge_row_61x5000", random_csr<Entry>(61, 5000, 0, 2, 29, rng)},
+      {"power_law_3001x3001", power_law_csr<Entry>(3001, 3001, rng)},
   };
 }
 

@@ -37,9 +37,14 @@ TEST(Registry, ListsEveryConfiguredVariant) {
   std::string bounds = COMPOUND_SPARSE_LAUNCH_BOUNDS;
   const std::size_t num_bounds = std::count(bounds.begin(), bounds.end(), ',') + 1;
   EXPECT_EQ(num_bounds, cs::CompiledLaunchBounds::size);
-  // outer x matrix inner x vector inner x kind x bounds, as the variant space declares them
-  EXPECT_EQ(keys.size(), cs::OuterLayouts::size * cs::InnerLayouts::size * cs::InnerLayouts::size *
-                             cs::ScheduleKinds::size * num_bounds);
+  // (kind, outer layout it runs on) x matrix inner x vector inner x bounds, as the
+  // variant space declares them
+  std::size_t kinds_and_outers = 0;
+  cs::for_each_value(cs::ScheduleKinds{}, [&](auto kind) {
+    kinds_and_outers += cs::schedule_outer_layouts<decltype(kind)::value>::type::size;
+  });
+  EXPECT_EQ(kinds_and_outers, cs::OuterLayouts::size * (cs::ScheduleKinds::size - 1) + 1);  // merge_path: csr only
+  EXPECT_EQ(keys.size(), kinds_and_outers * cs::InnerLayouts::size * cs::InnerLayouts::size * num_bounds);
   EXPECT_GE(keys.size(), 4u * 2 * 2 * 3 * num_bounds);  // at least the space of the published method
   for (const auto& key : keys) {
     EXPECT_TRUE(registry.contains(key)) << key.name();
@@ -59,7 +64,7 @@ void check_all_registered(unsigned seed) {
   const auto y0 = compound_sparse_test::random_vector<V>(host.num_rows, rng);
   const auto [alpha, beta] = compound_sparse_test::coefficient_pairs<cs::coefficient_type_t<Entry>>()[0];
   for (auto key : registry.variants()) {
-    key.lanes_per_row = 4;
+    key.lanes_per_row = cs::uses_lanes(key.kind) ? 4 : 1;
     const auto a = registry.convert_matrix(key.outer, key.inner, host);
     EXPECT_EQ(a.memory_bytes(), registry.memory_bytes(key.outer, host));
     const auto x = registry.convert_vector(key.vector, x_host);
@@ -237,8 +242,12 @@ TEST(VariantSpace, ParserRegistryAndGeneratedListAgree) {
     for (const auto& inner : inners)
       for (const auto& vector : inners)
         for (const auto kind : cs::schedule_kinds()) {
-          cs::VariantKey key =
-              cs::parse_variant_key(outer + "." + inner + "." + vector + "." + cs::to_string(kind) + ".t128.b4.l1");
+          const std::string name = outer + "." + inner + "." + vector + "." + cs::to_string(kind) + ".t128.b4.l1";
+          if (!cs::schedule_supports_outer(kind, outer)) {  // outside the space: refused, saying why
+            EXPECT_THROW(cs::parse_variant_key(name), cs::Error) << name;
+            continue;
+          }
+          cs::VariantKey key = cs::parse_variant_key(name);
           EXPECT_EQ(key.outer, outer);
           EXPECT_EQ(key.kind, kind);
           expected.insert(key.layout_name() + "." + key.vector + "." + cs::to_string(key.kind));

@@ -237,3 +237,71 @@ TEST(TunedSpmv, FixedVectorLayoutSkipsVariantsWithOtherVectors) {
   options.vector_layout = "xyz";
   EXPECT_THROW(cs::TunedSpmv<C>(a, options), cs::Error);
 }
+
+// Issue 14: whatever the database says, a matrix with a row too long for one lane
+// group gets a kind that splits rows (merge_path), by every rule.
+TEST(TunedSpmv, NeverSerialisesADenseRow) {
+  const ScratchDir dir("tuned_dense_row");
+  const auto a = banded<C>(2000, 5, 2000);  // row 0 holds every column
+  const std::string row_kernel = variant("csr.aos.aos.dynamic_warp", "l32");
+  const std::string merge_path = variant("csr.aos.aos.merge_path", "l1");
+  const auto features = cs::matrix_features(a);
+  auto options = in(dir);
+  options.dense_row_threshold = 100;  // this host's own threshold is above any row
+  // Exact rule: the record's fastest variant serialises the row, so the next best.
+  write(dir, {record("me", features, {{row_kernel, 1e-6}, {merge_path, 2e-6}})});
+  {
+    const cs::TunedSpmv<C> op(a, options);
+    EXPECT_EQ(op.rule(), "exact");
+    EXPECT_EQ(op.variant().name(), merge_path) << op.explanation();
+    EXPECT_TRUE(contains(op.explanation(), "would serialise the matrix's dense row (2000 non-zeros)"))
+        << op.explanation();
+    expect_reference(op, a);
+  }
+  // Nearest rule with neighbours that never ran a splitting kind, and no
+  // database at all: the heuristic's splitting kind.
+  write(dir, {record("near", cs::matrix_features(banded<C>(1900, 5, 1900)), {{row_kernel, 1e-6}})});
+  for (const std::string& db_dir : {dir.str(), dir.str() + "/none"}) {
+    options.database_dir = db_dir;
+    const cs::TunedSpmv<C> op(a, options);
+    EXPECT_EQ(op.rule(), "heuristic") << op.explanation();
+    EXPECT_TRUE(cs::splits_rows(op.variant().kind)) << op.explanation();
+    EXPECT_EQ(op.variant().lanes_per_row, 1);
+    EXPECT_TRUE(contains(op.explanation(), "a dense row (2000 non-zeros")) << op.explanation();
+    expect_reference(op, a);
+  }
+  // Without the override, this device's own threshold decides (on a GPU, 2000
+  // non-zeros in a 2000-row matrix are dense; on one host thread they are not).
+  options.database_dir = dir.str();
+  options.dense_row_threshold = -1;
+  const cs::TunedSpmv<C> op(a, options);
+  const bool dense = features.nnz_per_row_max > cs::dense_row_threshold(features, cs::default_device_info());
+  EXPECT_EQ(cs::splits_rows(op.variant().kind), dense) << op.explanation();
+  expect_reference(op, a);
+}
+
+TEST(Selection, DenseRowThresholdFollowsTheDevice) {
+  // The circuit matrix of issue 14: 512K rows, 3.9M non-zeros, rows of 32K.
+  cs::MatrixFeatures f;
+  f.rows = 512 * 1024;
+  f.nnz = 3900000;
+  f.nnz_per_row_max = 32768;
+  cs::DeviceInfo gpu;
+  gpu.compute_major = 9;
+  gpu.multiprocessors = 132;
+  const double share = double(f.rows + f.nnz) / (132 * 2048);  // about 16 merge items per resident thread
+  EXPECT_DOUBLE_EQ(cs::dense_row_threshold(f, gpu), 4 * share * 32);
+  EXPECT_LT(cs::dense_row_threshold(f, gpu), f.nnz_per_row_max);
+  cs::DeviceInfo host;  // one hardware thread: no row outlasts the rest
+  EXPECT_DOUBLE_EQ(cs::dense_row_threshold(f, host), 4.0 * double(f.rows + f.nnz));
+  // A small matrix never goes below one item per thread.
+  cs::MatrixFeatures tiny;
+  tiny.rows = 10;
+  tiny.nnz = 20;
+  EXPECT_DOUBLE_EQ(cs::dense_row_threshold(tiny, gpu), 4 * 32);
+  // The heuristic's choice for such a matrix splits rows, with one lane.
+  const auto key = cs::heuristic_variant(f, cs::variant_registry<C>().variants(), {}, cs::dense_row_threshold(f, gpu));
+  EXPECT_TRUE(cs::splits_rows(key.kind)) << key.name();
+  EXPECT_EQ(key.lanes_per_row, 1);
+  EXPECT_FALSE(cs::splits_rows(cs::heuristic_variant(f, cs::variant_registry<C>().variants()).kind));
+}

@@ -20,6 +20,7 @@
 #include "error.hpp"
 #include "host_csr.hpp"
 #include "impl/row_slots.hpp"
+#include "impl/schedule_state.hpp"
 #include "layouts.hpp"
 #include "sparse_matrix.hpp"
 
@@ -126,7 +127,7 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), shape.lengths_size);
   m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), shape.num_slots);
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), shape.num_slots);
-  m.work_counter = Kokkos::View<unsigned, MemorySpace>("compound_sparse::work_counter");
+  impl::allocate_schedule_state(m);
 
   auto offsets = Kokkos::create_mirror_view(m.offsets);
   auto lengths = Kokkos::create_mirror_view(m.row_lengths);

@@ -160,7 +160,7 @@ SparseMatrix<typename Values::non_const_value_type, Outer, Inner, typename Value
     m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), 0);
     m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), nnz);
     m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), nnz);
-    m.work_counter = Kokkos::View<unsigned, memory_space>("compound_sparse::work_counter");
+    impl::allocate_schedule_state(m);
     const auto offsets = m.offsets;
     const auto cols = m.col_indices;
     const auto vals = m.values;

@@ -57,7 +57,8 @@ class VariantRegistry {
     variants_[key.compiled_name()] = {compiled, run};
   }
 
-  /// Every compiled variant, with lanes_per_row = 1 (lanes are a run-time choice).
+  /// Every compiled variant, with lanes_per_row = 1 (lanes are a run-time choice,
+  /// for the kinds that use them).
   std::vector<VariantKey> variants() const {
     std::vector<VariantKey> keys;
     for (const auto& v : variants_) keys.push_back(v.second.key);
@@ -65,7 +66,7 @@ class VariantRegistry {
   }
   bool contains(const VariantKey& key) const {
     return variants_.count(key.compiled_name()) > 0 && key.lanes_per_row >= 1 && key.lanes_per_row <= 32 &&
-           (key.lanes_per_row & (key.lanes_per_row - 1)) == 0;
+           (key.lanes_per_row & (key.lanes_per_row - 1)) == 0 && (uses_lanes(key.kind) || key.lanes_per_row == 1);
   }
 
   /// Device bytes the layout would take for this matrix (no allocation).

@@ -16,6 +16,11 @@
 //                the counter (one atomic per warp, broadcast by a shuffle, no
 //                team barrier). On host backends each thread takes chunks of
 //                32 rows from the counter.
+//   MergePath    CSR only, lanes_per_row 1: the n + nnz items of the merge of
+//                row ends and non-zeros are split evenly over the league's
+//                threads, so a long row is shared by many threads and teams; a
+//                second pass adds the partial sums of rows that span threads
+//                (impl/merge_path.hpp). Deterministic, no atomics on y.
 //
 // The kind and the launch bounds are template parameters (compile-time variants,
 // selected at run time by the tuning database); lanes_per_row is a run-time value.

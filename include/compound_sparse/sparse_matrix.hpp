@@ -23,6 +23,14 @@
 
 namespace compound_sparse {
 
+/// Scratch of the merge-path schedule (impl/merge_path.hpp), one slot per
+/// worker: the row a worker left unfinished (num_rows: none) and its partial sum.
+template <class Entry, class MemorySpace>
+struct MergePathCarries {
+  Kokkos::View<int*, MemorySpace> rows;
+  Kokkos::View<vector_type_t<Entry>*, MemorySpace> values;
+};
+
 template <class Entry, class Outer, class Inner,
           class MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space>
 struct SparseMatrix {
@@ -55,6 +63,11 @@ struct SparseMatrix {
   /// matrix, so two dynamically scheduled products on the same matrix must not
   /// run concurrently on different execution space instances.
   Kokkos::View<unsigned, MemorySpace> work_counter;
+  /// Csr only: the merge-path schedule's carries, merge_path_max_workers long.
+  /// Like work_counter, shared by the products on this matrix. Not counted in
+  /// memory_bytes (it is at most 1/8 of the CSR arrays' entry count, and
+  /// 2048 per multiprocessor).
+  MergePathCarries<Entry, MemorySpace> merge_path_carries;
 };
 
 /// Bytes of device memory the matrix occupies, with the accounting of the

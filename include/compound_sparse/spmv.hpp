@@ -3,8 +3,9 @@
 //
 //   spmv(Schedule<ScheduleKind::DynamicWarp, 256, 2>{}, alpha, A, x, beta, y);
 //
-// Deterministic: every y element is written by exactly one thread and lanes
-// sharing a row reduce in a fixed order, so repeated calls give identical bits.
+// Deterministic: lanes sharing a row reduce in a fixed order, and the merge-path
+// schedule adds the parts of a row that span workers in worker order (no atomics
+// on y), so repeated calls give identical bits.
 // beta == 0 overwrites y without reading it (NaNs in y do not propagate).
 
 #include <Kokkos_Core.hpp>
@@ -14,6 +15,7 @@
 #include "device_info.hpp"
 #include "entry_traits.hpp"
 #include "error.hpp"
+#include "impl/merge_path.hpp"
 #include "impl/spmv_functor.hpp"
 #include "schedule.hpp"
 #include "sparse_matrix.hpp"
@@ -29,32 +31,62 @@ constexpr bool is_gpu_space() {
   return false;
 #endif
 }
-}  // namespace impl
 
-/// Runs on the execution space instance `exec` (asynchronously, like any Kokkos kernel).
-/// Throws compound_sparse::InvalidInput if x or y do not match A's columns/rows or
-/// lanes_per_row is not one of 1, 2, 4, 8, 16, 32.
+/// The merge-path schedule (impl/merge_path.hpp): pass 1 on a league of up to
+/// n_s * MinTeams teams of Threads workers, pass 2 over the workers' carries.
+template <class ExecutionSpace, unsigned Threads, unsigned MinTeams, class Entry, class Inner, class XInner,
+          class YInner, class MemorySpace>
+void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>& result,
+                     const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a,
+                     const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x,
+                     const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
+  using functor_type = MergePathFunctor<Entry, Inner, XInner, YInner, MemorySpace>;
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
+  COMPOUND_SPARSE_REQUIRE(a.merge_path_carries.rows.extent(0) > 0,
+                          "spmv: the matrix has no merge-path carries (build it with to_device or "
+                          "matrix_from_csr_views)");
+  functor_type f;
+  f.offsets = a.offsets;
+  f.col_indices = a.col_indices;
+  f.values = a.values;
+  f.x = x.data;
+  f.y = y.data;
+  f.carries = a.merge_path_carries;
+  f.result = result;
+  f.num_rows = a.num_rows;
+  f.num_entries = static_cast<int>(a.num_entries);
+  int team_size = static_cast<int>(Threads);
+  if (!is_gpu_space<ExecutionSpace>()) {
+    const int host_max = policy_type(exec, 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
+    team_size = std::max(1, std::min(team_size, host_max));
+  }
+  const int most = static_cast<int>(a.merge_path_carries.rows.extent(0));
+  const int league = std::max(1, std::min((most + team_size - 1) / team_size,
+                                          multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
+  f.workers = std::min(most, league * team_size);
+  const std::int64_t items = static_cast<std::int64_t>(a.num_rows) + f.num_entries;
+  f.items_per_worker = (items + f.workers - 1) / f.workers;
+  Kokkos::parallel_for("compound_sparse::spmv_merge_path", policy_type(exec, league, team_size, 1), f);
+
+  MergePathFixup<Entry, YInner, MemorySpace> fixup;
+  fixup.y = y.data;
+  fixup.carries = a.merge_path_carries;
+  fixup.result = result;
+  fixup.num_rows = a.num_rows;
+  fixup.workers = f.workers;
+  Kokkos::parallel_for("compound_sparse::spmv_merge_path_fixup",
+                       Kokkos::RangePolicy<ExecutionSpace>(exec, 0, f.workers), fixup);
+}
+
+/// The schedules that hand whole rows to threads (Static, DynamicTeam,
+/// DynamicWarp; impl/spmv_functor.hpp).
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
           class Inner, class XInner, class YInner, class MemorySpace>
-void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
-          const coefficient_type_t<Entry>& alpha, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
-          const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x, const coefficient_type_t<Entry>& beta,
-          const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
-  static_assert(std::is_same<ExecutionSpace, typename MemorySpace::execution_space>::value,
-                "spmv: the execution space must be the memory space's execution space");
-  COMPOUND_SPARSE_REQUIRE(x.size() == a.num_cols,
-                          "spmv: x has " << x.size() << " elements but A has " << a.num_cols << " columns");
-  COMPOUND_SPARSE_REQUIRE(y.size() == a.num_rows,
-                          "spmv: y has " << y.size() << " elements but A has " << a.num_rows << " rows");
-  const int lanes = schedule.lanes_per_row;
-  COMPOUND_SPARSE_REQUIRE(lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0,
-                          "spmv: lanes_per_row must be 1, 2, 4, 8, 16 or 32, got " << lanes);
-  constexpr bool gpu = impl::is_gpu_space<ExecutionSpace>();
-  COMPOUND_SPARSE_REQUIRE(!gpu || (Threads % 32 == 0 && Threads >= static_cast<unsigned>(lanes)),
-                          "spmv: GPU schedules need a multiple of 32 threads per team, got " << Threads);
-  if (a.num_rows == 0) return;
-
-  using functor_type = impl::SpmvFunctor<Kind, Entry, Outer, Inner, XInner, YInner, MemorySpace>;
+void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
+              const RowResult<Entry, YInner>& result, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
+              const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x,
+              const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
+  using functor_type = SpmvFunctor<Kind, Entry, Outer, Inner, XInner, YInner, MemorySpace>;
   using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
 
   functor_type f;
@@ -65,14 +97,14 @@ void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   f.work_counter = a.work_counter;
   f.x = x.data;
   f.y = y.data;
-  f.alpha = alpha;
-  f.beta = beta;
-  f.beta_is_zero = is_zero(beta);
+  f.result = result;
   f.num_rows = a.num_rows;
   f.ell_stride = a.ell_stride;
 
   // Host backends run teams of at most team_size_max threads (1 on Serial) and
   // ignore vector lanes beyond one thread's loop; GPUs get exactly Threads threads.
+  const int lanes = schedule.lanes_per_row;
+  constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   int team_size = static_cast<int>(Threads) / lanes;
   if (!gpu) {
     const int host_max = policy_type(exec, 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
@@ -92,6 +124,48 @@ void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
 
   if (Kind != ScheduleKind::Static) Kokkos::deep_copy(exec, a.work_counter, 0u);
   Kokkos::parallel_for("compound_sparse::spmv", policy_type(exec, league, team_size, gpu ? lanes : 1), f);
+}
+
+}  // namespace impl
+
+/// Runs on the execution space instance `exec` (asynchronously, like any Kokkos kernel).
+/// Throws compound_sparse::InvalidInput if x or y do not match A's columns/rows or
+/// lanes_per_row is not one of 1, 2, 4, 8, 16, 32 (1 for a kind that does not use
+/// lanes, schedule_kind_uses_lanes). A kind runs only on the outer layouts it is
+/// declared for (schedule_supports_outer_v; MergePath: Csr), checked at compile time.
+template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
+          class Inner, class XInner, class YInner, class MemorySpace>
+void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
+          const coefficient_type_t<Entry>& alpha, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
+          const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x, const coefficient_type_t<Entry>& beta,
+          const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
+  static_assert(std::is_same<ExecutionSpace, typename MemorySpace::execution_space>::value,
+                "spmv: the execution space must be the memory space's execution space");
+  static_assert(schedule_supports_outer_v<Kind, Outer>,
+                "spmv: this schedule kind does not run on this outer layout (cmake/CompoundSparseVariantSpace.cmake)");
+  COMPOUND_SPARSE_REQUIRE(x.size() == a.num_cols,
+                          "spmv: x has " << x.size() << " elements but A has " << a.num_cols << " columns");
+  COMPOUND_SPARSE_REQUIRE(y.size() == a.num_rows,
+                          "spmv: y has " << y.size() << " elements but A has " << a.num_rows << " rows");
+  const int lanes = schedule.lanes_per_row;
+  COMPOUND_SPARSE_REQUIRE(lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0,
+                          "spmv: lanes_per_row must be 1, 2, 4, 8, 16 or 32, got " << lanes);
+  COMPOUND_SPARSE_REQUIRE(
+      schedule_kind_uses_lanes[static_cast<int>(Kind)] || lanes == 1,
+      "spmv: schedule kind " << to_string(Kind) << " does not use lanes; lanes_per_row must be 1, got " << lanes);
+  COMPOUND_SPARSE_REQUIRE(
+      !impl::is_gpu_space<ExecutionSpace>() || (Threads % 32 == 0 && Threads >= static_cast<unsigned>(lanes)),
+      "spmv: GPU schedules need a multiple of 32 threads per team, got " << Threads);
+  if (a.num_rows == 0) return;
+  impl::RowResult<Entry, YInner> result;
+  result.alpha = alpha;
+  result.beta = beta;
+  result.beta_is_zero = is_zero(beta);
+  if constexpr (Kind == ScheduleKind::MergePath) {
+    impl::merge_path_spmv<ExecutionSpace, Threads, MinTeams>(exec, result, a, x, y);
+  } else {
+    impl::row_spmv(exec, schedule, result, a, x, y);
+  }
 }
 
 /// spmv on a default-constructed instance of the matrix's execution space.

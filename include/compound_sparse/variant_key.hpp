@@ -52,6 +52,28 @@ inline const std::vector<ScheduleKind>& schedule_kinds() {
   return kinds;
 }
 
+/// Whether `kind` uses lanes_per_row; a kind that does not takes lanes_per_row = 1 only.
+inline bool uses_lanes(ScheduleKind kind) {
+  return schedule_kind_uses_lanes[static_cast<int>(kind)];
+}
+
+/// Whether `kind` shares a long row among threads (the others give each row to one lane group).
+inline bool splits_rows(ScheduleKind kind) {
+  return schedule_kind_splits_rows[static_cast<int>(kind)];
+}
+
+/// Whether `kind` runs on the outer layout named `outer` (the declaration's OUTER).
+inline bool schedule_supports_outer(ScheduleKind kind, const std::string& outer) {
+  bool supported = false;
+  for_each_value(ScheduleKinds{}, [&](auto k) {
+    constexpr ScheduleKind K = decltype(k)::value;
+    if (K == kind)
+      for_each_type(typename schedule_outer_layouts<K>::type{},
+                    [&](auto tag) { supported = supported || decltype(tag)::type::name() == outer; });
+  });
+  return supported;
+}
+
 struct VariantKey {
   std::string outer = outer_layout_names().front();
   std::string inner = inner_layout_names().front();   ///< matrix entries
@@ -116,6 +138,12 @@ inline VariantKey parse_variant_key(const std::string& text) {
   key.threads = number(parts[4], 't');
   key.teams_per_sm = number(parts[5], 'b');
   key.lanes_per_row = number(parts[6], 'l');
+  COMPOUND_SPARSE_REQUIRE(
+      schedule_supports_outer(key.kind, key.outer),
+      "variant key '" << text << "': schedule kind " << parts[3] << " does not run on outer layout " << key.outer);
+  COMPOUND_SPARSE_REQUIRE(uses_lanes(key.kind) || key.lanes_per_row == 1, "variant key '"
+                                                                              << text << "': schedule kind " << parts[3]
+                                                                              << " does not use lanes (l1 only)");
   return key;
 }
 

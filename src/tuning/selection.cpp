@@ -27,8 +27,15 @@ double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b) {
   return std::sqrt(sum / weights);
 }
 
+double dense_row_threshold(const MatrixFeatures& f, const DeviceInfo& device) {
+  const bool gpu = device.compute_major > 0;
+  const double resident = static_cast<double>(std::max(1, device.multiprocessors)) * (gpu ? 2048 : 1);
+  const double share = std::max(1.0, static_cast<double>(f.rows + f.nnz) / resident);
+  return 4 * share * (gpu ? 32 : 1);
+}
+
 VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,
-                             const std::function<bool(const std::string&)>& fits) {
+                             const std::function<bool(const std::string&)>& fits, double dense_row_threshold) {
   COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, !compiled.empty(),
                                "no SpMV variant is compiled for " << f.entry_type << " " << f.precision);
   // The default outer layout, or else the first in declaration order that fits.
@@ -43,7 +50,17 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
   const std::string& inner = inner_layout_names().front();
   const double mean = f.nnz_per_row_mean;
   const bool spread = f.nnz_per_row_stddev > 0.5 * mean || f.nnz_per_row_max > 4 * mean;
-  const ScheduleKind kind = spread ? ScheduleKind::DynamicWarp : ScheduleKind::Static;
+  ScheduleKind kind = spread ? ScheduleKind::DynamicWarp : ScheduleKind::Static;
+  if (f.nnz_per_row_max > dense_row_threshold) {
+    // A dense row: a kind that splits rows, on the first layout it runs on that fits.
+    const auto splitting = std::find_if(compiled.begin(), compiled.end(), [&](const VariantKey& k) {
+      return splits_rows(k.kind) && (!fits || fits(k.outer));
+    });
+    if (splitting != compiled.end()) {
+      kind = splitting->kind;
+      outer = splitting->outer;
+    }
+  }
   int lanes = 1;
   while (lanes < 32 && 2 * lanes <= mean / 4) lanes *= 2;
 
@@ -68,7 +85,7 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
   if (key == nullptr) key = pick([&](const VariantKey& k) { return k.outer == outer; });
   if (key == nullptr) key = &compiled.front();
   VariantKey result = *key;
-  result.lanes_per_row = lanes;
+  result.lanes_per_row = uses_lanes(result.kind) ? lanes : 1;
   return result;
 }
 
@@ -85,12 +102,16 @@ std::vector<const Measurement*> ranked(const TunedMatrix& m) {
 }
 
 /// Why `name` cannot be used here, or "" if it can.
-std::string unusable(const std::string& name, const SelectionContext& context, VariantKey& key) {
+std::string unusable(const std::string& name, const SelectionContext& context, const MatrixFeatures& f,
+                     VariantKey& key) {
   try {
     key = parse_variant_key(name);
   } catch (const std::exception& e) {
     return std::string("unknown variant: ") + e.what();
   }
+  if (f.nnz_per_row_max > context.dense_row_threshold && !splits_rows(key.kind))
+    return "would serialise the matrix's dense row (" + std::to_string(static_cast<long long>(f.nnz_per_row_max)) +
+           " non-zeros)";
   std::string why;
   if (context.usable && !context.usable(key, why)) return why.empty() ? "not usable" : why;
   return "";
@@ -103,7 +124,8 @@ struct Candidate {
 
 /// Scores every variant of `records` (see the header); returns usable ones, best first.
 std::vector<Candidate> score(const std::vector<std::pair<const TunedMatrix*, double>>& records,
-                             const SelectionContext& context, std::vector<std::string>& skipped) {
+                             const SelectionContext& context, const MatrixFeatures& f,
+                             std::vector<std::string>& skipped) {
   const double missing_penalty = std::log(4.0);
   std::map<std::string, std::vector<double>> logs;  // variant -> per record log slowdown (NaN: missing)
   for (std::size_t i = 0; i < records.size(); ++i) {
@@ -125,7 +147,7 @@ std::vector<Candidate> score(const std::vector<std::pair<const TunedMatrix*, dou
       weights += w;
     }
     Candidate c;
-    const std::string why = unusable(name, context, c.key);
+    const std::string why = unusable(name, context, f, c.key);
     if (!why.empty()) {
       skipped.push_back(name + " (" + why + ")");
       continue;
@@ -165,7 +187,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
     for (const auto& [m, d] : same_type)
       if (m->features.fingerprint == f.fingerprint) {
         std::vector<std::string> skipped;
-        const auto c = score({{m, 0.0}}, context, skipped);
+        const auto c = score({{m, 0.0}}, context, f, skipped);
         if (!c.empty()) {
           s.key = c.front().key;
           s.rule = "exact";
@@ -185,7 +207,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
     if (k > 0) {
       std::vector<std::pair<const TunedMatrix*, double>> nearest(same_type.begin(), same_type.begin() + k);
       std::vector<std::string> skipped;
-      const auto c = score(nearest, context, skipped);
+      const auto c = score(nearest, context, f, skipped);
       if (!c.empty()) {
         s.key = c.front().key;
         s.rule = "nearest";
@@ -204,11 +226,16 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
       why << "no " << f.entry_type << "/" << f.precision << " record; ";
     }
   }
-  s.key = heuristic_variant(f, context.compiled, context.fits);
+  s.key = heuristic_variant(f, context.compiled, context.fits, context.dense_row_threshold);
   s.rule = "heuristic";
-  why << "rule heuristic: mean " << f.nnz_per_row_mean << " nnz/row -> " << s.key.lanes_per_row
-      << " lane(s) per row; row-length stddev " << f.nnz_per_row_stddev << ", max " << f.nnz_per_row_max << " -> "
-      << to_string(s.key.kind);
+  why << "rule heuristic: ";
+  if (f.nnz_per_row_max > context.dense_row_threshold)
+    why << "a dense row (" << f.nnz_per_row_max << " non-zeros, over " << context.dense_row_threshold << ") -> "
+        << to_string(s.key.kind);
+  else
+    why << "mean " << f.nnz_per_row_mean << " nnz/row -> " << s.key.lanes_per_row
+        << " lane(s) per row; row-length stddev " << f.nnz_per_row_stddev << ", max " << f.nnz_per_row_max << " -> "
+        << to_string(s.key.kind);
   s.explanation = why.str();
   return s;
 }

@@ -33,7 +33,7 @@ AnyVector<vector_type_t<Entry>, MemorySpace> convert_any_vector(const std::vecto
 }
 
 /// Registers the (Outer, Inner) matrix layout and its variants: every vector
-/// layout x schedule kind x compiled launch bounds.
+/// layout x schedule kind that runs on Outer x compiled launch bounds.
 template <class Entry, class MemorySpace, class Outer, class Inner>
 void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   registry.add_matrix_layout(Outer::name(), Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
@@ -47,13 +47,15 @@ void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
     key.vector = Vec::name();
     for_each_value(ScheduleKinds{}, [&](auto kind) {
       constexpr ScheduleKind Kind = decltype(kind)::value;
-      key.kind = Kind;
-      for_each_type(CompiledLaunchBounds{}, [&](auto bounds) {
-        using Bounds = typename decltype(bounds)::type;
-        key.threads = Bounds::threads;
-        key.teams_per_sm = Bounds::min_teams;
-        registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>);
-      });
+      if constexpr (schedule_supports_outer_v<Kind, Outer>) {
+        key.kind = Kind;
+        for_each_type(CompiledLaunchBounds{}, [&](auto bounds) {
+          using Bounds = typename decltype(bounds)::type;
+          key.threads = Bounds::threads;
+          key.teams_per_sm = Bounds::min_teams;
+          registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>);
+        });
+      }
     });
   });
 }

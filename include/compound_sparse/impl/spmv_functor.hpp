@@ -1,8 +1,10 @@
 #pragma once
-// The SpMV kernel: one functor for every outer layout, inner layout, vector
-// layout and schedule kind. The layouts enter only through two small pieces:
-// row_slots (where a row's slots are) and the value loads below (how an entry
-// or vector element is assembled from its components).
+// The row-based SpMV kernel: one functor for every outer layout, inner layout,
+// vector layout and the schedule kinds that hand whole rows to threads (Static,
+// DynamicTeam, DynamicWarp; MergePath is impl/merge_path.hpp). The layouts enter
+// only through two small pieces: row_slots (where a row's slots are) and
+// value_access.hpp (how an entry or vector element is assembled from its
+// components).
 
 #include <Kokkos_Core.hpp>
 #include <type_traits>
@@ -11,36 +13,13 @@
 #include "../entry_traits.hpp"
 #include "../schedule.hpp"
 #include "../sparse_matrix.hpp"
+#include "row_result.hpp"
 #include "row_slots.hpp"
+#include "value_access.hpp"
 #include "vector_sum.hpp"
 
 namespace compound_sparse {
 namespace impl {
-
-/// Loads element i of a [value][component] view. For AoS the components are
-/// contiguous and the pointer is aligned (Kokkos allocations are), so the value
-/// is read whole: one or two wide loads instead of one per component.
-template <class Value, class Inner, class View>
-KOKKOS_INLINE_FUNCTION Value load_value(const View& view, int i) {
-  if constexpr (std::is_same<Inner, Aos>::value) {
-    return reinterpret_cast<const Value*>(view.data())[i];
-  } else {
-    using traits = component_traits<Value>;
-    Value v;
-    for (int c = 0; c < traits::size; ++c) traits::get(v, c) = view(i, c);
-    return v;
-  }
-}
-
-template <class Value, class Inner, class View>
-KOKKOS_INLINE_FUNCTION void store_value(const View& view, int i, const Value& v) {
-  if constexpr (std::is_same<Inner, Aos>::value) {
-    reinterpret_cast<Value*>(view.data())[i] = v;
-  } else {
-    using traits = component_traits<Value>;
-    for (int c = 0; c < traits::size; ++c) view(i, c) = traits::get(v, c);
-  }
-}
 
 template <ScheduleKind Kind, class Entry, class Outer, class Inner, class XInner, class YInner, class MemorySpace>
 struct SpmvFunctor {
@@ -58,8 +37,7 @@ struct SpmvFunctor {
   Kokkos::View<unsigned, MemorySpace> work_counter;
   typename x_type::view_type x;
   typename y_type::view_type y;
-  coefficient_type alpha, beta;
-  bool beta_is_zero;
+  RowResult<Entry, YInner> result;
   int num_rows;
   int ell_stride;
   int rows_per_team_chunk;  ///< Static / DynamicTeam: rows a team works on at once
@@ -81,12 +59,7 @@ struct SpmvFunctor {
                                load_value<vector_type, XInner>(x, col_indices(slot)));
         },
         VectorSum<Entry, MemorySpace>(sum));
-    Kokkos::single(Kokkos::PerThread(team), [&]() {
-      vector_type result = traits::scale(alpha, sum);
-      if (!beta_is_zero)  // beta == 0 ignores y's old contents, NaN included (BLAS convention)
-        result = traits::add(result, traits::scale(beta, load_value<vector_type, YInner>(y, row)));
-      store_value<vector_type, YInner>(y, row, result);
-    });
+    Kokkos::single(Kokkos::PerThread(team), [&]() { result.store(y, row, sum); });
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {

@@ -173,10 +173,24 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<V
   return measure_variants(a, make_measure_inputs(a, options.seed), std::move(keys), options, progress);
 }
 
+/// Appends `key` with each lanes_per_row in `lanes`, or once with 1 lane if its
+/// kind does not use lanes.
+inline void with_lanes(VariantKey key, const std::vector<int>& lanes, std::vector<VariantKey>& keys) {
+  if (!uses_lanes(key.kind)) {
+    key.lanes_per_row = 1;
+    keys.push_back(key);
+    return;
+  }
+  for (int l : lanes) {
+    key.lanes_per_row = l;
+    keys.push_back(key);
+  }
+}
+
 /// The reduced search of the method: tune threads per SM (n_t * n_b) rather than
 /// n_t and n_b separately. For each compiled (layout, vector layout, kind) keep,
 /// per distinct n_t * n_b, the compiled pair whose n_t is closest to 256, and
-/// combine it with lanes_per_row in `lanes`.
+/// combine it with lanes_per_row in `lanes` (with_lanes).
 template <class Entry>
 std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1, 4, 32}) {
   std::map<std::string, VariantKey> chosen;  // compiled name without bounds + threads per SM -> key
@@ -187,11 +201,7 @@ std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1,
     if (it == chosen.end() || std::abs(key.threads - 256) < std::abs(it->second.threads - 256)) chosen[group] = key;
   }
   std::vector<VariantKey> keys;
-  for (auto entry : chosen)
-    for (int l : lanes) {
-      entry.second.lanes_per_row = l;
-      keys.push_back(entry.second);
-    }
+  for (const auto& entry : chosen) with_lanes(entry.second, lanes, keys);
   return keys;
 }
 
@@ -199,11 +209,7 @@ std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1,
 template <class Entry>
 std::vector<VariantKey> all_variant_keys(const std::vector<int>& lanes = {1, 2, 4, 8, 16, 32}) {
   std::vector<VariantKey> keys;
-  for (auto key : variant_registry<Entry>().variants())
-    for (int l : lanes) {
-      key.lanes_per_row = l;
-      keys.push_back(key);
-    }
+  for (const auto& key : variant_registry<Entry>().variants()) with_lanes(key, lanes, keys);
   return keys;
 }
 

@@ -23,9 +23,11 @@
 // measure, so a 2x larger matrix is equally far at any size.
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
+#include "../device_info.hpp"
 #include "../variant_key.hpp"
 #include "database.hpp"
 
@@ -39,6 +41,10 @@ struct SelectionContext {
   std::function<bool(const VariantKey&, std::string& why_not)> usable;
   /// Whether an outer layout fits the memory budget (for the heuristic).
   std::function<bool(const std::string& outer)> fits;
+  /// Rows longer than this are dense (dense_row_threshold): for a matrix with
+  /// one, only kinds that split rows (splits_rows) are usable, in every rule.
+  /// Infinite by default: no such rule.
+  double dense_row_threshold = std::numeric_limits<double>::infinity();
   int neighbours = 3;            ///< k of rule 2
   std::string skip_record_name;  ///< leave-one-out: ignore records of this name
 };
@@ -54,8 +60,20 @@ struct Selection {
 
 double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b);
 
-/// Rule 3 (also in docs/tuning.md): the default layouts (the first declared outer
-/// and inner layouts: CSR, AoS matrix, AoS vectors);
+/// The longest row a schedule that gives each row to one lane group can take on
+/// `device` without that row alone outlasting the rest of the product: 4 times
+/// an even share of the merge items, (rows + nnz) / resident threads (2048 per
+/// multiprocessor on a GPU, one per hardware thread on the host), times the
+/// lanes that can share a row (32 on a GPU, 1 on the host). The circuit matrix
+/// of issue 14 (512K rows, 3.9M non-zeros) on a 132-SM GPU: 4 * 16 * 32 = 2048,
+/// so its 32K-entry rows are dense.
+double dense_row_threshold(const MatrixFeatures& f, const DeviceInfo& device);
+
+/// Rule 3 (also in docs/tuning.md). For a matrix with a dense row
+/// (f.nnz_per_row_max > dense_row_threshold): the first compiled variant of a
+/// kind that splits rows whose outer layout fits, in the default inner layouts
+/// if compiled, launch bounds as below, 1 lane. Otherwise: the default layouts
+/// (the first declared outer and inner layouts: CSR, AoS matrix, AoS vectors);
 /// lanes_per_row = largest power of two <= mean nnz/row / 4, within [1, 32]
 /// (1 below 8 non-zeros per row); dynamic_warp when row lengths spread
 /// (stddev > 0.5 mean or max > 4 mean), static otherwise; launch bounds 128x4
@@ -65,7 +83,8 @@ double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b);
 /// (cmake/CompoundSparseVariantSpace.cmake); when the kind is not
 /// compiled, the first compiled variant. Needs a non-empty `compiled`.
 VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantKey>& compiled,
-                             const std::function<bool(const std::string& outer)>& fits = {});
+                             const std::function<bool(const std::string& outer)>& fits = {},
+                             double dense_row_threshold = std::numeric_limits<double>::infinity());
 
 /// Rules 1-3. `db` may be null (no database); `db_note` describes where it
 /// came from (or why there is none) for the explanation.

@@ -16,6 +16,9 @@
 // one; each distinct warning once per process) and into explanation().
 // The chosen layout always fits options.budget when any layout does; when none
 // does, construction throws compound_sparse::BudgetExceeded from the conversion.
+// A matrix with a row too long for one lane group on this device
+// (dense_row_threshold) always gets a kind that splits rows (merge_path), so no
+// choice serialises that row.
 
 #include <algorithm>
 #include <cstdint>
@@ -39,6 +42,9 @@ struct TunedSpmvOptions {
   /// "" chooses the vector layout too; an inner layout's name fixes it, for callers
   /// whose vectors already exist in that layout (typed CompoundVector, solvers).
   std::string vector_layout;
+  /// Rows longer than this count as dense (selection.hpp); < 0: dense_row_threshold
+  /// for this matrix on this device. Set it to hold a device's rule on another.
+  double dense_row_threshold = -1;
 };
 
 /// The database for this device, or null; `note` says which file or why none.
@@ -93,7 +99,11 @@ class TunedSpmv {
       }
       return true;
     };
-    Selection s = select_variant(matrix_features(a), loaded.db.get(), loaded.note, context);
+    const MatrixFeatures features = matrix_features(a);
+    context.dense_row_threshold = options.dense_row_threshold >= 0
+                                      ? options.dense_row_threshold
+                                      : dense_row_threshold(features, default_device_info());
+    Selection s = select_variant(features, loaded.db.get(), loaded.note, context);
     std::vector<std::string> warnings = loaded.warnings;
     warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
     key_ = s.key;
