@@ -50,8 +50,10 @@ HostCsr<Kokkos::complex<double>> circuit_matrix(int n, std::uint32_t seed) {
   // The nets and the nodes attached to each (distinct, never another net).
   std::vector<int> net_of(n, -1);
   int net_row[kNets];
-  for (int k = 0; k < kNets; ++k)
-    net_of[net_row[k] = static_cast<int>((2 * k + 1) * static_cast<long long>(n) / 16)] = k;
+  for (int k = 0; k < kNets; ++k) {
+    net_row[k] = static_cast<int>((2 * k + 1) * static_cast<long long>(n) / 16);
+    net_of[net_row[k]] = k;
+  }
   std::vector<std::vector<int>> attached(kNets);
   std::vector<int> mark(n, -1);
   std::vector<int> nets_per_node(n, 0);
