@@ -1,13 +1,19 @@
 #!/usr/bin/env python3
 """Checks a compound-zoo output directory: every matrix index.json lists exists,
-its Matrix Market header matches the class, and the sizes, non-zero count and row
-statistics recomputed from the file equal those in index.json. Every .mtx file in
-the directory must be listed. Exits non-zero with a message on the first mismatch.
+its Matrix Market header matches the class, its structure is grid, mesh or
+irregular, and the sizes, non-zero count and row statistics recomputed from the
+file equal those in index.json. Every .mtx file in the directory must be listed.
+Exits non-zero with a message on the first mismatch.
 
 The classes and their component counts come from the variant space
 (variant_space.py; a class is also its Matrix Market field name).
+--expect-structures names structures that must have a matrix; --irregular-ratio R
+requires, for every class of --expect-classes, an irregular matrix whose longest
+row holds at least R times the median row's non-zeros.
 
-usage: check_zoo.py DIR [--expect-classes complex,quaternion,block3] [--variant-space FILE]
+usage: check_zoo.py DIR [--expect-classes complex,quaternion,block3]
+                        [--expect-structures grid,irregular] [--irregular-ratio 1000]
+                        [--variant-space FILE]
 """
 import argparse
 import json
@@ -16,6 +22,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
 import variant_space  # noqa: E402  (perf_tests/report/variant_space.py)
+
+STRUCTURES = ("grid", "mesh", "irregular")  # docs/zoo.md
 
 
 def fail(message):
@@ -74,10 +82,17 @@ def main():
     ap = argparse.ArgumentParser(description="Checks a compound-zoo output directory against its index.json.")
     ap.add_argument("directory")
     ap.add_argument("--expect-classes", default="", help="comma-separated classes that must have a matrix")
+    ap.add_argument("--expect-structures", default="", help="comma-separated structures that must have a matrix")
+    ap.add_argument("--irregular-ratio", type=float,
+                    help="each expected class needs an irregular matrix with max/median non-zeros per row >= this")
     ap.add_argument("--variant-space", help="variant_space.json (default: see variant_space.py)")
     args = ap.parse_args()
     directory = args.directory
     expect = [c for c in args.expect_classes.split(",") if c]
+    expect_structures = [s for s in args.expect_structures.split(",") if s]
+    for s in expect_structures:
+        if s not in STRUCTURES:
+            fail(f"--expect-structures: unknown structure {s} (one of {', '.join(STRUCTURES)})")
     components_of = variant_space.components_of_class(variant_space.load(args.variant_space))
     with open(os.path.join(directory, "index.json")) as f:
         index = json.load(f)
@@ -86,6 +101,8 @@ def main():
         name = m["name"]
         if m["class"] not in components_of:
             fail(f"{name}: unknown class {m['class']} (the variant space has {', '.join(components_of)})")
+        if m.get("structure") not in STRUCTURES:
+            fail(f"{name}: structure {m.get('structure', '(missing)')}, expected one of {', '.join(STRUCTURES)}")
         field, components = m["class"], components_of[m["class"]]
         rows, cols, symmetry, positions = read_pattern(os.path.join(directory, m["file"]), field, components)
         listed.add(m["file"])
@@ -101,13 +118,24 @@ def main():
         for key, values in (("nonzeros_per_row", nnz), ("bandwidth_per_row", band)):
             if m[key] != quartiles(values):
                 fail(f"{name}: index.json {key} = {m[key]}, recomputed {quartiles(values)}")
-        print(f"check_zoo: {name}: {m['class']} {rows} x {cols}, {len(positions)} non-zeros: ok")
+        print(f"check_zoo: {name}: {m['class']} {m['structure']} {rows} x {cols}, {len(positions)} non-zeros: ok")
     on_disk = {f for f in os.listdir(directory) if f.endswith(".mtx")}
     if on_disk != listed:
         fail(f"files and index.json differ: unlisted {sorted(on_disk - listed)}, missing {sorted(listed - on_disk)}")
     for c in expect:
         if not any(m["class"] == c for m in index["matrices"]):
             fail(f"no matrix of class {c}")
+    for s in expect_structures:
+        if not any(m["structure"] == s for m in index["matrices"]):
+            fail(f"no matrix of structure {s}")
+    if args.irregular_ratio is not None:
+        for c in expect:
+            # The row statistics were checked against the files above.
+            ratios = [m["nonzeros_per_row"]["max"] / max(m["nonzeros_per_row"]["median"], 1)
+                      for m in index["matrices"] if m["class"] == c and m["structure"] == "irregular"]
+            if not ratios or max(ratios) < args.irregular_ratio:
+                fail(f"class {c}: no irregular matrix with max/median non-zeros per row >= {args.irregular_ratio:g} "
+                     f"(largest: {max(ratios, default=0):g})")
     print(f"check_zoo: {len(listed)} matrices ok")
 
 

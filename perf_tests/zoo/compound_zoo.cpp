@@ -5,8 +5,10 @@
 //
 // --scale small (default) is the test set: generated inputs only (plus mhd1280b and
 // the mesh woody.obj when they are present), done in seconds. --scale full mirrors
-// the published Table 1: 4 complex, 4 quaternion and 5 3x3-block matrices. --scale
-// tune is the full set plus 16 more of the same families (the tuning database's zoo).
+// the published Table 1 (4 complex, 4 quaternion and 5 3x3-block matrices) and adds
+// the irregular family (2 complex, 1 quaternion, 1 block: power-law rows, hubs,
+// dense rows). --scale tune is the full set plus 20 more of the same families (the
+// tuning database's zoo).
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -23,9 +25,13 @@
 #include "command_line.hpp"  // tuning/: the tools' "--name value" parsing
 #include "compound_sparse/io/harwell_boeing.hpp"
 #include "compound_sparse/io/matrix_market.hpp"
+#include "compound_sparse/zoo/circuit.hpp"
+#include "compound_sparse/zoo/connection_laplacian.hpp"
 #include "compound_sparse/zoo/dirac.hpp"
 #include "compound_sparse/zoo/elasticity.hpp"
 #include "compound_sparse/zoo/helmholtz.hpp"
+#include "compound_sparse/zoo/rigid_links.hpp"
+#include "compound_sparse/zoo/rmat.hpp"
 #include "compound_sparse/zoo/row_statistics.hpp"
 #include "compound_sparse/zoo/tet_mesh.hpp"
 #include "compound_sparse/zoo/triangle_mesh.hpp"
@@ -50,6 +56,7 @@ struct Options {
 struct Recipe {
   std::string name;
   std::string matrix_class;  // complex | quaternion | block3
+  std::string structure;     // grid | mesh | irregular (docs/zoo.md)
   std::string source;        // what it is made from, for index.json
   std::function<Json(const Recipe&, const fs::path&)> build;
   std::string missing;  // non-empty: why this matrix cannot be built here
@@ -68,6 +75,7 @@ Json write_matrix(const Recipe& r, const fs::path& dir, const cs::HostCsr<Entry>
   const auto stats = zoo::row_statistics(a);
   return {{"name", r.name},
           {"class", r.matrix_class},
+          {"structure", r.structure},
           {"file", file},
           {"field", cs::io::mm_field<Entry>::name()},
           {"symmetry", cs::io::to_string(symmetry)},
@@ -82,7 +90,10 @@ Json write_matrix(const Recipe& r, const fs::path& dir, const cs::HostCsr<Entry>
 // ---- complex ----------------------------------------------------------------
 
 Recipe mhd1280b(const Options& o) {
-  Recipe r{"mhd1280b", "complex", "Harwell-Boeing mhd1280b.cua (Alfven spectra in MHD, Anasazi test matrices)",
+  Recipe r{"mhd1280b",
+           "complex",
+           "mesh",
+           "Harwell-Boeing mhd1280b.cua (Alfven spectra in MHD, Anasazi test matrices)",
            [o](const Recipe& self, const fs::path& dir) {
              const auto a = cs::io::read_harwell_boeing<Kokkos::complex<double>>(o.mhd1280b.string());
              return write_matrix(self, dir, a, cs::io::Symmetry::general);
@@ -97,7 +108,10 @@ Recipe helmholtz(const std::string& name, const std::string& shape, int n, int n
   std::ostringstream source;
   source << "Helmholtz P1 FEM, impedance boundary, wavenumber k = " << k << ", " << shape << " mesh " << n << "x" << n
          << "x" << nz;
-  return {name, "complex", source.str(),
+  return {name,
+          "complex",
+          "grid",
+          source.str(),
           [shape, n, nz, k](const Recipe& self, const fs::path& dir) {
             const auto mesh = shape == "box" ? zoo::box_mesh(n, n, nz) : zoo::cylinder_mesh(n, nz);
             std::cerr << "  mesh: " << mesh.points.size() << " points, " << mesh.tets.size() << " tetrahedra\n";
@@ -132,7 +146,9 @@ Json write_dirac(const Recipe& self, const fs::path& dir, zoo::TriangleMesh mesh
 
 Recipe dirac_obj(const Options& o, const std::string& name, const std::string& obj, int levels) {
   const fs::path path = o.meshes / obj;
-  Recipe r{name, "quaternion",
+  Recipe r{name,
+           "quaternion",
+           "mesh",
            "Dirac operator (Crane, Pinkall, Schroeder 2011), rho = sin(2 pi height), mesh " + obj + ", " +
                std::to_string(levels) + " Loop subdivision step(s)",
            [path, levels](const Recipe& self, const fs::path& dir) {
@@ -144,7 +160,9 @@ Recipe dirac_obj(const Options& o, const std::string& name, const std::string& o
 }
 
 Recipe dirac_torus(const std::string& name, int n_major, int n_minor, int levels) {
-  return {name, "quaternion",
+  return {name,
+          "quaternion",
+          "grid",
           "Dirac operator (Crane, Pinkall, Schroeder 2011), rho = sin(2 pi height), generated torus " +
               std::to_string(n_major) + "x" + std::to_string(n_minor) + ", " + std::to_string(levels) +
               " Loop subdivision step(s)",
@@ -173,7 +191,10 @@ Recipe elasticity(const std::string& name, const std::string& shape, int n, int 
   std::ostringstream source;
   source << "linear elasticity P1, E = 1, nu = 0.3, clamped bottom, " << shape << " mesh " << n << "x" << n << "x"
          << nz;
-  return {name, "block3", source.str(),
+  return {name,
+          "block3",
+          "grid",
+          source.str(),
           [shape, n, nz](const Recipe& self, const fs::path& dir) {
             const auto mesh = shape == "box"       ? zoo::box_mesh(n, n, nz)
                               : shape == "l-shape" ? zoo::l_shape_mesh(n, nz)
@@ -188,7 +209,10 @@ Recipe elasticity_tetgen(const Options& o, const std::string& name, const std::s
   std::ostringstream source;
   source << "linear elasticity P1, E = 1, nu = 0.3, clamped bottom, TetGen -pq1.4a" << max_volume << " inside mesh "
          << obj << " (scaled to unit bounding-box diagonal)";
-  Recipe r{name, "block3", source.str(),
+  Recipe r{name,
+           "block3",
+           "mesh",
+           source.str(),
            [path, max_volume](const Recipe& self, const fs::path& dir) {
              auto surface = zoo::clean_mesh(zoo::read_obj(path.string()));
              COMPOUND_SPARSE_REQUIRE(zoo::count_boundary_edges(surface) == 0, path << " is not a closed surface");
@@ -211,16 +235,79 @@ Recipe elasticity_tetgen(const Options& o, const std::string& name, const std::s
   return r;
 }
 
+// ---- irregular: power-law rows, hubs, dense rows and columns -----------------
+
+/// Seeds: fixed, one per generator, so that every scale draws its own matrix but the
+/// same one on every run and platform (docs/zoo.md).
+constexpr std::uint32_t kCircuitSeed = 14, kRmatSeed = 1401, kConnectionSeed = 1402;
+
+Recipe circuit(const std::string& name, int n) {
+  return {name,
+          "complex",
+          "irregular",
+          "circuit-like: " + std::to_string(n) +
+              " nodes, power-law row lengths (d^-3.5, 3..2000 off-diagonals), 8 supply/ground nets reaching "
+              "min(n/4, 48 sqrt(n)) .. 4 sqrt(n) nodes, dominant diagonal, seed " +
+              std::to_string(kCircuitSeed),
+          [n](const Recipe& self, const fs::path& dir) {
+            return write_matrix(self, dir, zoo::circuit_matrix(n, kCircuitSeed), cs::io::Symmetry::general);
+          },
+          ""};
+}
+
+Recipe rmat(const std::string& name, int scale, int edge_factor) {
+  return {name,
+          "complex",
+          "irregular",
+          "R-MAT scale " + std::to_string(scale) + ", edge factor " + std::to_string(edge_factor) +
+              ", a,b,c,d = 0.57,0.19,0.19,0.05, vertices permuted, duplicates merged, dominant diagonal, seed " +
+              std::to_string(kRmatSeed),
+          [scale, edge_factor](const Recipe& self, const fs::path& dir) {
+            return write_matrix(self, dir, zoo::rmat_matrix(scale, edge_factor, kRmatSeed), cs::io::Symmetry::general);
+          },
+          ""};
+}
+
+Recipe connection_laplacian(const std::string& name, int n, int m) {
+  return {name,
+          "quaternion",
+          "irregular",
+          "quaternionic connection Laplacian D - W, W_ij = w_ij q_ij (unit q_ij), on a Barabasi-Albert graph of " +
+              std::to_string(n) + " vertices, m = " + std::to_string(m) + ", with 4 hubs linked to n/4 .. n/32, seed " +
+              std::to_string(kConnectionSeed),
+          [n, m](const Recipe& self, const fs::path& dir) {
+            return write_matrix(self, dir, zoo::hub_connection_laplacian(n, m, kConnectionSeed),
+                                cs::io::Symmetry::hermitian);
+          },
+          ""};
+}
+
+Recipe rigid_links(const std::string& name, int n, double cap_fraction) {
+  std::ostringstream source;
+  source << "linear elasticity P1, E = 1, nu = 0.3, clamped bottom, box mesh " << n << "x" << n << "x" << n
+         << ", penalty rigid links (RBE2): the top " << cap_fraction * 100 << "% of the layers as one rigid cap, "
+         << "four side patches";
+  return {name,
+          "block3",
+          "irregular",
+          source.str(),
+          [n, cap_fraction](const Recipe& self, const fs::path& dir) {
+            return write_matrix(self, dir, zoo::rigid_link_elasticity(n, cap_fraction), cs::io::Symmetry::symmetric);
+          },
+          ""};
+}
+
 std::vector<Recipe> standard_zoo(const Options& o) {
   if (o.scale == "small")
-    return {mhd1280b(o),
-            helmholtz("helmholtz-box-small", "box", 8, 8, 5.0),
-            helmholtz("helmholtz-cylinder-small", "cylinder", 8, 8, 3.0),
-            dirac_torus("dirac-torus-small", 24, 12, 1),
-            dirac_obj(o, "dirac-woody", "woody.obj", 0),
-            elasticity("elasticity-box-small", "box", 6, 6),
+    return {mhd1280b(o), helmholtz("helmholtz-box-small", "box", 8, 8, 5.0),
+            helmholtz("helmholtz-cylinder-small", "cylinder", 8, 8, 3.0), dirac_torus("dirac-torus-small", 24, 12, 1),
+            dirac_obj(o, "dirac-woody", "woody.obj", 0), elasticity("elasticity-box-small", "box", 6, 6),
             elasticity("elasticity-lshape-small", "l-shape", 8, 4),
-            elasticity("elasticity-cylinder-small", "cylinder", 8, 8)};
+            elasticity("elasticity-cylinder-small", "cylinder", 8, 8), circuit("circuit-small", 32768),
+            rmat("rmat-small", 15, 4), connection_laplacian("connection-hubs-small", 32768, 3),
+            // A cap of 89%: at 45% (the full set's) max/median >= 1000 would take 42,875
+            // rows and twice the time (docs/zoo.md).
+            rigid_links("elasticity-rigid-small", 26, 0.89)};
   return {mhd1280b(o),
           helmholtz("helmholtz-box-k10", "box", 32, 32, 10.0),
           helmholtz("helmholtz-cylinder-k15", "cylinder", 48, 48, 15.0),
@@ -233,7 +320,11 @@ std::vector<Recipe> standard_zoo(const Options& o) {
           elasticity_tetgen(o, "elasticity-spot", "spot.obj", 2e-5),
           elasticity("elasticity-lshape", "l-shape", 32, 16),
           elasticity("elasticity-cylinder", "cylinder", 28, 40),
-          elasticity("elasticity-box-large", "box", 40, 40)};
+          elasticity("elasticity-box-large", "box", 40, 40),
+          circuit("circuit-1m", 1 << 20),
+          rmat("rmat-s20", 20, 4),
+          connection_laplacian("connection-hubs-512k", 1 << 19, 3),
+          rigid_links("elasticity-rigid-44", 44, 0.45)};
 }
 
 /// The tuning set: the full set plus matrices of the same families at the sizes in
@@ -260,6 +351,12 @@ std::vector<Recipe> tuning_zoo(const Options& o) {
   // structured grids prefer another kernel for it (docs/tuning.md).
   recipes.push_back(elasticity_tetgen(o, "elasticity-spot-mid", "spot.obj", 1.5e-6));
   recipes.push_back(elasticity_tetgen(o, "elasticity-spot-fine", "spot.obj", 5e-7));
+  // The irregular family's relatives at about half the size: the grids and meshes
+  // are no neighbours for power-law rows (docs/zoo.md).
+  for (auto&& r :
+       {circuit("circuit-512k", 1 << 19), rmat("rmat-s19", 19, 4),
+        connection_laplacian("connection-hubs-256k", 1 << 18, 3), rigid_links("elasticity-rigid-34", 34, 0.45)})
+    recipes.push_back(r);
   return recipes;
 }
 
