@@ -31,6 +31,11 @@
 namespace compound_sparse {
 namespace impl {
 
+/// min for kernels: std::min is a host function to nvcc.
+KOKKOS_INLINE_FUNCTION std::int64_t smaller(std::int64_t a, std::int64_t b) {
+  return a < b ? a : b;
+}
+
 /// A position on the merge path: `row` row ends and `entry` non-zeros consumed.
 struct MergeCoordinate {
   int row;
@@ -94,8 +99,8 @@ struct MergePathFunctor {
     const int worker = team.league_rank() * team.team_size() + team.team_rank();
     if (worker >= workers) return;
     const std::int64_t total = static_cast<std::int64_t>(num_rows) + num_entries;
-    std::int64_t item = std::min<std::int64_t>(worker * items_per_worker, total);
-    const std::int64_t end = std::min<std::int64_t>(item + items_per_worker, total);
+    std::int64_t item = smaller(worker * items_per_worker, total);
+    const std::int64_t end = smaller(item + items_per_worker, total);
     const MergeCoordinate start = merge_path_start(offsets, num_rows, num_entries, item);
     int row = start.row;
     int k = start.entry;
@@ -103,7 +108,7 @@ struct MergePathFunctor {
     vector_type sum = traits::zero();
     while (item < end) {
       // The row's remaining non-zeros within this worker's items, in one tight loop.
-      const int take = static_cast<int>(std::min<std::int64_t>(offsets(row + 1) - k, end - item));
+      const int take = static_cast<int>(smaller(offsets(row + 1) - k, end - item));
       for (const int stop = k + take; k < stop; ++k)
         traits::multiply_add(sum, load_value<Entry, Inner>(values, k),
                              load_value<vector_type, XInner>(x, col_indices(k)));
