@@ -115,6 +115,40 @@ TEST(Timing, MedianOfBatchesAndRunningIndex) {
   EXPECT_THROW(cs::time_launches([](int) {}, options), cs::Error);
 }
 
+TEST(Timing, StopsAfterTheFirstBatchWhenTheCallerSaysSo) {
+  cs::TimingOptions options;
+  options.warmup = 2;
+  options.batch = 3;
+  options.samples = 5;
+  int launched = 0;
+  std::vector<double> asked;
+  const auto stop = [&](double first) {
+    asked.push_back(first);
+    return true;
+  };
+  const auto stopped = cs::time_launches([&](int) { ++launched; }, options, Kokkos::DefaultExecutionSpace(), stop);
+  EXPECT_EQ(launched, 2 + 3);  // warm-up and one batch, not five
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_GE(asked[0], 0.0);
+  EXPECT_EQ(stopped.samples, 1);
+  EXPECT_EQ(stopped.launches, 3);
+  EXPECT_EQ(stopped.median_seconds, asked[0]);
+  EXPECT_EQ(stopped.min_seconds, asked[0]);
+  EXPECT_EQ(stopped.max_seconds, asked[0]);
+  // Asked once, answered "go on": the full timing.
+  launched = 0;
+  asked.clear();
+  const auto full = cs::time_launches([&](int) { ++launched; }, options, Kokkos::DefaultExecutionSpace(),
+                                      [&](double first) {
+                                        asked.push_back(first);
+                                        return false;
+                                      });
+  EXPECT_EQ(launched, 2 + 3 * 5);
+  EXPECT_EQ(asked.size(), 1u);
+  EXPECT_EQ(full.samples, 5);
+  EXPECT_EQ(full.launches, 15);
+}
+
 namespace {
 /// A kernel of `n` independent multiply-adds per element (device work of a known kind).
 void busy_kernel(const Kokkos::View<double*>& v, int n) {
