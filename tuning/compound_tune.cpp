@@ -6,6 +6,7 @@
 //                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR] [--resume yes|no]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
 //                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
+//                 [--drop-slower-than R] [--max-padding R]
 //   compound-tune --matrix FILE.mtx --entry CLASS [same options]
 //   (CLASS: an entry class compiled into the registry: complex, quaternion, block3, ...)
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
@@ -22,6 +23,16 @@
 // so that kernels shorter than a launch are ranked by their own time, not by the
 // host's launch rate; wall elsewhere. The record says which timing it holds.
 //
+// Bounds, so that an irregular matrix does not take hours (compound_sparse/tuning/measure.hpp):
+// a layout that would store more than --max-padding (default 3) slots per non-zero is
+// refused before it is converted (recorded as failed, with the ratio), and a candidate
+// whose first timed batch is more than --drop-slower-than (default 3) times the fastest
+// so far is not timed further (recorded ok and "dropped", with that batch's time). The
+// heuristic's choice (selection.hpp) and its neighbours are measured first, so that the
+// fastest so far is a good one early. 0 turns either bound off. Each record stores the
+// seconds its tuning took (tuning_seconds); the tuner prints them per matrix and
+// precision with the counts of dropped and refused candidates.
+//
 // Records are added to the database one matrix at a time under a file lock
 // (update_tuning_database), so tuners running at once into one --db-dir keep each
 // other's records. --resume yes (the default) skips a matrix whose record the
@@ -29,11 +40,13 @@
 // interrupted run continues where it stopped. A matrix on which no variant ran
 // correctly is not recorded, and the tuner exits 1 naming it.
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -41,6 +54,7 @@
 #include "compound_sparse/io/matrix_market.hpp"
 #include "compound_sparse/tuning/database.hpp"
 #include "compound_sparse/tuning/measure.hpp"
+#include "compound_sparse/tuning/selection.hpp"
 #include "entry_dispatch.hpp"
 #include "leave_one_out.hpp"
 #include "progress.hpp"
@@ -62,7 +76,9 @@ struct Options {
   double retime_within = 1.25;  // re-time every candidate within this factor of the fastest ...
   int retime_max = 48;          // ... but no more than this many
   std::size_t budget = std::numeric_limits<std::size_t>::max();
-  bool resume = true;  // keep matching records (an interrupted run continues)
+  double drop_slower_than = 3.0;  // stop a candidate after one batch over this factor x the fastest so far (0: off)
+  double max_padding = 3.0;       // refuse layouts storing more slots per non-zero (0: off)
+  bool resume = true;             // keep matching records (an interrupted run continues)
   std::string loo, out;
   int neighbours = 3;
 };
@@ -100,6 +116,7 @@ int usage(const char* argv0, std::ostream& out, int code) {
          "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR] [--resume yes|no]\n"
          "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
          "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
+         "         [--drop-slower-than R] [--max-padding R]   (R: a factor >= 1, or 0 for no bound; default 3)\n"
          "       "
       << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
       << " --loo DB.json --out PREFIX [--neighbours K]\n";
@@ -123,23 +140,66 @@ std::string retune_reason(const cs::TunedMatrix& r, const cs::MatrixFeatures& f,
   return "";
 }
 
+/// Launches a search measurement `m` took, against launches(t) expected: a dropped
+/// candidate stopped after the warm-up and one batch, a failed or refused one after
+/// the check at most.
+double spent_launches(const cs::Measurement& m, const cs::TimingOptions& t) {
+  if (!m.ok) return 1;
+  if (m.dropped) return t.warmup + static_cast<double>(t.batch) + 2;
+  return launches(t);
+}
+
+/// A factor bound as the options write it: the number, or "off".
+std::string bound_text(double factor) {
+  if (!cs::measure_bound_enabled(factor)) return "off";
+  std::ostringstream text;
+  text << factor;
+  return text.str();
+}
+
+/// What tune() did besides the record.
+struct TuneCounts {
+  int dropped = 0, refused = 0;
+};
+
 template <class Entry>
 cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& features, const Job& job, const Options& o,
-                     ProgressBar& bar, const std::string& label) {
-  const auto keys = search_keys<Entry>(o.search);
-  const double quick_units = job.unit() * launches(o.quick), final_units = job.unit() * launches(o.final);
+                     ProgressBar& bar, const std::string& label, TuneCounts& counts) {
+  const auto started = std::chrono::steady_clock::now();
+  const auto& registry = cs::variant_registry<Entry>();
   cs::MeasureOptions quick;
   quick.timing = o.quick;
   quick.budget.max_bytes = o.budget;
+  quick.drop_slower_than = o.drop_slower_than;
+  quick.max_padding_ratio = o.max_padding;
+  // The heuristic's choice (and the variants most like it) first: the early drop
+  // compares every later candidate with the fastest so far.
+  const auto fits = [&](const std::string& outer) {
+    return registry.memory_bytes(outer, a) <= o.budget &&
+           (!cs::measure_bound_enabled(o.max_padding) ||
+            static_cast<double>(registry.num_slots(outer, a)) <=
+                o.max_padding * static_cast<double>(std::max<std::size_t>(1, a.num_entries())));
+  };
+  const auto keys =
+      cs::likely_fast_first(search_keys<Entry>(o.search), cs::heuristic_variant(features, registry.variants(), fits));
+  const double final_units = job.unit() * launches(o.final);
   const auto inputs = cs::make_measure_inputs(a, quick.seed);  // x and reference, once for both passes
   auto measured = cs::measure_variants(
-      a, inputs, keys, quick,
-      [&](std::size_t, std::size_t, const cs::VariantKey& key) { bar.advance(quick_units, label + " " + key.name()); });
+      a, inputs, keys, quick, [&](std::size_t, std::size_t, const cs::VariantKey& key, const cs::Measurement& m) {
+        // A dropped or refused candidate took less than a search timing: the rest
+        // of its share leaves the estimate.
+        const double spent = spent_launches(m, o.quick);
+        bar.drop((launches(o.quick) - spent) * job.unit());
+        bar.advance(spent * job.unit(), label + " " + key.name());
+        counts.dropped += m.dropped;
+        counts.refused += m.refused;
+      });
 
-  // The near-best candidates again, with full timing.
+  // The near-best candidates again, with full timing (dropped ones are, by then,
+  // far from the best).
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < measured.size(); ++i)
-    if (measured[i].ok) order.push_back(i);
+    if (measured[i].ok && !measured[i].dropped) order.push_back(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](std::size_t p, std::size_t q) { return measured[p].seconds < measured[q].seconds; });
   std::size_t count = std::min<std::size_t>(order.size(), static_cast<std::size_t>(std::max(0, o.top)));
@@ -152,6 +212,7 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   for (auto i : order) top.push_back(measured[i].key());
   cs::MeasureOptions full = quick;
   full.timing = o.final;
+  full.drop_slower_than = 0;  // the candidates are all near the best: each gets the full timing
   const auto retimed =
       cs::measure_variants(a, inputs, top, full, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
         bar.advance(final_units, label + " re-time " + key.name());
@@ -190,6 +251,7 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   };
   pick_best(true);
   if (t.best.empty()) pick_best(false);
+  t.tuning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return t;
 }
 
@@ -258,11 +320,13 @@ int run_tuner(const Options& o) {
   for (const auto& j : jobs) total += j.units(o);
   ProgressBar bar(total);
   std::vector<std::string> failed, skipped;
+  TuneCounts all;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job& j = jobs[i];
     const std::string what = j.name + " " + j.entry + "/" + j.precision;
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + what;
     std::optional<cs::TunedMatrix> t;
+    TuneCounts counts;
     compound_tools::dispatch_entry(j.entry, j.precision, [&](auto tag) {
       using Entry = typename decltype(tag)::type;
       const auto a = cs::io::read_matrix_market<Entry>(j.file);  // float: components rounded on reading
@@ -280,7 +344,7 @@ int run_tuner(const Options& o) {
         }
         std::cerr << "compound-tune: retuning " << what << ": " << why << "\n";
       }
-      t = tune<Entry>(a, features, j, o, bar, label);
+      t = tune<Entry>(a, features, j, o, bar, label, counts);
     });
     if (!t) continue;
     int ok = 0;
@@ -290,6 +354,12 @@ int run_tuner(const Options& o) {
       if (!m.ok && first_error.empty()) first_error = m.error;
     }
     bar.finish(label + " done");
+    all.dropped += counts.dropped;
+    all.refused += counts.refused;
+    std::cerr << "  " << what << ": tuned in " << t->tuning_seconds << " s; " << t->measurements.size()
+              << " candidates: " << counts.dropped << " dropped after one batch (--drop-slower-than "
+              << bound_text(o.drop_slower_than) << "), " << counts.refused
+              << " refused before converting (--max-padding " << bound_text(o.max_padding) << ", --budget-bytes)\n";
     if (t->best.empty()) {
       // Nothing to select from: recording it would only hide the failure.
       std::cerr << "compound-tune: " << what << " (" << j.file << "): no variant ran correctly (0/"
@@ -304,8 +374,9 @@ int run_tuner(const Options& o) {
     cs::update_tuning_database(path, {std::move(*t)});
   }
   std::cerr << "compound-tune: " << (jobs.size() - skipped.size() - failed.size()) << " tuned, " << skipped.size()
-            << " skipped (already in the database), " << failed.size() << " failed; database " << path << "; "
-            << bar.elapsed() << " s\n";
+            << " skipped (already in the database), " << failed.size() << " failed; " << all.dropped
+            << " candidates dropped, " << all.refused << " refused; database " << path << "; " << bar.elapsed()
+            << " s\n";
   if (!failed.empty()) {
     std::cerr << "compound-tune: error: no variant ran correctly for " << compound_tools::joined(failed, ", ") << "\n";
     return 1;
@@ -343,6 +414,8 @@ int main(int argc, char** argv) {
        [&](const std::string& v) { o.retime_within = compound_tools::finite_number_at_least(v, 1); }},
       {"--retime-max", [&](const std::string& v) { o.retime_max = integer_at_least(v, 0); }},
       {"--budget-bytes", [&](const std::string& v) { o.budget = compound_tools::non_negative_integer(v); }},
+      {"--drop-slower-than", [&](const std::string& v) { o.drop_slower_than = compound_tools::factor_or_zero(v, 1); }},
+      {"--max-padding", [&](const std::string& v) { o.max_padding = compound_tools::factor_or_zero(v, 1); }},
       {"--resume",
        [&](const std::string& v) {
          o.resume = one_of(v, {"yes", "no"}) == "yes";

@@ -149,6 +149,51 @@ elseif(CASE STREQUAL "tune_resume")
   expect_match("${out}" "tiny complex/double: best ")
   expect(2 "bad value 'maybe' for --resume \\(one of yes\\|no\\)" ${tune} --resume maybe)
 
+elseif(CASE STREQUAL "tune_bounds")
+  # An irregular matrix: 200 rows of 3 and row 1 with 150 entries. ELL would pad every
+  # row to 150 (about 40x the non-zeros): the padding bound refuses it before
+  # converting; CSR is never refused. With both bounds off (0) nothing is refused.
+  set(lines "")
+  foreach(j RANGE 1 150)
+    string(APPEND lines "1 ${j} 1.1 0.${j}\n")
+  endforeach()
+  set(count 150)
+  foreach(i RANGE 2 200)
+    math(EXPR first "${i} - 1")
+    math(EXPR last "${i} + 1")
+    foreach(j RANGE ${first} ${last})
+      if(j LESS_EQUAL 200)
+        string(APPEND lines "${i} ${j} 1.${i} 0.${j}\n")
+        math(EXPR count "${count} + 1")
+      endif()
+    endforeach()
+  endforeach()
+  file(WRITE "${WORK}/irregular.mtx" "%%MatrixMarket matrix coordinate complex general\n200 200 ${count}\n${lines}")
+  set(tune "${TUNE}" --matrix "${WORK}/irregular.mtx" --entry complex ${quick} --db-dir "${WORK}/db")
+  run(out rc ${tune})
+  expect_rc("${rc}" 0)
+  expect_match("${out}" "irregular complex/double: tuned in [0-9.e+-]+ s; [0-9]+ candidates: [0-9]+ dropped after one batch \\(--drop-slower-than 3\\), [1-9][0-9]* refused before converting \\(--max-padding 3, --budget-bytes\\)")
+  expect_match("${out}" "irregular complex/double: best csr\\.")
+  expect_match("${out}" "candidates dropped, [1-9][0-9]* refused; database")
+  database_text(text)
+  expect_match("${text}" "\"error\": \"[^\"]*ell would store [0-9]+ slots for [0-9]+ non-zeros \\([0-9.]+x\\), over the padding bound of 3x: refused before converting")
+  expect_match("${text}" "\"tuning_seconds\": [0-9]")
+  expect_no_match("${text}" "\"variant\": \"csr[^}]*padding bound")
+  # Both bounds off: every layout converts and is timed in full.
+  run(out rc ${tune} --resume no --max-padding 0 --drop-slower-than 0)
+  expect_rc("${rc}" 0)
+  expect_match("${out}" "irregular complex/double: tuned in [0-9.e+-]+ s; [0-9]+ candidates: 0 dropped after one batch \\(--drop-slower-than off\\), 0 refused before converting \\(--max-padding off")
+  database_text(text)
+  expect_no_match("${text}" "padding bound")
+  expect_no_match("${text}" "\"dropped\": true")
+  # Bad values: the reason and the usage, exit 2, before any work.
+  foreach(option --drop-slower-than --max-padding)
+    foreach(value 0.5 -1 nan inf 3x)
+      expect(2 "bad value '${value}' for ${option} \\(a finite number >= 1, or 0 for no bound\\)" ${tune} ${option}
+             ${value})
+    endforeach()
+  endforeach()
+
 elseif(CASE STREQUAL "tune_concurrent")
   # Two tuners at once into one database (execute_process runs its COMMANDs
   # concurrently, as a pipeline): every record of both must be there afterwards.

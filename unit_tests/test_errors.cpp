@@ -118,6 +118,38 @@ TEST(Errors, EllBeyond32BitOffsetsIsRefusedBeforeAllocating) {
   EXPECT_NE(message.find("more than 32-bit offsets can address"), std::string::npos) << message;
 }
 
+TEST(Errors, PaddingBeyondTheMemoryOfTheSpaceIsRefusedBeforeAllocating) {
+  // No budget given: the memory the target space has is the bound. ELL of 2^21 rows,
+  // one of them 1000 long, is 2.1e9 slots (within 32-bit offsets) of 4 + 128 bytes,
+  // 277 GB: more than a GPU's or this host's memory.
+  using B = cs::Block<double, 4>;
+  using Space = Kokkos::DefaultExecutionSpace::memory_space;
+  cs::HostCsr<B> a;
+  a.num_rows = 1 << 21;
+  a.num_cols = 1000;
+  a.row_offsets.assign(a.num_rows + 1, 1000);
+  a.row_offsets[0] = 0;
+  for (int c = 0; c < 1000; ++c) {
+    a.col_indices.push_back(c);
+    a.values.push_back(B{});
+  }
+  const std::uint64_t bytes = cs::layout_memory_bytes<cs::Ell>(a);
+  const std::size_t capacity = cs::memory_capacity_bytes<Space>();
+  ASSERT_GT(capacity, 0u) << "the memory of " << Space::name() << " is not known";
+  ASSERT_GT(bytes, capacity) << "this machine has enough memory for the padded layout: the test would allocate it";
+  EXPECT_EQ(cs::layout_num_slots<cs::Ell>(a), 1000ull << 21);
+  const std::string message = error_of_kind<cs::BudgetExceeded>([&] { cs::to_device<cs::Ell, cs::Aos>(a); });
+  EXPECT_NE(message.find("ell layout of a 2097152 x 1000 matrix with 1000 entries needs " + std::to_string(bytes) +
+                         " bytes (2097151000 padding slots, 2.09715e+06x the entries), more than the "),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("bytes of memory of"), std::string::npos) << message;
+  // CSR of the same matrix is small and converts.
+  EXPECT_NO_THROW((cs::to_device<cs::Csr, cs::Aos>(a)));
+  // The host's memory is known on every Linux machine.
+  EXPECT_GT(cs::memory_capacity_bytes<Kokkos::HostSpace>(), std::size_t{1} << 28);
+}
+
 TEST(Errors, SpmvSizeMismatchIsInvalidInput) {
   std::mt19937 rng(3);
   const auto a = cs::to_device<cs::Csr, cs::Aos>(compound_sparse_test::random_csr<C>(10, 7, 1, 3, -1, rng));

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "spmv_test_suite.hpp"
+#include "tuning_test_helpers.hpp"
 
 namespace cs = compound_sparse;
 using C = Kokkos::complex<double>;
@@ -120,6 +121,40 @@ TEST(Timing, MedianOfBatchesAndRunningIndex) {
   EXPECT_THROW(cs::time_launches([](int) {}, options), cs::Error);
 }
 
+TEST(Timing, StopsAfterTheFirstBatchWhenTheCallerSaysSo) {
+  cs::TimingOptions options;
+  options.warmup = 2;
+  options.batch = 3;
+  options.samples = 5;
+  int launched = 0;
+  std::vector<double> asked;
+  const auto stop = [&](double first) {
+    asked.push_back(first);
+    return true;
+  };
+  const auto stopped = cs::time_launches([&](int) { ++launched; }, options, Kokkos::DefaultExecutionSpace(), stop);
+  EXPECT_EQ(launched, 2 + 3);  // warm-up and one batch, not five
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_GE(asked[0], 0.0);
+  EXPECT_EQ(stopped.samples, 1);
+  EXPECT_EQ(stopped.launches, 3);
+  EXPECT_EQ(stopped.median_seconds, asked[0]);
+  EXPECT_EQ(stopped.min_seconds, asked[0]);
+  EXPECT_EQ(stopped.max_seconds, asked[0]);
+  // Asked once, answered "go on": the full timing.
+  launched = 0;
+  asked.clear();
+  const auto full = cs::time_launches([&](int) { ++launched; }, options, Kokkos::DefaultExecutionSpace(),
+                                      [&](double first) {
+                                        asked.push_back(first);
+                                        return false;
+                                      });
+  EXPECT_EQ(launched, 2 + 3 * 5);
+  EXPECT_EQ(asked.size(), 1u);
+  EXPECT_EQ(full.samples, 5);
+  EXPECT_EQ(full.launches, 15);
+}
+
 namespace {
 /// A kernel of `n` independent multiply-adds per element (device work of a known kind).
 void busy_kernel(const Kokkos::View<double*>& v, int n) {
@@ -187,6 +222,7 @@ TEST(Measure, ChecksAndTimesEveryRequestedVariant) {
   cs::MeasureOptions options;
   options.timing.samples = 3;
   options.timing.batch = 2;
+  options.max_padding_ratio = 0;  // every layout, the long row's ELL included (PaddingHeavyLayouts... tests the bound)
   std::size_t calls = 0;
   const auto results =
       cs::measure_variants(host, keys, options, [&](std::size_t done, std::size_t total, const cs::VariantKey&) {
@@ -210,6 +246,168 @@ TEST(Measure, ChecksAndTimesEveryRequestedVariant) {
   options.budget.max_bytes = 100;
   for (const auto& m : cs::measure_variants(host, cs::all_variant_keys<cs::Quaternion<double>>({1}), options))
     EXPECT_NE(m.error.find("over the memory budget"), std::string::npos) << m.error;
+}
+
+TEST(Measure, DropDecisionIsFirstSampleOverFactorTimesFastestSoFar) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(cs::drop_after_first_sample(3.1e-6, 1e-6, 3));
+  EXPECT_FALSE(cs::drop_after_first_sample(3.0e-6, 1e-6, 3));  // not over: kept
+  EXPECT_FALSE(cs::drop_after_first_sample(2e-6, 1e-6, 3));
+  EXPECT_TRUE(cs::drop_after_first_sample(1.5e-6, 1e-6, 1));
+  EXPECT_FALSE(cs::drop_after_first_sample(1e3, inf, 3));  // nothing measured yet
+  EXPECT_FALSE(cs::drop_after_first_sample(1e3, 0, 3));
+  EXPECT_FALSE(cs::drop_after_first_sample(1e3, 1e-6, 0));  // bound off
+  EXPECT_FALSE(cs::drop_after_first_sample(1e3, 1e-6, -1));
+  EXPECT_FALSE(cs::drop_after_first_sample(1e3, 1e-6, inf));
+  EXPECT_FALSE(cs::drop_after_first_sample(NAN, 1e-6, 3));  // no time: keep timing
+}
+
+TEST(Measure, CandidatesFarSlowerThanTheFastestKnownAreDroppedAfterOneBatch) {
+  std::mt19937 rng(5);
+  const auto host = compound_sparse_test::random_csr<C>(400, 400, 1, 9, -1, rng);
+  const auto keys = cs::all_variant_keys<C>({1});
+  cs::MeasureOptions options;
+  options.timing.warmup = 1;
+  options.timing.batch = 2;
+  options.timing.samples = 4;
+  // A fastest time no real product reaches: every candidate's first batch is over 3x it.
+  options.fastest_known_seconds = 1e-15;
+  std::size_t reported_dropped = 0;
+  const auto dropped =
+      cs::measure_variants(host, cs::make_measure_inputs(host, options.seed), keys, options,
+                           [&](std::size_t, std::size_t, const cs::VariantKey& key, const cs::Measurement& m) {
+                             EXPECT_EQ(key.name(), m.variant);
+                             reported_dropped += m.dropped;
+                           });
+  ASSERT_EQ(dropped.size(), keys.size());
+  for (const auto& m : dropped) {
+    EXPECT_TRUE(m.ok) << m.variant << ": " << m.error;  // checked, and its one time is real
+    EXPECT_TRUE(m.dropped) << m.variant;
+    EXPECT_GT(m.seconds, 0) << m.variant;
+    EXPECT_EQ(m.min_seconds, m.seconds) << m.variant;  // one sample
+    EXPECT_EQ(m.max_seconds, m.seconds) << m.variant;
+    EXPECT_LT(m.relative_error, 1e-12) << m.variant;
+  }
+  EXPECT_EQ(reported_dropped, keys.size());
+  // The bound off: the same fastest time drops nothing.
+  options.drop_slower_than = 0;
+  for (const auto& m : cs::measure_variants(host, keys, options)) {
+    EXPECT_TRUE(m.ok) << m.variant << ": " << m.error;
+    EXPECT_FALSE(m.dropped) << m.variant;
+  }
+  // A fastest time no product is 3x slower than: nothing is dropped either.
+  options.drop_slower_than = 3;
+  options.fastest_known_seconds = 1e6;
+  options.timing.samples = 1;  // one sample: the full timing, nothing to drop
+  for (const auto& m : cs::measure_variants(host, keys, options)) EXPECT_FALSE(m.dropped) << m.variant;
+  // A factor below 1 would drop the fastest: refused.
+  options.drop_slower_than = 0.5;
+  EXPECT_THROW(cs::measure_variants(host, keys, options), cs::InvalidInput);
+}
+
+TEST(Measure, LayoutsAreMeasuredInTheOrderTheyFirstAppear) {
+  std::mt19937 rng(6);
+  const auto host = compound_sparse_test::random_csr<C>(100, 100, 1, 6, -1, rng);
+  const auto keys = cs::all_variant_keys<C>({1});
+  // The last compiled layout first, then the others: its variants are measured first.
+  const std::string last = keys.back().layout_name();
+  std::vector<cs::VariantKey> order;
+  for (const auto& k : keys)
+    if (k.layout_name() == last) order.push_back(k);
+  for (const auto& k : keys)
+    if (k.layout_name() != last) order.push_back(k);
+  cs::MeasureOptions options;
+  options.timing.samples = 1;
+  options.timing.batch = 1;
+  const auto results = cs::measure_variants(host, order, options);
+  ASSERT_EQ(results.size(), order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(results[i].variant, order[i].name());
+
+  // likely_fast_first: the given variant's layout, vector layout and kind lead,
+  // nearest threads per SM and lanes first; nothing is lost.
+  const auto reduced = cs::reduced_variant_keys<C>();
+  cs::VariantKey likely = reduced.back();
+  likely.lanes_per_row = 8;  // not in the reduced search: its nearest lanes (4) lead
+  const auto sorted = cs::likely_fast_first(reduced, likely);
+  ASSERT_EQ(sorted.size(), reduced.size());
+  const auto names = [](const std::vector<cs::VariantKey>& ks) {
+    std::multiset<std::string> n;
+    for (const auto& k : ks) n.insert(k.name());
+    return n;
+  };
+  EXPECT_EQ(names(sorted), names(reduced));
+  EXPECT_EQ(sorted.front().compiled_name(), likely.compiled_name());
+  EXPECT_TRUE(sorted.front().lanes_per_row == 4 || sorted.front().lanes_per_row == 16) << sorted.front().name();
+  std::size_t same_layout = 0;
+  for (const auto& k : reduced) same_layout += k.layout_name() == likely.layout_name();
+  for (std::size_t i = 0; i < sorted.size(); ++i)
+    EXPECT_EQ(sorted[i].layout_name() == likely.layout_name(), i < same_layout) << i << " " << sorted[i].name();
+}
+
+TEST(Measure, PaddingHeavyLayoutsAreRefusedBeforeConversion) {
+  using Q = C;
+  const auto& registry = cs::variant_registry<Q>();
+  // 3000 rows of 3 around the diagonal, row 0 with 1500 entries: ELL pads every row to 1500.
+  const auto host = compound_sparse_test::banded<Q>(3000, 3, 1500);
+  const double nnz = static_cast<double>(host.num_entries());
+  EXPECT_EQ(registry.num_slots("csr", host), host.num_entries());
+  EXPECT_EQ(registry.num_slots("ell", host), 1500u * 3008u);  // rows rounded up to a multiple of 32
+  EXPECT_THROW(registry.num_slots("nonsense", host), cs::NotCompiled);
+  cs::MeasureOptions options;
+  options.timing.samples = 1;
+  options.timing.batch = 1;
+  const auto keys = cs::all_variant_keys<Q>({1});
+  int refused = 0, ran = 0;
+  for (const auto& m : cs::measure_variants(host, keys, options)) {
+    const std::string outer = m.key().outer;
+    const double ratio = registry.num_slots(outer, host) / nnz;
+    if (ratio > 3) {
+      ++refused;
+      EXPECT_FALSE(m.ok) << m.variant;
+      EXPECT_TRUE(m.refused) << m.variant;
+      EXPECT_NE(m.error.find(outer + " would store " + std::to_string(registry.num_slots(outer, host)) + " slots for " +
+                             std::to_string(host.num_entries()) + " non-zeros"),
+                std::string::npos)
+          << m.error;
+      EXPECT_NE(m.error.find("over the padding bound of 3x: refused before converting"), std::string::npos) << m.error;
+      EXPECT_EQ(m.memory_bytes, registry.memory_bytes(outer, host)) << m.variant;  // still says what it would take
+    } else {
+      ++ran;
+      EXPECT_TRUE(m.ok) << m.variant << ": " << m.error;
+      EXPECT_FALSE(m.refused) << m.variant;
+    }
+    if (outer == "ell") {
+      EXPECT_FALSE(m.ok) << m.variant;  // ~290x
+    }
+    if (outer == "csr") {
+      EXPECT_TRUE(m.ok) << m.variant;  // never padded
+    }
+  }
+  EXPECT_GT(refused, 0);
+  EXPECT_GT(ran, 0);
+  // The bound off: ELL runs (its memory is small here).
+  options.max_padding_ratio = 0;
+  for (const auto& m : cs::measure_variants(host, keys, options)) EXPECT_TRUE(m.ok) << m.variant << ": " << m.error;
+  options.max_padding_ratio = 0.9;  // would refuse CSR
+  EXPECT_THROW(cs::measure_variants(host, keys, options), cs::InvalidInput);
+
+  // Refused before anything is allocated: ELL of 2^21 rows, one of them 1000 long,
+  // would be 2.1e9 slots (tens of GB); the bound says so at once.
+  cs::HostCsr<C> huge;
+  huge.num_rows = 1 << 21;
+  huge.num_cols = 1000;
+  huge.row_offsets.assign(huge.num_rows + 1, 1000);
+  huge.row_offsets[0] = 0;
+  for (int c = 0; c < 1000; ++c) {
+    huge.col_indices.push_back(c);
+    huge.values.push_back(C(1, 0));
+  }
+  cs::VariantKey ell = cs::all_variant_keys<C>({1}).front();
+  ell.outer = "ell";
+  cs::MeasureOptions bounded;
+  const auto m = cs::measure_variants(huge, {ell}, bounded).at(0);
+  EXPECT_TRUE(m.refused);
+  EXPECT_NE(m.error.find("over the padding bound of 3x: refused before converting"), std::string::npos) << m.error;
 }
 
 TEST(Measure, ReducedSearchKeepsOnePairPerThreadsPerSM) {

@@ -72,3 +72,18 @@ TEST(CommandLine, FiniteNumbersAtLeast) {
   for (const char* bad : {"nan", "NaN", "inf", "-inf", "0.5", "1.5x", "", "x", "1e999"})
     EXPECT_THROW(finite_number_at_least(bad, 1), std::invalid_argument) << bad;
 }
+
+TEST(CommandLine, FactorBoundsAreZeroOrAtLeastTheLeast) {
+  using compound_tools::factor_or_zero;
+  EXPECT_DOUBLE_EQ(factor_or_zero("0", 1), 0.0);  // off
+  EXPECT_DOUBLE_EQ(factor_or_zero("1", 1), 1.0);
+  EXPECT_DOUBLE_EQ(factor_or_zero("3.5", 1), 3.5);
+  for (const char* bad : {"0.5", "-1", "nan", "inf", "3x", ""}) {
+    try {
+      factor_or_zero(bad, 1);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "a finite number >= 1, or 0 for no bound") << bad;
+    }
+  }
+}

@@ -89,6 +89,65 @@ TEST(TuningDatabase, RecordsSayHowTheyWereTimedAndOldOnesReadAsWall) {
   EXPECT_EQ(cs::read_tuning_database(dir.database()).matrices[0].timing, "wall");
 }
 
+TEST(TuningDatabase, DroppedCandidatesAndTuningSecondsRoundTripAndOldFilesReadWithout) {
+  const ScratchDir dir("db_bounds");
+  auto db = sample_database();
+  db.matrices[0].tuning_seconds = 12.5;
+  auto& slow = db.matrices[0].measurements[0];
+  slow.dropped = true;  // ok, with its one batch's time
+  cs::Measurement refused;
+  refused.variant = "ell.aos.aos.static.t128.b4.l1";
+  refused.error = "ell would store 300 slots for 10 non-zeros (30x), over the padding bound of 3x";
+  refused.refused = true;
+  db.matrices[0].measurements.push_back(refused);
+  cs::write_tuning_database(db, dir.database());
+  const std::string text = cs::to_json_text(db);
+  EXPECT_NE(text.find("\"tuning_seconds\": 12.5"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"dropped\": false"), std::string::npos) << "only dropped ones carry the field";
+  EXPECT_EQ(text.find("\"refused\""), std::string::npos) << "the error says why; not stored";
+  const auto back = cs::read_tuning_database(dir.database());
+  ASSERT_EQ(back.matrices.size(), 1u);
+  EXPECT_EQ(back.matrices[0].tuning_seconds, 12.5);
+  ASSERT_EQ(back.matrices[0].measurements.size(), 3u);
+  EXPECT_TRUE(back.matrices[0].measurements[0].ok);
+  EXPECT_TRUE(back.matrices[0].measurements[0].dropped);
+  EXPECT_EQ(back.matrices[0].measurements[0].seconds, 2e-5);
+  EXPECT_FALSE(back.matrices[0].measurements[1].dropped);
+  EXPECT_FALSE(back.matrices[0].measurements[2].ok);
+  EXPECT_EQ(back.matrices[0].measurements[2].error, refused.error);
+  EXPECT_EQ(cs::to_json_text(back), text);
+
+  // A file written before the fields existed: no tuning_seconds, no dropped.
+  std::string old_text = text;
+  for (const std::string key : {"\"tuning_seconds\"", "\"dropped\""}) {
+    const auto at = old_text.find(key);
+    ASSERT_NE(at, std::string::npos) << key;
+    old_text.replace(at, key.size(), "\"unused_" + key.substr(1));
+  }
+  dir.write(cs::database_file_name(cs::default_device_info()), old_text);
+  const auto old = cs::read_tuning_database(dir.database());
+  EXPECT_EQ(old.matrices[0].tuning_seconds, 0);
+  for (const auto& m : old.matrices[0].measurements) EXPECT_FALSE(m.dropped) << m.variant;
+  // A dropped candidate is ranked by its one time: selection knows it is slow.
+  cs::SelectionContext context;
+  context.compiled = {cs::parse_variant_key("csr.aos.aos.static.t128.b4.l1")};
+  const auto s = cs::select_variant(back.matrices[0].features, &back, "test", context);
+  EXPECT_EQ(s.rule, "exact");
+  EXPECT_EQ(s.key.name(), "ell.soa.aos.static.t128.b4.l2");
+}
+
+TEST(TuningDatabase, CommittedDatabasesStillRead) {
+  // Written before dropped and tuning_seconds existed.
+  for (const char* file : {"host_serial.json", "sm_90.json"}) {
+    const auto db = cs::read_tuning_database(std::string(COMPOUND_SPARSE_SOURCE_TUNING_DIR) + "/" + file);
+    EXPECT_FALSE(db.matrices.empty()) << file;
+    for (const auto& m : db.matrices) {
+      EXPECT_EQ(m.tuning_seconds, 0) << file << " " << m.name;
+      for (const auto& x : m.measurements) EXPECT_FALSE(x.dropped) << file << " " << m.name << " " << x.variant;
+    }
+  }
+}
+
 TEST(TuningDatabase, InterruptedWriteLeavesThePreviousDatabase) {
   const ScratchDir dir("db_atomic");
   const auto old_db = sample_database();

@@ -7,8 +7,14 @@
 //
 // ELL pads every row to the longest one, so a single long row can multiply the
 // memory of a matrix. Before anything is allocated the conversion computes the
-// exact size (layout_memory_bytes) and throws if it exceeds the caller's budget
-// or does not fit 32-bit slot offsets.
+// exact size (layout_memory_bytes) and throws BudgetExceeded if it exceeds the
+// caller's budget, does not fit 32-bit slot offsets, or is more than the memory
+// the target space has (memory_capacity_bytes: the GPU's memory, or the host's
+// physical memory), so that an oversized padding is refused with its size rather
+// than failing in the allocator or, on a host that overcommits, being killed
+// while the padding is written.
+
+#include <unistd.h>
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -17,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "device_info.hpp"
 #include "error.hpp"
 #include "host_csr.hpp"
 #include "impl/row_slots.hpp"
@@ -80,6 +87,30 @@ LayoutShape layout_shape(const HostCsr<Entry>& a) {
   return shape;
 }
 
+/// Stored slots of `Outer` for this matrix (non-zeros plus padding), computed
+/// without allocating the layout: the non-zeros for CSR, the longest row times the
+/// row count rounded up to Ell::stride_multiple for ELL, each slice's longest row
+/// times the slice size summed over the slices for Sliced ELL.
+template <class Outer, class Entry>
+std::uint64_t layout_num_slots(const HostCsr<Entry>& a) {
+  return layout_shape<Outer>(a).num_slots;
+}
+
+/// Bytes of memory `MemorySpace` has, or 0 where that is not known: the host's
+/// physical memory for Kokkos::HostSpace, the GPU's global memory for the default
+/// execution space's device memory space (default_device_info()).
+template <class MemorySpace>
+std::size_t memory_capacity_bytes() {
+  if constexpr (std::is_same<MemorySpace, Kokkos::HostSpace>::value) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? static_cast<std::size_t>(pages) * static_cast<std::size_t>(page) : 0;
+  } else if constexpr (std::is_same<MemorySpace, typename Kokkos::DefaultExecutionSpace::memory_space>::value) {
+    return default_device_info().memory_bytes;
+  } else {
+    return 0;
+  }
+}
+
 /// Device bytes of `Outer` for this matrix, with the accounting of memory_bytes().
 template <class Outer, class Entry>
 std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
@@ -94,8 +125,10 @@ std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
 
 /// Builds the device matrix in layout <Outer, Inner> from a host CSR matrix.
 /// Throws compound_sparse::InvalidInput if `a` is inconsistent (see validate), and
-/// BudgetExceeded if the layout needs more than `budget.max_bytes` or if its slots
-/// do not fit 32-bit offsets.
+/// BudgetExceeded, before allocating, if the layout needs more than `budget.max_bytes`,
+/// if its slots do not fit 32-bit offsets, or if it needs more than MemorySpace's
+/// memory (memory_capacity_bytes; for a device space also the host's, which holds a
+/// copy while converting).
 template <class Outer, class Inner, class MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space,
           class Entry>
 SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a, MemoryBudget budget = {}) {
@@ -112,6 +145,18 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   COMPOUND_SPARSE_REQUIRE_KIND(
       BudgetExceeded, shape.num_slots <= static_cast<std::uint64_t>(std::numeric_limits<int>::max()),
       Outer::name() << " layout needs " << shape.num_slots << " slots, more than 32-bit offsets can address");
+  const auto require_fits = [&](std::size_t capacity, const std::string& where) {
+    COMPOUND_SPARSE_REQUIRE_KIND(
+        BudgetExceeded, capacity == 0 || bytes <= capacity,
+        Outer::name() << " layout of a " << a.num_rows << " x " << a.num_cols << " matrix with " << a.num_entries()
+                      << " entries needs " << bytes << " bytes (" << shape.num_slots - a.num_entries()
+                      << " padding slots, "
+                      << static_cast<double>(shape.num_slots) / std::max<std::size_t>(1, a.num_entries())
+                      << "x the entries), more than the " << capacity << " bytes of memory of " << where);
+  };
+  require_fits(memory_capacity_bytes<MemorySpace>(), MemorySpace::name());
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
+    require_fits(memory_capacity_bytes<Kokkos::HostSpace>(), "the host (the conversion's copy)");
 
   matrix_type m;
   m.num_rows = a.num_rows;

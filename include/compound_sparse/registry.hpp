@@ -76,6 +76,21 @@ class VariantRegistry {
                                  "no outer layout '" << outer << "' is registered");
     return it->second(a);
   }
+  /// Slots the outer layout would store for this matrix, padding included
+  /// (layout_num_slots; no allocation). For any declared outer layout (OuterLayouts).
+  std::uint64_t num_slots(const std::string& outer, const HostCsr<Entry>& a) const {
+    std::uint64_t slots = 0;
+    bool found = false;
+    for_each_type(OuterLayouts{}, [&](auto tag) {
+      using Outer = typename decltype(tag)::type;
+      if (!found && Outer::name() == outer) {
+        slots = layout_num_slots<Outer>(a);
+        found = true;
+      }
+    });
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, found, "no outer layout '" << outer << "' is declared");
+    return slots;
+  }
   matrix_type convert_matrix(const std::string& outer, const std::string& inner, const HostCsr<Entry>& a,
                              MemoryBudget budget = {}) const {
     const auto it = matrix_layouts_.find(outer + "." + inner);

@@ -91,6 +91,20 @@ inline double finite_number_at_least(const std::string& text, double least) {
   return x;
 }
 
+/// A bound given as a factor (compound-tune's --drop-slower-than, --max-padding): 0
+/// turns it off, otherwise the whole of `text` as a finite number >= `least`.
+inline double factor_or_zero(const std::string& text, double least) {
+  double x = -1;
+  try {
+    x = finite_number_at_least(text, 0);
+  } catch (const std::invalid_argument&) {
+  }
+  if (x == 0 || x >= least) return x;
+  std::ostringstream problem;
+  problem << "a finite number >= " << least << ", or 0 for no bound";
+  throw std::invalid_argument(problem.str());
+}
+
 /// "a|b|c".
 inline std::string joined(const std::vector<std::string>& names, const char* separator = "|") {
   return compound_sparse::impl::joined(names, separator);

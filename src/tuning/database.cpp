@@ -114,6 +114,7 @@ Json to_json(const Measurement& m) {
     j["max_seconds"] = m.max_seconds;
     j["relative_error"] = m.relative_error;
     j["retimed"] = m.retimed;
+    if (m.dropped) j["dropped"] = true;  // optional: absent in older files and for fully timed ones
   } else {
     j["error"] = m.error;
   }
@@ -131,6 +132,7 @@ Measurement measurement_from_json(const Json& j) {
     m.max_seconds = j.value("max_seconds", m.seconds);
     m.relative_error = j.value("relative_error", 0.0);
     m.retimed = j.value("retimed", false);
+    m.dropped = j.value("dropped", false);
   } else {
     m.error = j.value("error", std::string());
   }
@@ -140,14 +142,16 @@ Measurement measurement_from_json(const Json& j) {
 Json to_json(const TunedMatrix& t) {
   Json measurements = Json::array();
   for (const auto& m : t.measurements) measurements.push_back(to_json(m));
-  return {{"name", t.name},
-          {"source", t.source},
-          {"search", t.search},
-          {"timing", t.timing},
-          {"features", to_json(t.features)},
-          {"best", t.best},
-          {"best_seconds", t.best_seconds},
-          {"measurements", measurements}};
+  Json j = {{"name", t.name},
+            {"source", t.source},
+            {"search", t.search},
+            {"timing", t.timing},
+            {"features", to_json(t.features)},
+            {"best", t.best},
+            {"best_seconds", t.best_seconds},
+            {"measurements", measurements}};
+  if (t.tuning_seconds > 0) j["tuning_seconds"] = t.tuning_seconds;  // optional: absent in older records
+  return j;
 }
 
 TunedMatrix matrix_from_json(const Json& j) {
@@ -159,6 +163,7 @@ TunedMatrix matrix_from_json(const Json& j) {
   t.features = features_from_json(j.at("features"));
   t.best = j.at("best").get<std::string>();
   t.best_seconds = j.value("best_seconds", 0.0);
+  t.tuning_seconds = j.value("tuning_seconds", 0.0);
   for (const auto& m : j.at("measurements")) t.measurements.push_back(measurement_from_json(m));
   return t;
 }

@@ -35,6 +35,10 @@ struct TunedMatrix {
   std::string timing = "wall";
   std::string best;  ///< fastest ok variant, "" if none ran
   double best_seconds = 0;
+  /// Wall-clock seconds compound-tune spent on this record (search and re-timing,
+  /// conversions included; reading the file not); 0 when unknown (records written
+  /// before the field existed, or made by hand).
+  double tuning_seconds = 0;
   std::vector<Measurement> measurements;
 };
 

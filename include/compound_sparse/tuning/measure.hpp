@@ -6,6 +6,17 @@
 // time_launches. When the data would sit in the GPU's L2 cache, `rotation`
 // copies of the matrix and vectors are cycled through so that each launch
 // reads from device memory, as a large matrix would.
+//
+// Two bounds keep a search affordable on irregular matrices (docs/tuning.md):
+// - padding: a layout that would store more than `max_padding_ratio` slots per
+//   non-zero (ELL pads every row to the longest, Sliced ELL each slice to its
+//   longest) is refused before it is converted or allocated (BudgetExceeded,
+//   recorded with the ratio);
+// - early drop: a candidate whose first timed batch is more than
+//   `drop_slower_than` times the fastest median so far is not timed further; it is
+//   recorded ok and `dropped`, with that batch's time. Layouts are measured in the
+//   order they first appear in the keys, so a caller that puts a likely fast
+//   variant first (likely_fast_first) has a good "fastest so far" early.
 
 #include <algorithm>
 #include <cmath>
@@ -14,6 +25,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "../device_info.hpp"
@@ -30,7 +42,57 @@ struct MeasureOptions {
   double tolerance = -1;  ///< max relative error; < 0: 1e-4 (float) or 1e-12 (double)
   int max_rotation = 8;   ///< copies cycled when the data fits in cache
   unsigned seed = 12345;  ///< for x
+  /// Early drop: a candidate whose first timed batch takes more than this factor times
+  /// the fastest median measured before it is stopped there and recorded `dropped`
+  /// (ok, with that one sample's time). At least 1; <= 0 or infinity: every candidate
+  /// gets the full timing. 3 keeps every candidate that could be near the best (the
+  /// re-timing window is 1.25x) with room for a noisy first batch.
+  double drop_slower_than = 3.0;
+  /// A time per product already known for this matrix (say from an earlier pass), that
+  /// the early drop compares with from the first candidate on, as if measured first.
+  /// Infinity (the default): only the times measured in this call count.
+  double fastest_known_seconds = std::numeric_limits<double>::infinity();
+  /// Padding bound: a layout whose stored slots (layout_num_slots) exceed this factor
+  /// times the non-zeros is refused before conversion (BudgetExceeded). At least 1;
+  /// <= 0 or infinity: no bound. 3 is above every layout of the tuning zoo (ELL at
+  /// most 2.45x, docs/tuning.md) and far below the pathological cases (ELL of one
+  /// long row among many short ones: thousands).
+  double max_padding_ratio = 3.0;
 };
+
+/// Whether a bound of MeasureOptions (drop_slower_than, max_padding_ratio) is on.
+inline bool measure_bound_enabled(double factor) {
+  return factor > 0 && std::isfinite(factor);
+}
+
+/// The early-drop decision: whether a candidate whose first timed batch took
+/// `first_seconds` per launch is dropped, given the fastest median measured so far
+/// (`best_so_far`; not finite or <= 0 while none has been) and the factor
+/// (MeasureOptions::drop_slower_than). Drops only when first_seconds > factor x
+/// best_so_far; never with the bound off, before the first full measurement, or on a
+/// NaN time.
+inline bool drop_after_first_sample(double first_seconds, double best_so_far, double factor) {
+  return measure_bound_enabled(factor) && std::isfinite(best_so_far) && best_so_far > 0 &&
+         first_seconds > factor * best_so_far;
+}
+
+/// `keys` reordered so that the variants most like `likely` (one expected to be fast,
+/// e.g. heuristic_variant's choice) come first: same layout, then same vector layout,
+/// same schedule kind, nearest threads per SM, nearest lanes per row; ties keep their
+/// order. With measure_variants, which takes layouts in the order they first appear,
+/// the early drop then compares against a good time from the start.
+inline std::vector<VariantKey> likely_fast_first(std::vector<VariantKey> keys, const VariantKey& likely) {
+  const auto distance = [&likely](const VariantKey& k) {
+    const double threads =
+        std::abs(std::log2(double(k.threads) * k.teams_per_sm / (double(likely.threads) * likely.teams_per_sm)));
+    const double lanes = std::abs(std::log2(double(k.lanes_per_row) / likely.lanes_per_row));
+    return std::make_tuple(k.layout_name() != likely.layout_name(), k.vector != likely.vector, k.kind != likely.kind,
+                           threads, lanes);
+  };
+  std::stable_sort(keys.begin(), keys.end(),
+                   [&](const VariantKey& p, const VariantKey& q) { return distance(p) < distance(q); });
+  return keys;
+}
 
 /// Bytes every SpMV must move at least: matrix values and indices once (CSR),
 /// x once, y written once.
@@ -59,6 +121,9 @@ double relative_error(const std::vector<Value>& y, const std::vector<Reference>&
 
 /// progress(done, total, key) is called after each variant.
 using MeasureProgress = std::function<void(std::size_t, std::size_t, const VariantKey&)>;
+/// report(done, total, key, measurement) is called after each variant with its result
+/// (whether it was dropped or refused, for a progress estimate).
+using MeasureReport = std::function<void(std::size_t, std::size_t, const VariantKey&, const Measurement&)>;
 
 /// What every variant of one matrix is checked with: x (every component
 /// uniform in [-1, 1], drawn from `seed`), the double reference y = A x, and the
@@ -89,10 +154,12 @@ MeasureInputs<Entry> make_measure_inputs(const HostCsr<Entry>& a, unsigned seed)
 }
 
 /// Measures `keys` on `a`, checking each against `inputs` (make_measure_inputs).
+/// Keys are grouped by matrix layout (each converted once), the layouts in the
+/// order they first appear; the results come in the order measured.
 template <class Entry>
 std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const MeasureInputs<Entry>& inputs,
-                                          std::vector<VariantKey> keys, const MeasureOptions& options = {},
-                                          const MeasureProgress& progress = {}) {
+                                          std::vector<VariantKey> keys, const MeasureOptions& options,
+                                          const MeasureReport& report) {
   using V = vector_type_t<Entry>;
   using scalar = scalar_type_t<Entry>;
   using coefficient = coefficient_type_t<Entry>;
@@ -107,10 +174,26 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
     for (int c = 0; c < component_traits<V>::size; ++c)
       component_traits<V>::get(v, c) = std::numeric_limits<scalar>::quiet_NaN();
 
-  // Group by matrix layout so each layout is converted once.
-  std::stable_sort(keys.begin(), keys.end(),
-                   [](const VariantKey& p, const VariantKey& q) { return p.layout_name() < q.layout_name(); });
+  COMPOUND_SPARSE_REQUIRE_KIND(
+      InvalidInput, !measure_bound_enabled(options.drop_slower_than) || options.drop_slower_than >= 1,
+      "measure_variants: drop_slower_than " << options.drop_slower_than
+                                            << " would drop the fastest (at least 1, or <= 0 for none)");
+  COMPOUND_SPARSE_REQUIRE_KIND(InvalidInput,
+                               !measure_bound_enabled(options.max_padding_ratio) || options.max_padding_ratio >= 1,
+                               "measure_variants: max_padding_ratio "
+                                   << options.max_padding_ratio << " would refuse CSR (at least 1, or <= 0 for none)");
+
+  // Group by matrix layout so each layout is converted once, layouts in the order
+  // they first appear (the caller's order: likely_fast_first).
+  std::map<std::string, std::size_t> first_seen;
+  for (std::size_t i = 0; i < keys.size(); ++i) first_seen.emplace(keys[i].layout_name(), i);
+  std::stable_sort(keys.begin(), keys.end(), [&first_seen](const VariantKey& p, const VariantKey& q) {
+    return first_seen.at(p.layout_name()) < first_seen.at(q.layout_name());
+  });
   const std::size_t cache = default_device_info().l2_cache_bytes;
+  const double nonzeros = static_cast<double>(std::max<std::size_t>(1, a.num_entries()));
+  std::map<std::string, std::uint64_t> slots;          // per outer layout, counted once
+  double best_so_far = options.fastest_known_seconds;  // fastest median of a full timing
   std::vector<Measurement> results;
   std::string current_layout;
   std::vector<typename VariantRegistry<Entry>::matrix_type> matrices;
@@ -124,8 +207,19 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
       COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, registry.contains(key),
                                    "variant '" << key.name() << "' is not compiled into this build");
       m.memory_bytes = registry.memory_bytes(key.outer, a);
+      m.refused = true;  // until both bounds pass
       COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, m.memory_bytes <= options.budget.max_bytes,
                                    key.outer << " needs " << m.memory_bytes << " bytes, over the memory budget");
+      if (measure_bound_enabled(options.max_padding_ratio)) {
+        auto it = slots.find(key.outer);
+        if (it == slots.end()) it = slots.emplace(key.outer, registry.num_slots(key.outer, a)).first;
+        const double ratio = static_cast<double>(it->second) / nonzeros;
+        COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, ratio <= options.max_padding_ratio,
+                                     key.outer << " would store " << it->second << " slots for " << a.num_entries()
+                                               << " non-zeros (" << ratio << "x), over the padding bound of "
+                                               << options.max_padding_ratio << "x: refused before converting");
+      }
+      m.refused = false;
       if (key.layout_name() != current_layout) {
         matrices.clear();
         xs.clear();
@@ -149,21 +243,40 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
       m.relative_error = relative_error(check_y.to_host(), reference);
       COMPOUND_SPARSE_REQUIRE(std::isfinite(m.relative_error) && m.relative_error <= tolerance,
                               "result differs from the reference: relative error " << m.relative_error);
+      // Early drop: after the first timed batch, stop a candidate far slower than the
+      // fastest so far (drop_after_first_sample).
       const auto t = time_launches(
           [&](int n) { registry.spmv(key, one, matrices[n % rotation], x[n % rotation], zero, y[n % rotation]); },
-          options.timing);
+          options.timing, Kokkos::DefaultExecutionSpace(),
+          [&](double first) { return drop_after_first_sample(first, best_so_far, options.drop_slower_than); });
       m.seconds = t.median_seconds;
       m.min_seconds = t.min_seconds;
       m.max_seconds = t.max_seconds;
       m.rotation = rotation;
+      m.dropped = t.samples < options.timing.samples;
       m.ok = true;
+      if (!m.dropped) best_so_far = std::min(best_so_far, m.seconds);
     } catch (const std::exception& e) {  // Error, or a Kokkos allocation failure
       m.error = e.what();
+      m.refused = m.refused && dynamic_cast<const BudgetExceeded*>(&e) != nullptr;
     }
     results.push_back(m);
-    if (progress) progress(i + 1, keys.size(), key);
+    if (report) report(i + 1, keys.size(), key, results.back());
   }
   return results;
+}
+
+/// The same, with progress(done, total, key) after each variant.
+template <class Entry>
+std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const MeasureInputs<Entry>& inputs,
+                                          std::vector<VariantKey> keys, const MeasureOptions& options = {},
+                                          const MeasureProgress& progress = {}) {
+  MeasureReport report;
+  if (progress)
+    report = [&progress](std::size_t done, std::size_t total, const VariantKey& key, const Measurement&) {
+      progress(done, total, key);
+    };
+  return measure_variants(a, inputs, std::move(keys), options, report);
 }
 
 /// The same, with inputs drawn from options.seed.

@@ -23,6 +23,14 @@ struct Measurement {
   std::uint64_t memory_bytes = 0;  ///< the matrix layout's device memory
   int rotation = 1;                ///< data copies cycled while timing (not stored in the database)
   bool retimed = false;            ///< timed again with the full timing (compound-tune's near-best candidates)
+  /// Stopped after its first timed batch, being over MeasureOptions::drop_slower_than
+  /// times the fastest so far: ok, and seconds (= min = max) is that one batch's time
+  /// per launch, a real but single sample. Stored as "dropped": true (absent: false).
+  bool dropped = false;
+  /// Not run: refused before any conversion because the layout is over the memory
+  /// budget or the padding bound (a BudgetExceeded error, in `error`). Not stored in
+  /// the database (the error says why).
+  bool refused = false;
 
   /// The variant as a key; throws compound_sparse::InvalidInput for a name this build does not know.
   VariantKey key() const { return parse_variant_key(variant); }

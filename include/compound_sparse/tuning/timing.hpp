@@ -4,7 +4,9 @@
 // `batch` launches, and the median over batches of the time per launch.
 // Batching keeps fence and launch gaps small against the kernels; the median
 // discards outliers. `launch(i)` gets a running index so the caller can rotate
-// between several input sets when one set would fit in cache.
+// between several input sets when one set would fit in cache. A caller may stop
+// after the first timed batch (`stop_after_first`): measure_variants drops a
+// candidate that is clearly slower than the best one so far that way.
 //
 // Two ways to time a batch (TimingMode):
 // - Wall (default): the host's clock between two fences. What a caller that
@@ -20,6 +22,7 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <vector>
 
 #include "../error.hpp"
@@ -67,11 +70,16 @@ struct TimingResult {
   double min_seconds = 0;
   double max_seconds = 0;
   int launches = 0;  ///< timed launches in total
+  int samples = 0;   ///< timed batches behind the statistics: options.samples, or 1 when stopped after the first
 };
 
+/// Warm-up, then options.samples timed batches. `stop_after_first`, when given, is
+/// called with the first batch's time per launch; when it returns true the timing
+/// ends there and the result is that one sample (samples = 1, median = min = max).
 template <class ExecutionSpace = Kokkos::DefaultExecutionSpace, class Launch>
 TimingResult time_launches(Launch&& launch, const TimingOptions& options = {},
-                           const ExecutionSpace& exec = ExecutionSpace()) {
+                           const ExecutionSpace& exec = ExecutionSpace(),
+                           const std::function<bool(double seconds_per_launch)>& stop_after_first = {}) {
   COMPOUND_SPARSE_REQUIRE(options.batch >= 1 && options.samples >= 1 && options.warmup >= 0,
                           "timing: batch and samples must be positive, warmup non-negative");
   require_timing_mode<ExecutionSpace>(options.mode, "timing: queued timing");
@@ -79,12 +87,23 @@ TimingResult time_launches(Launch&& launch, const TimingOptions& options = {},
   for (int i = 0; i < options.warmup; ++i) launch(index++);
   exec.fence();
   std::vector<double> per_launch(options.samples);
+  int taken = options.samples;
+  // After the first sample: whether the caller stops here.
+  const auto stop_at = [&](int s) {
+    if (s == 0 && stop_after_first && stop_after_first(per_launch[0])) {
+      taken = 1;
+      return true;
+    }
+    return false;
+  };
   if constexpr (impl::queued_timing_available<ExecutionSpace>()) {
 #if defined(KOKKOS_ENABLE_CUDA)
     if (options.mode == TimingMode::Queued) {
       impl::QueuedTimer timer;
-      for (int s = 0; s < options.samples; ++s)
+      for (int s = 0; s < options.samples; ++s) {
         per_launch[s] = timer.time_batch(exec, launch, index, options.batch) / options.batch;
+        if (stop_at(s)) break;
+      }
     }
 #endif
   }
@@ -94,15 +113,18 @@ TimingResult time_launches(Launch&& launch, const TimingOptions& options = {},
       for (int i = 0; i < options.batch; ++i) launch(index++);
       exec.fence();
       per_launch[s] = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() / options.batch;
+      if (stop_at(s)) break;
     }
   }
+  per_launch.resize(taken);
   std::sort(per_launch.begin(), per_launch.end());
   TimingResult result;
-  const int n = options.samples;
+  const int n = taken;
   result.median_seconds = n % 2 ? per_launch[n / 2] : 0.5 * (per_launch[n / 2 - 1] + per_launch[n / 2]);
   result.min_seconds = per_launch.front();
   result.max_seconds = per_launch.back();
-  result.launches = options.batch * options.samples;
+  result.launches = options.batch * n;
+  result.samples = n;
   return result;
 }
 
