@@ -106,4 +106,9 @@ execute_process(COMMAND "${PYTHON}" "${REPORT}" "${OUT}/bench" --out "${OUT}/rep
 if(NOT rc EQUAL 0 OR NOT EXISTS "${OUT}/report/report.md")
   message(FATAL_ERROR "make_report.py failed (${rc})")
 endif()
+file(READ "${OUT}/report/report.md" report)
+# The irregular family's table: matrix, class, precision, ours_tuned time, fastest cuSPARSE form.
+if(NOT report MATCHES "\\| ${HEATMAP} \\| block3 \\| double \\| [0-9.]+ [^|]+ \\| failed: cuSPARSE needs")
+  message(FATAL_ERROR "report.md has no irregular-family row for ${HEATMAP}")
+endif()
 file(REMOVE_RECURSE "${OUT}")
