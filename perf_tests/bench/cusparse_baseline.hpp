@@ -332,8 +332,10 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
       forms.push_back(spmv_form<value>(names[1], *handle, make_bsr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
                                        &beta, CUSPARSE_SPMV_BSR_ALG1, true, reference, timing, tolerance));
 #else
-      forms.push_back(failed(names[1], "cusparseSpMV on BSR needs cuSPARSE 12.6 (CUDA 13) or later; this is " +
-                                           std::to_string(CUSPARSE_VERSION)));
+      forms.push_back(failed(names[1],
+                             "this bench calls cusparseSpMV on BSR only with cuSPARSE 12.6 (CUDA 13) or "
+                             "later; this is cuSPARSE " +
+                                 std::to_string(CUSPARSE_VERSION)));
 #endif
     } catch (const std::exception& err) {
       for (std::size_t i = forms.size(); i < 2; ++i) forms.push_back(failed(names[i], err.what()));
