@@ -11,10 +11,13 @@
 namespace compound_sparse_bench {
 
 struct BaselineResult {
-  std::string method;   ///< "cusparse" | "kokkos_kernels"
-  std::string variant;  ///< which API and format: "cusparseSpMV_CSR", "bsrmv3x3", "bsrmv4x4", "crs", "scalar_crs"
+  std::string method;  ///< "cusparse" | "kokkos_kernels"
+  /// Which API, format and algorithm: "cusparseSpMV_CSR_ALG1_preprocess", "bsrmv4x4",
+  /// "cusparseSpMV_expandedCSR_ALG2_preprocess" (cusparse_baseline.hpp), "crs", "scalar_crs".
+  std::string variant;
   bool ok = false;
   std::string error;
+  std::string note;  ///< how it ran differently from its plan (e.g. preprocessing refused), if at all
   double seconds = 0;
   double relative_error = 0;
   int rotation = 1;

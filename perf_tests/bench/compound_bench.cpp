@@ -12,10 +12,15 @@
 // is the best variant in the default layouts (VariantKey::has_default_layouts,
 // schedule-only tuning), "ours_tuned" the best
 // variant of all (joint layout and schedule tuning). Baselines are checked and
-// timed the same way. With --db the search is not repeated: the measurements
-// compound-tune stored for the matrix (same device, entry type, precision) take
-// its place, and only the leaders and the baselines are timed here. Effective bandwidth uses compulsory bytes (matrix
-// in CSR, x and y once) and is compared with a device-to-device copy timed in the run.
+// timed the same way: cuSPARSE in every form that applies (cusparse_baseline.hpp), each
+// recorded under "cusparse_forms", and the "cusparse" result is the fastest form that ran,
+// so every ratio against cuSPARSE is against its fastest form on that matrix in this run.
+// The zoo index's "structure" of each matrix (grid, mesh, irregular; "unknown" when the
+// index has none) is copied into its record. With --db the search is not repeated: the
+// measurements compound-tune stored for the matrix (same device, entry type, precision)
+// take its place, and only the leaders and the baselines are timed here. Effective
+// bandwidth uses compulsory bytes (matrix in CSR, x and y once) and is compared with a
+// device-to-device copy timed in the run.
 // --timing: every method (ours and the baselines) is timed the same way; auto (the
 // default) is queued on CUDA, GPU time with the host out of the loop
 // (compound_sparse/tuning/timing.hpp), and wall elsewhere; wall includes the host's launch
@@ -136,12 +141,21 @@ json measurement_json(const std::string& method, const cs::Measurement& m) {
 }
 
 json baseline_json(const compound_sparse_bench::BaselineResult& b) {
-  return {{"method", b.method},
-          {"variant", b.variant},
-          {"ok", b.ok},
-          {"seconds", b.seconds},
-          {"relative_error", b.relative_error},
-          {"error", b.error}};
+  json j = {{"method", b.method},
+            {"variant", b.variant},
+            {"ok", b.ok},
+            {"seconds", b.seconds},
+            {"relative_error", b.relative_error},
+            {"error", b.error}};
+  if (!b.note.empty()) j["note"] = b.note;
+  return j;
+}
+
+/// The matrix's "structure" in the zoo index (grid, mesh, irregular), or "unknown" for
+/// an index written before the field existed.
+std::string structure_of(const json& info) {
+  const auto it = info.find("structure");
+  return it != info.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>() : "unknown";
 }
 
 /// The fastest `count` successful measurements among those accepted by `keep`.
@@ -187,14 +201,15 @@ std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string
   return usable;
 }
 
-/// "  12.34 us", or "n/a (why)" for a result that did not run.
-std::string time_or_reason(const json& results, const std::string& method) {
+/// "  12.34 us" ("  12.34 us [variant]" with `variant`), or "n/a (why)" for a result
+/// that did not run.
+std::string time_or_reason(const json& results, const std::string& method, bool variant = false) {
   for (const auto& r : results)
     if (r["method"] == method) {
       if (r["ok"].get<bool>()) {
         char text[32];
         std::snprintf(text, sizeof text, "%8.2f us", 1e6 * r["seconds"].get<double>());
-        return text;
+        return variant ? std::string(text) + " [" + r["variant"].get<std::string>() + "]" : std::string(text);
       }
       return "n/a (" + r["error"].get<std::string>() + ")";
     }
@@ -208,6 +223,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed);  // x and reference, once
   json out = {{"name", name},
               {"class", info.at("class")},
+              {"structure", structure_of(info)},
               {"precision", precision},
               {"rows", host.num_rows},
               {"cols", host.num_cols},
@@ -257,8 +273,11 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   // Baselines on the same x and reference as our check.
   const auto& [x, reference, tolerance] = inputs;
   const int rotation = best_tuned ? best_tuned->rotation : 1;
-  out["results"].push_back(
-      baseline_json(compound_sparse_bench::cusparse_baseline(host, x, reference, o.timing, rotation, tolerance)));
+  // cuSPARSE: every form, then the fastest that ran as "cusparse" (the ratios' baseline).
+  const auto forms = compound_sparse_bench::cusparse_forms(host, x, reference, o.timing, rotation, tolerance);
+  out["results"].push_back(baseline_json(compound_sparse_bench::fastest_cusparse(forms)));
+  out["cusparse_forms"] = json::array();
+  for (const auto& f : forms) out["cusparse_forms"].push_back(baseline_json(f));
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
   out["results"].push_back(
       baseline_json(compound_sparse_bench::kokkos_kernels_baseline(host, x, reference, o.timing, rotation, tolerance)));
@@ -373,7 +392,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s)\n", name.c_str(),
                      precision.c_str(), time_or_reason(m["results"], "ours_tuned").c_str(),
                      time_or_reason(m["results"], "ours_default").c_str(),
-                     time_or_reason(m["results"], "cusparse").c_str(),
+                     time_or_reason(m["results"], "cusparse", true).c_str(),
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         for (const auto& r : m["results"])
           if (r["method"] == "ours_tuned" && !r["ok"].get<bool>()) failed.push_back(name + " (" + precision + ")");
@@ -382,24 +401,28 @@ int main(int argc, char** argv) {
         std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
       }
     }
-    // CSV: one row per matrix, precision and method.
+    // CSV: one row per matrix, precision and method, then one per cuSPARSE form (method
+    // "cusparse_form"); speedup_vs_cusparse is against the fastest form ("cusparse").
     std::ofstream csv(o.out / "bench.csv");
-    csv << "matrix,class,precision,rows,nnz,method,variant,ok,seconds,effective_gb_per_s,fraction_of_copy,"
+    csv << "matrix,class,structure,precision,rows,nnz,method,variant,ok,seconds,effective_gb_per_s,fraction_of_copy,"
            "speedup_vs_cusparse\n";
     const double copy = report["copy_bandwidth_bytes_per_s"];
     for (const auto& m : report["matrices"]) {
       double cusparse = 0;
       for (const auto& r : m["results"])
         if (r["method"] == "cusparse" && r["ok"].get<bool>()) cusparse = r["seconds"];
-      for (const auto& r : m["results"]) {
+      const auto row = [&](const json& r, const std::string& method) {
         const double s = r["seconds"];
         const bool ok = r["ok"];
         const double gbs = ok && s > 0 ? m["compulsory_bytes"].get<double>() / s / 1e9 : 0;
         csv << m["name"].get<std::string>() << "," << m["class"].get<std::string>() << ","
-            << m["precision"].get<std::string>() << "," << m["rows"] << "," << m["nnz"] << ","
-            << r["method"].get<std::string>() << "," << r["variant"].get<std::string>() << "," << ok << "," << s << ","
-            << gbs << "," << (ok ? gbs * 1e9 / copy : 0) << "," << (ok && cusparse > 0 ? cusparse / s : 0) << "\n";
-      }
+            << m["structure"].get<std::string>() << "," << m["precision"].get<std::string>() << "," << m["rows"] << ","
+            << m["nnz"] << "," << method << "," << r["variant"].get<std::string>() << "," << ok << "," << s << ","
+            << gbs << "," << (ok ? gbs * 1e9 / copy : 0) << "," << (ok && s > 0 && cusparse > 0 ? cusparse / s : 0)
+            << "\n";
+      };
+      for (const auto& r : m["results"]) row(r, r["method"].get<std::string>());
+      for (const auto& r : m["cusparse_forms"]) row(r, "cusparse_form");
     }
     std::fprintf(stderr, "wrote %s and %s\n", (o.out / "bench.json").c_str(), (o.out / "bench.csv").c_str());
     if (!failed.empty()) {

@@ -1,13 +1,37 @@
 #pragma once
-// cuSPARSE baselines, as in the published evaluation: complex matrices as CSR
-// through the generic cusparseSpMV (C/Z), 3x3-block matrices as BSR through
-// the legacy cusparse<t>bsrmv (cuSPARSE has no generic BSR SpMV), quaternion
-// matrices as BSR of their 4x4 real expansion with x expanded to 4n reals.
-// Without the CUDA backend the result says so (ok = false).
+// cuSPARSE baselines: every cuSPARSE form that applies to the matrix, each checked
+// against the double host reference and timed the same way (check_and_time), so that
+// the comparison is against cuSPARSE's fastest form for that matrix in the same run
+// (fastest_cusparse). The forms, by the name each result carries (BaselineResult::variant):
+//
+//   complex (CSR of complex values, x and y complex):
+//     cusparseSpMV_CSR_default           generic SpMV, CUSPARSE_SPMV_ALG_DEFAULT
+//     cusparseSpMV_CSR_ALG1_preprocess   CUSPARSE_SPMV_CSR_ALG1 after cusparseSpMV_preprocess
+//     cusparseSpMV_CSR_ALG2_preprocess   CUSPARSE_SPMV_CSR_ALG2 after cusparseSpMV_preprocess
+//   quaternion and E x E blocks (each entry as its e x e real block, e = 4 for a
+//   quaternion's left multiplication, real_expansion.hpp; x and y as e*n reals):
+//     bsrmv<e>x<e>                                 legacy cusparse<t>bsrmv on the BSR
+//     cusparseSpMV_BSR<e>x<e>_ALG1_preprocess      generic SpMV on the same BSR
+//                                                  (cusparseCreateBsr, cuSPARSE >= 12.6)
+//     cusparseSpMV_expandedCSR_ALG1_preprocess     generic SpMV on the scalar CSR of the
+//     cusparseSpMV_expandedCSR_ALG2_preprocess     real expansion (e*rows x e*cols)
+//
+// cusparseSpMV_preprocess runs once per rotation copy before the check and the timing,
+// with that copy's descriptors and its own buffer, and every later cusparseSpMV on the
+// copy gets the same descriptors and buffer (the buffer handed to preprocess must be
+// the one handed to SpMV). Where cuSPARSE refuses preprocess for an algorithm, the form
+// is timed without it, named without "_preprocess", and says why in `note`.
+// Without the CUDA backend every form says so (ok = false).
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <climits>
 #include <compound_sparse/host_csr.hpp>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "baseline.hpp"
 #include "real_expansion.hpp"
@@ -18,9 +42,48 @@
 
 namespace compound_sparse_bench {
 
-/// The cuSPARSE call a result names (BaselineResult::variant): the generic SpMV on CSR
-/// (cuSPARSE's own format names, not our layouts), or the legacy bsrmv with its block size.
-inline constexpr const char* kGenericCsrSpmv = "cusparseSpMV_CSR";
+/// The forms cusparse_forms runs for `Entry`, in the order it runs them (names as above,
+/// with preprocess; a run may drop "_preprocess" where cuSPARSE refuses it).
+template <class Entry>
+std::vector<std::string> cusparse_form_names() {
+  using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
+  if constexpr (std::is_same<Entry, Kokkos::complex<scalar>>::value) {
+    return {"cusparseSpMV_CSR_default", "cusparseSpMV_CSR_ALG1_preprocess", "cusparseSpMV_CSR_ALG2_preprocess"};
+  } else {
+    const std::string e = std::to_string(real_block<Entry>::block_size);
+    return {"bsrmv" + e + "x" + e, "cusparseSpMV_BSR" + e + "x" + e + "_ALG1_preprocess",
+            "cusparseSpMV_expandedCSR_ALG1_preprocess", "cusparseSpMV_expandedCSR_ALG2_preprocess"};
+  }
+}
+
+/// The "cusparse" result of a matrix: the fastest form that ran correctly, under its
+/// own name (variant). When none ran, ok = false with the reasons: the one reason if
+/// all forms share it (e.g. no CUDA backend), else each form's.
+inline BaselineResult fastest_cusparse(const std::vector<BaselineResult>& forms) {
+  const BaselineResult* best = nullptr;
+  for (const auto& f : forms)
+    if (f.ok && (!best || f.seconds < best->seconds)) best = &f;
+  if (best) {
+    BaselineResult r = *best;
+    r.method = "cusparse";
+    return r;
+  }
+  BaselineResult r;
+  r.method = "cusparse";
+  r.variant = "none";
+  bool same = !forms.empty();
+  for (const auto& f : forms) same = same && f.error == forms.front().error;
+  if (forms.empty()) {
+    r.error = "no cuSPARSE form was run";
+  } else if (same) {
+    r.error = forms.front().error;
+  } else {
+    r.error = "no cuSPARSE form ran:";
+    for (const auto& f : forms) r.error += " " + f.variant + ": " + f.error + ";";
+    r.error.pop_back();
+  }
+  return r;
+}
 
 #ifdef KOKKOS_ENABLE_CUDA
 #define BENCH_CUSPARSE(call)                                                                 \
@@ -50,6 +113,10 @@ template <class T>
 constexpr cudaDataType complex_type() {
   return std::is_same<T, float>::value ? CUDA_C_32F : CUDA_C_64F;
 }
+template <class T>
+constexpr cudaDataType real_type() {
+  return std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_64F;
+}
 
 inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const float* alpha, cusparseMatDescr_t d,
                               const float* v, const int* rp, const int* ci, int e, const float* x, const float* beta,
@@ -63,95 +130,237 @@ inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, cons
   return cusparseDbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb, alpha, d, v, rp, ci,
                         e, x, beta, y);
 }
-#endif
 
-template <class Entry, class Reference>
-BaselineResult cusparse_baseline(const compound_sparse::HostCsr<Entry>& a,
-                                 const std::vector<compound_sparse::vector_type_t<Entry>>& x,
-                                 const std::vector<Reference>& reference, const compound_sparse::TimingOptions& timing,
-                                 int rotation, double tolerance) {
-  using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
-  constexpr bool is_complex = std::is_same<Entry, Kokkos::complex<scalar>>::value;
+template <class T>
+Kokkos::View<T*> to_device(const std::vector<T>& host, const char* label) {
+  Kokkos::View<T*> d(std::string(label), host.size());
+  Kokkos::deep_copy(d, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(), host.size()));
+  return d;
+}
+
+/// `rotation` device copies of one matrix's CSR (or BSR) arrays.
+template <class Scalar>
+struct DeviceMatrixCopies {
+  std::vector<Kokkos::View<int*>> rows, cols;
+  std::vector<Kokkos::View<Scalar*>> values;
+  DeviceMatrixCopies(const std::vector<int>& r, const std::vector<int>& c, const std::vector<Scalar>& v, int rotation) {
+    for (int i = 0; i < rotation; ++i) {
+      rows.push_back(to_device(r, "bench::cusparse_rows"));
+      cols.push_back(to_device(c, "bench::cusparse_cols"));
+      values.push_back(to_device(v, "bench::cusparse_values"));
+    }
+  }
+};
+
+/// The generic-API descriptors of every rotation copy, destroyed with it.
+struct SpmvDescriptors {
+  std::vector<cusparseSpMatDescr_t> mats;
+  std::vector<cusparseDnVecDescr_t> xs, ys;
+  SpmvDescriptors() = default;
+  SpmvDescriptors(const SpmvDescriptors&) = delete;
+  SpmvDescriptors& operator=(const SpmvDescriptors&) = delete;
+  ~SpmvDescriptors() {
+    for (auto m : mats) cusparseDestroySpMat(m);
+    for (auto v : xs) cusparseDestroyDnVec(v);
+    for (auto v : ys) cusparseDestroyDnVec(v);
+  }
+};
+
+/// One generic cusparseSpMV form: `make_matrix(r, &descr)` creates the sparse matrix
+/// descriptor of rotation copy r; x and y are the flat copies `xs`, `ys` with
+/// `x_length`, `y_length` elements of `type`. With `preprocess`, cusparseSpMV_preprocess
+/// runs once per copy, on that copy's descriptors and buffer, before check and timing.
+template <class Value, class Scalar, class Reference, class MakeMatrix>
+BaselineResult spmv_form(const std::string& name, cusparseHandle_t handle, MakeMatrix&& make_matrix,
+                         std::vector<Kokkos::View<Scalar*>>& xs, std::vector<Kokkos::View<Scalar*>>& ys,
+                         int64_t x_length, int64_t y_length, cudaDataType type, const void* alpha, const void* beta,
+                         cusparseSpMVAlg_t alg, bool preprocess, const std::vector<Reference>& reference,
+                         const compound_sparse::TimingOptions& timing, double tolerance) {
   BaselineResult result;
   result.method = "cusparse";
-#ifndef KOKKOS_ENABLE_CUDA
-  result.variant = is_complex ? kGenericCsrSpmv : "bsrmv";
-  result.error = "cuSPARSE needs the CUDA backend";
-  (void)a, (void)x, (void)reference, (void)timing, (void)rotation, (void)tolerance;
-  return result;
-#else
-  using value = compound_sparse::vector_type_t<Entry>;
+  result.variant = name;
   try {
-    CusparseHandle handle;
-    std::vector<Kokkos::View<int*>> row_offsets, cols;
-    std::vector<Kokkos::View<scalar*>> values, xs, ys;
-    const auto to_device = [](const auto& host, const char* label) {
-      using T = typename std::decay_t<decltype(host)>::value_type;
-      Kokkos::View<T*> d(std::string(label), host.size());
-      Kokkos::deep_copy(d,
-                        Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(host.data(), host.size()));
-      return d;
-    };
-    std::vector<scalar> host_values;
-    if constexpr (is_complex) {
-      for (const auto& v : a.values) host_values.insert(host_values.end(), {v.real(), v.imag()});
-    } else {
-      host_values = bsr_values(a);
-    }
+    const int rotation = static_cast<int>(ys.size());
+    SpmvDescriptors d;
+    std::vector<Kokkos::View<char*>> buffers;  // one per copy: preprocess data lives in it
     for (int r = 0; r < rotation; ++r) {
-      row_offsets.push_back(to_device(a.row_offsets, "bench::rows"));
-      cols.push_back(to_device(a.col_indices, "bench::cols"));
-      values.push_back(to_device(host_values, "bench::values"));
-      xs.push_back(flat_device_copy<scalar>(x));
-      ys.push_back(flat_device_copy<scalar>(std::vector<value>(a.num_rows)));
+      d.mats.push_back(nullptr);
+      make_matrix(r, &d.mats.back());
+      d.xs.push_back(nullptr);
+      BENCH_CUSPARSE(cusparseCreateDnVec(&d.xs.back(), x_length, xs[r].data(), type));
+      d.ys.push_back(nullptr);
+      BENCH_CUSPARSE(cusparseCreateDnVec(&d.ys.back(), y_length, ys[r].data(), type));
+      size_t bytes = 0;
+      BENCH_CUSPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, d.mats[r], d.xs[r], beta,
+                                             d.ys[r], type, alg, &bytes));
+      buffers.emplace_back("bench::cusparse_buffer", std::max<size_t>(bytes, 1));
     }
-    if constexpr (is_complex) {
-      result.variant = kGenericCsrSpmv;
-      const Entry alpha(1, 0), beta(0, 0);
-      std::vector<cusparseSpMatDescr_t> mats(rotation);
-      std::vector<cusparseDnVecDescr_t> xd(rotation), yd(rotation);
-      size_t buffer_bytes = 0;
+    if (preprocess) {
       for (int r = 0; r < rotation; ++r) {
-        BENCH_CUSPARSE(cusparseCreateCsr(&mats[r], a.num_rows, a.num_cols, static_cast<int64_t>(a.num_entries()),
-                                         row_offsets[r].data(), cols[r].data(), values[r].data(), CUSPARSE_INDEX_32I,
-                                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>()));
-        BENCH_CUSPARSE(cusparseCreateDnVec(&xd[r], a.num_cols, xs[r].data(), complex_type<scalar>()));
-        BENCH_CUSPARSE(cusparseCreateDnVec(&yd[r], a.num_rows, ys[r].data(), complex_type<scalar>()));
-        size_t bytes = 0;
-        BENCH_CUSPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mats[r], xd[r], &beta,
-                                               yd[r], complex_type<scalar>(), CUSPARSE_SPMV_ALG_DEFAULT, &bytes));
-        buffer_bytes = std::max(buffer_bytes, bytes);
+        const cusparseStatus_t status =
+            cusparseSpMV_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, d.mats[r], d.xs[r], beta, d.ys[r],
+                                    type, alg, buffers[r].data());
+        if (status != CUSPARSE_STATUS_SUCCESS) {  // refused for this algorithm: time it without
+          if (r > 0)
+            throw std::runtime_error("cusparseSpMV_preprocess failed on a rotation copy only: " +
+                                     std::string(cusparseGetErrorString(status)));
+          const std::string suffix = "_preprocess";
+          if (result.variant.size() > suffix.size() &&
+              result.variant.compare(result.variant.size() - suffix.size(), suffix.size(), suffix) == 0)
+            result.variant.erase(result.variant.size() - suffix.size());
+          result.note = std::string("cusparseSpMV_preprocess: ") + cusparseGetErrorString(status) +
+                        "; timed without preprocessing";
+          break;
+        }
       }
-      Kokkos::View<char*> buffer("bench::cusparse_buffer", std::max<size_t>(buffer_bytes, 1));
-      const auto run = [&](int r) {
-        BENCH_CUSPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, mats[r], xd[r], &beta, yd[r],
-                                    complex_type<scalar>(), CUSPARSE_SPMV_ALG_DEFAULT, buffer.data()));
-      };
-      check_and_time<value>(result, reference, ys, run, timing, tolerance);
-      for (int r = 0; r < rotation; ++r) {
-        cusparseDestroySpMat(mats[r]);
-        cusparseDestroyDnVec(xd[r]);
-        cusparseDestroyDnVec(yd[r]);
-      }
-    } else {
-      constexpr int e = real_block<Entry>::block_size;
-      result.variant = "bsrmv" + std::to_string(e) + "x" + std::to_string(e);
-      cusparseMatDescr_t descr;
-      BENCH_CUSPARSE(cusparseCreateMatDescr(&descr));
-      const scalar alpha = 1, beta = 0;
-      const int nnzb = static_cast<int>(a.num_entries());
-      const auto run = [&](int r) {
-        BENCH_CUSPARSE(bsrmv(handle, a.num_rows, a.num_cols, nnzb, &alpha, descr, values[r].data(),
-                             row_offsets[r].data(), cols[r].data(), e, xs[r].data(), &beta, ys[r].data()));
-      };
-      check_and_time<value>(result, reference, ys, run, timing, tolerance);
-      cusparseDestroyMatDescr(descr);
+      Kokkos::fence();
     }
+    const auto run = [&](int r) {
+      BENCH_CUSPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, d.mats[r], d.xs[r], beta, d.ys[r],
+                                  type, alg, buffers[r].data()));
+    };
+    check_and_time<Value>(result, reference, ys, run, timing, tolerance);
   } catch (const std::exception& err) {
     result.ok = false;
     result.error = err.what();
   }
   return result;
+}
+#endif
+
+/// Every cuSPARSE form for `a` (cusparse_form_names), each checked against `reference`
+/// and timed over `rotation` copies; a form that fails carries its error and the others
+/// still run. fastest_cusparse picks the baseline.
+template <class Entry, class Reference>
+std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>& a,
+                                           const std::vector<compound_sparse::vector_type_t<Entry>>& x,
+                                           const std::vector<Reference>& reference,
+                                           const compound_sparse::TimingOptions& timing, int rotation,
+                                           double tolerance) {
+  using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
+  constexpr bool is_complex = std::is_same<Entry, Kokkos::complex<scalar>>::value;
+  std::vector<BaselineResult> forms;
+#ifndef KOKKOS_ENABLE_CUDA
+  for (const auto& name : cusparse_form_names<Entry>()) {
+    BaselineResult r;
+    r.method = "cusparse";
+    r.variant = name;
+    r.error = "cuSPARSE needs the CUDA backend";
+    forms.push_back(r);
+  }
+  (void)a, (void)x, (void)reference, (void)timing, (void)rotation, (void)tolerance, (void)is_complex;
+  return forms;
+#else
+  using value = compound_sparse::vector_type_t<Entry>;
+  const auto names = cusparse_form_names<Entry>();
+  const auto failed = [&](const std::string& name, const std::string& error) {
+    BaselineResult r;
+    r.method = "cusparse";
+    r.variant = name;
+    r.error = error;
+    return r;
+  };
+  std::unique_ptr<CusparseHandle> handle;
+  std::vector<Kokkos::View<scalar*>> xs, ys;  // x and y as flat scalars: every form's layout
+  try {
+    handle = std::make_unique<CusparseHandle>();
+    for (int r = 0; r < rotation; ++r) {
+      xs.push_back(flat_device_copy<scalar>(x));
+      ys.push_back(flat_device_copy<scalar>(std::vector<value>(a.num_rows)));
+    }
+  } catch (const std::exception& err) {
+    for (const auto& name : names) forms.push_back(failed(name, err.what()));
+    return forms;
+  }
+  const int64_t nnz = static_cast<int64_t>(a.num_entries());
+  if constexpr (is_complex) {
+    const Entry alpha(1, 0), beta(0, 0);
+    std::vector<scalar> values;  // interleaved (re, im): CUDA_C_32F / CUDA_C_64F
+    values.reserve(2 * a.values.size());
+    for (const auto& v : a.values) values.insert(values.end(), {v.real(), v.imag()});
+    try {
+      DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, values, rotation);
+      const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
+        BENCH_CUSPARSE(cusparseCreateCsr(descr, a.num_rows, a.num_cols, nnz, m.rows[r].data(), m.cols[r].data(),
+                                         m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                         CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>()));
+      };
+      const cusparseSpMVAlg_t algs[] = {CUSPARSE_SPMV_ALG_DEFAULT, CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2};
+      for (int i = 0; i < 3; ++i)
+        forms.push_back(spmv_form<value>(names[i], *handle, make_csr, xs, ys, a.num_cols, a.num_rows,
+                                         complex_type<scalar>(), &alpha, &beta, algs[i], i > 0, reference, timing,
+                                         tolerance));
+    } catch (const std::exception& err) {  // the matrix copies could not be made
+      for (std::size_t i = forms.size(); i < names.size(); ++i) forms.push_back(failed(names[i], err.what()));
+    }
+  } else {
+    constexpr int e = real_block<Entry>::block_size;
+    const scalar alpha = 1, beta = 0;
+    const int64_t rows = static_cast<int64_t>(e) * a.num_rows, cols = static_cast<int64_t>(e) * a.num_cols;
+    // BSR: the legacy bsrmv and the generic SpMV on the same arrays.
+    try {
+      DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, bsr_values(a), rotation);
+      BaselineResult legacy;
+      legacy.method = "cusparse";
+      legacy.variant = names[0];
+      try {
+        cusparseMatDescr_t descr;
+        BENCH_CUSPARSE(cusparseCreateMatDescr(&descr));
+        const int nnzb = static_cast<int>(nnz);
+        const auto run = [&](int r) {
+          BENCH_CUSPARSE(bsrmv(*handle, a.num_rows, a.num_cols, nnzb, &alpha, descr, m.values[r].data(),
+                               m.rows[r].data(), m.cols[r].data(), e, xs[r].data(), &beta, ys[r].data()));
+        };
+        try {
+          check_and_time<value>(legacy, reference, ys, run, timing, tolerance);
+        } catch (...) {
+          cusparseDestroyMatDescr(descr);
+          throw;
+        }
+        cusparseDestroyMatDescr(descr);
+      } catch (const std::exception& err) {
+        legacy.ok = false;
+        legacy.error = err.what();
+      }
+      forms.push_back(legacy);
+#if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
+      const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
+        BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, e, e, m.rows[r].data(), m.cols[r].data(),
+                                         m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                         CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>(), CUSPARSE_ORDER_ROW));
+      };
+      forms.push_back(spmv_form<value>(names[1], *handle, make_bsr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
+                                       &beta, CUSPARSE_SPMV_BSR_ALG1, true, reference, timing, tolerance));
+#else
+      forms.push_back(failed(names[1],
+                             "this bench calls cusparseSpMV on BSR only with cuSPARSE 12.6 (CUDA 13) or "
+                             "later; this is cuSPARSE " +
+                                 std::to_string(CUSPARSE_VERSION)));
+#endif
+    } catch (const std::exception& err) {
+      for (std::size_t i = forms.size(); i < 2; ++i) forms.push_back(failed(names[i], err.what()));
+    }
+    // The scalar CSR of the real expansion (its copies replace the BSR ones).
+    try {
+      if (nnz * e * e > INT_MAX)
+        throw std::runtime_error("the expanded scalar CSR has " + std::to_string(nnz * e * e) +
+                                 " entries, more than 32-bit indices hold");
+      const auto s = expand_to_scalar_csr(a);
+      DeviceMatrixCopies<scalar> m(s.row_offsets, s.col_indices, s.values, rotation);
+      const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
+        BENCH_CUSPARSE(cusparseCreateCsr(descr, s.num_rows, s.num_cols, static_cast<int64_t>(s.values.size()),
+                                         m.rows[r].data(), m.cols[r].data(), m.values[r].data(), CUSPARSE_INDEX_32I,
+                                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>()));
+      };
+      forms.push_back(spmv_form<value>(names[2], *handle, make_csr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
+                                       &beta, CUSPARSE_SPMV_CSR_ALG1, true, reference, timing, tolerance));
+      forms.push_back(spmv_form<value>(names[3], *handle, make_csr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
+                                       &beta, CUSPARSE_SPMV_CSR_ALG2, true, reference, timing, tolerance));
+    } catch (const std::exception& err) {
+      for (std::size_t i = forms.size(); i < names.size(); ++i) forms.push_back(failed(names[i], err.what()));
+    }
+  }
+  return forms;
 #endif
 }
 

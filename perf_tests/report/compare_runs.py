@@ -9,7 +9,9 @@ database may also be given directly (--db-a, --db-b), and may be gzip-compressed
 Two comparisons, both written as one Markdown page (stdout, or --out):
 
 1. compound-bench: for every matrix, precision and method (ours tuned / default,
-   cuSPARSE, Kokkos Kernels) the time of B over the time of A.
+   cuSPARSE -- its fastest form, the report's baseline --, Kokkos Kernels) the time of B
+   over the time of A; and for every cuSPARSE form the bench ran ("cusparse_forms"),
+   as method "cusparse_form:<form>".
 2. compound-tune: for every database record, B's best variant judged by A's own
    measurements (t_A(best_B) / t_A(best_A)) and the other way round. The two runs may
    well name different best variants when several are within noise of each other;
@@ -42,12 +44,16 @@ def find_database(run):
 
 
 def bench_times(bench):
-    """(matrix, precision, method) -> (seconds, variant) for every ok result."""
+    """(matrix, precision, method) -> (seconds, variant) for every ok result, and for every
+    ok cuSPARSE form under method "cusparse_form:<form>" (files from before the forms have none)."""
     times = {}
     for m in bench["matrices"]:
         for r in m["results"]:
             if r.get("ok") and r.get("seconds", 0) > 0:
                 times[(m["name"], m["precision"], r["method"])] = (r["seconds"], r.get("variant", ""))
+        for f in m.get("cusparse_forms") or []:
+            if f.get("ok") and f.get("seconds", 0) > 0:
+                times[(m["name"], m["precision"], "cusparse_form:" + f["variant"])] = (f["seconds"], f["variant"])
     return times
 
 

@@ -5,6 +5,11 @@ The benchmark runs on a lent GPU for minutes at a time; the report is rebuilt an
 from the JSON it leaves, so tables, plots and target checks can change without another
 GPU run. Usage, outputs and the target definitions: docs/perf.md.
 
+Every ratio against cuSPARSE is against the "cusparse" result, which compound-bench makes
+the fastest of the cuSPARSE forms it ran on the matrix ("cusparse_forms"; a file from
+before the forms holds one form). Matrices are grouped by the zoo's "structure" (grid,
+mesh, irregular; "unknown" where the file has none) as well as by class.
+
 usage: make_report.py BENCH_DIR_OR_JSON... --out DIR
 """
 import argparse
@@ -25,11 +30,17 @@ METHODS = ("cusparse", "kokkos_kernels", "ours_default", "ours_tuned")
 CLASS_PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#8c564b", "#e377c2")
 METHOD_COLORS = {"ours_default": "#9ecae1", "ours_tuned": "#08519c", "kokkos_kernels": "#fdae6b"}
 PRECISIONS = ("float", "double")
+# The zoo's structure families (docs/zoo.md), in report order; others follow, "unknown" last.
+STRUCTURES = ("grid", "mesh", "irregular")
+# Apart from the class palette, which colours the same plots' tick labels.
+STRUCTURE_COLORS = {"grid": "#1b9e77", "mesh": "#7570b3", "irregular": "#e7298a", "unknown": "#7f7f7f"}
+CUSPARSE_FASTEST = "the fastest cuSPARSE form"
 # outer.inner.vector.kind.tN.bN.lN (include/compound_sparse/variant_key.hpp).
 VARIANT_RE = re.compile(r"^([^.]+)\.([^.]+)\.([^.]+)\.([^.]+)\.t(\d+)\.b(\d+)\.l(\d+)$")
 # Project targets: (class, required speedup of ours_tuned over cuSPARSE, baseline wording).
-SPEEDUP_TARGETS = (("quaternion", 3.0, "cuSPARSE (expanded 4×4 BSR)"),
-                   ("block3", 1.5, "cuSPARSE BSR"), ("complex", 1.0, "cuSPARSE CSR"))
+# The baseline is the fastest cuSPARSE form of each matrix (cusparse_baseline.hpp).
+SPEEDUP_TARGETS = (("quaternion", 3.0, CUSPARSE_FASTEST), ("block3", 1.5, CUSPARSE_FASTEST),
+                   ("complex", 1.0, CUSPARSE_FASTEST))
 KK_TARGET = 1.5
 LARGE_BYTES = 100e6          # "large matrix": compulsory traffic of at least 100 MB (10^8 bytes)
 BANDWIDTH_TARGET = 0.80      # fraction of the measured copy bandwidth
@@ -74,16 +85,54 @@ def load_runs(paths):
                 raise ReportError(f"{where}: precision {m['precision']!r} is not float or double")
             for j, r in enumerate(m["results"]):
                 need(r, ("method", "ok", "seconds"), f"{where} ({m['name']}): results[{j}]")
+            for j, r in enumerate(m.get("cusparse_forms") or []):
+                need(r, ("variant", "ok", "seconds"), f"{where} ({m['name']}): cusparse_forms[{j}]")
+            check_fastest_form(m, f"{where} ({m['name']})")
             key = (run["device"]["name"], m["name"], m["precision"])
             if key in seen:
                 raise ReportError(f"{f}: {m['name']} ({m['precision']}) on {key[0]} is also in {seen[key]}")
             seen[key] = f
             m["_copy_bw"] = float(run["copy_bandwidth_bytes_per_s"])
+            s = m.get("structure")
+            m["_structure"] = s if isinstance(s, str) and s else "unknown"
             m["_entry_classes"] = run.get("entry_classes", [])
             m["_outer_layouts"] = run.get("outer_layouts", [])
         run["_file"] = f
         runs.append(run)
     return runs
+
+
+def ok_seconds(r):
+    """Time of a result or form that ran, else None."""
+    return r["seconds"] if r and r.get("ok") and r.get("seconds", 0) > 0 else None
+
+
+def check_fastest_form(m, where):
+    """The "cusparse" result must be the fastest cuSPARSE form that ran: every ratio is
+    against it. A file where it is not was not written by compound-bench as documented."""
+    forms = [f for f in m.get("cusparse_forms") or [] if ok_seconds(f)]
+    if not forms:
+        return
+    best = min(forms, key=ok_seconds)
+    r = next((r for r in m["results"] if r["method"] == "cusparse"), None)
+    if not ok_seconds(r) or ok_seconds(r) > ok_seconds(best):
+        raise ReportError(f"{where}: the cusparse result is not the fastest cuSPARSE form "
+                          f"({best['variant']}: {ok_seconds(best) * 1e6:.2f} µs)")
+
+
+def structure(m):
+    return m["_structure"]
+
+
+def structures(ms):
+    """The structures present, in STRUCTURES order, then others, then "unknown"."""
+    present = {structure(m) for m in ms}
+    rest = sorted(present - set(STRUCTURES) - {"unknown"})
+    return [s for s in STRUCTURES if s in present] + rest + (["unknown"] if "unknown" in present else [])
+
+
+def structure_color(s):
+    return STRUCTURE_COLORS.get(s, "#bcbd22")
 
 
 def slug(text):
@@ -99,8 +148,7 @@ def result(m, method):
 
 def seconds(m, method):
     """Time of a successful result, None for failed or absent ones (kept out of plots)."""
-    r = result(m, method)
-    return r["seconds"] if r and r["ok"] and r["seconds"] > 0 else None
+    return ok_seconds(result(m, method))
 
 
 def speedup(m, method, base="cusparse"):
@@ -178,8 +226,9 @@ def pyplot():
 
 
 def plot_speedup(ms, precision, device, path):
-    """Grouped bars per matrix, one per method, against the 1.0 line (cuSPARSE); the class
-    is shown by shaded bands and the tick-label colour. Returns notes on what was left out."""
+    """Grouped bars per matrix, one per method, against the 1.0 line (the fastest cuSPARSE
+    form); the class is shown by shaded bands and the tick-label colour, the structure by a
+    coloured marker under each name. Returns notes on what was left out."""
     plt = pyplot()
     methods = [k for k in ("ours_default", "ours_tuned", "kokkos_kernels") if any(speedup(m, k) for m in ms)]
     notes = [f"{m['name']}: {LABELS[k]} {failed(m, k)}" for m in ms for k in METHODS
@@ -195,7 +244,7 @@ def plot_speedup(ms, precision, device, path):
                       linewidth=0.5, zorder=3)
         if len(ms) <= 16:
             ax.bar_label(bars, labels=[f"{y:.2f}" if y else "" for y in ys], fontsize=7, padding=2)
-    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="cuSPARSE (1.0)", zorder=4)
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, label="fastest cuSPARSE form (1.0)", zorder=4)
     for cls in dict.fromkeys(m["class"] for m in ms):
         idx = [j for j, m in enumerate(ms) if m["class"] == cls]
         ax.axvspan(idx[0] - 0.5, idx[-1] + 0.5, color=class_color(cls, ms), alpha=0.08, zorder=0)
@@ -208,16 +257,69 @@ def plot_speedup(ms, precision, device, path):
     ax.set_xticklabels([m["name"] for m in ms], rotation=30, ha="right", fontsize=9)
     for label, m in zip(ax.get_xticklabels(), ms):
         label.set_color(class_color(m["class"], ms))
+    ax.scatter(range(len(ms)), [-0.02] * len(ms), transform=ax.get_xaxis_transform(), clip_on=False, marker="s",
+               s=30, c=[structure_color(structure(m)) for m in ms], zorder=5)
+    for st in structures(ms):
+        ax.scatter([], [], marker="s", s=30, color=structure_color(st), label=f"structure: {st}")
     ax.set_xlim(-0.5, len(ms) - 0.5)
     ax.set_ylim(0, max(max(speedup(m, k) or 0 for m in ms for k in methods), 1.0) * 1.18)
-    ax.set_ylabel("speedup over cuSPARSE (higher is better)")
-    ax.set_title(f"SpMV speedup over cuSPARSE, {precision} — {device}", pad=18)
+    ax.set_ylabel("speedup over the fastest cuSPARSE form (higher is better)")
+    ax.set_title(f"SpMV speedup over the fastest cuSPARSE form, {precision} — {device}", pad=18)
     ax.legend(fontsize=8, loc="best", framealpha=0.9)
     ax.grid(axis="y", alpha=0.3, zorder=1)
     fig.tight_layout()
     fig.savefig(path, dpi=150)
     plt.close(fig)
     return notes, True
+
+
+def by_structure(ms):
+    """Matrices grouped by structure (report order), then class, then name."""
+    rank_s = {st: i for i, st in enumerate(structures(ms))}
+    rank_c = {c: i for i, c in enumerate(entry_classes(ms))}
+    return sorted(ms, key=lambda m: (rank_s[structure(m)], rank_c.get(m["class"], len(rank_c)), m["name"]))
+
+
+def plot_structure(ms, precision, device, path):
+    """ours_tuned over the fastest cuSPARSE form per matrix, bars coloured by structure and
+    grouped by it, with each structure's geometric mean as a line over its group; hollow
+    diamonds: ours_tuned over Kokkos Kernels. Returns False when there is nothing to plot."""
+    ms = by_structure(ms)
+    if not any(speedup(m, "ours_tuned") for m in ms):
+        return False
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(max(6.5, 0.7 * len(ms) + 2.5), 4.8))
+    ys = [speedup(m, "ours_tuned") or 0 for m in ms]
+    ax.bar(range(len(ms)), ys, 0.7, color=[structure_color(structure(m)) for m in ms], edgecolor="black",
+           linewidth=0.5, zorder=3)
+    kk = [(j, speedup(m, "ours_tuned", "kokkos_kernels")) for j, m in enumerate(ms)]
+    kk = [(j, v) for j, v in kk if v]
+    if kk:
+        ax.scatter([j for j, _ in kk], [v for _, v in kk], marker="D", facecolors="none", edgecolors="black",
+                   zorder=5, label="ours_tuned over Kokkos Kernels")
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=1, zorder=4)
+    from matplotlib.patches import Patch
+    handles = []
+    for st in structures(ms):
+        idx = [j for j, m in enumerate(ms) if structure(m) == st]
+        vals = [ys[j] for j in idx if ys[j]]
+        label = f"{st}: geomean {geomean(vals):.2f}×" if vals else f"{st}: no results"
+        if vals:
+            ax.hlines(geomean(vals), idx[0] - 0.45, idx[-1] + 0.45, colors=structure_color(st), linestyles=":",
+                      linewidth=2, zorder=6)
+        handles.append(Patch(facecolor=structure_color(st), edgecolor="black", linewidth=0.5, label=label))
+    ax.set_xticks(range(len(ms)))
+    ax.set_xticklabels([f"{m['name']} ({m['class']})" for m in ms], rotation=30, ha="right", fontsize=8)
+    ax.set_xlim(-0.5, len(ms) - 0.5)
+    ax.set_ylim(0, max(max(ys), max((v for _, v in kk), default=0), 1.0) * 1.15)
+    ax.set_ylabel("ours_tuned / fastest cuSPARSE form")
+    ax.set_title(f"Speedup of ours_tuned by matrix structure, {precision} — {device}")
+    ax.legend(handles=handles + ax.get_legend_handles_labels()[0], fontsize=8, loc="best", framealpha=0.9)
+    ax.grid(axis="y", alpha=0.3, zorder=1)
+    fig.tight_layout()
+    fig.savefig(path, dpi=150)
+    plt.close(fig)
+    return True
 
 
 def plot_heatmap(m, device, path):
@@ -315,18 +417,155 @@ def memory_table(ms):
     return md_table(["Matrix", "class", "precision", f"{layouts[0]} MB", *layouts], rows)
 
 
+def bw_fraction(m, method):
+    """Effective bandwidth (compulsory bytes / time) of a method as a fraction of the run's
+    copy bandwidth, None when it did not run."""
+    t = seconds(m, method)
+    return m["compulsory_bytes"] / t / m["_copy_bw"] if t else None
+
+
+def fmt_bandwidth(m, method):
+    f = bw_fraction(m, method)
+    return f"{f * m['_copy_bw'] / 1e9:.0f} GB/s ({f:.0%})" if f else failed(m, method)
+
+
 def bandwidth_table(ms):
     """compulsory_bytes / seconds per method, and its fraction of the measured copy bandwidth."""
     rows = []
     for m in ms:
-        row = [m["name"], m["class"], m["precision"], f"{m['compulsory_bytes'] / 1e6:.1f}"]
+        row = [m["name"], m["class"], structure(m), m["precision"], f"{m['compulsory_bytes'] / 1e6:.1f}"]
         for k in METHODS:
             t = seconds(m, k)
             bw = m["compulsory_bytes"] / t if t else None
             row.append(f"{bw / 1e9:.0f} GB/s ({bw / m['_copy_bw']:.0%})" if bw else failed(m, k))
         rows.append(row)
-    head = ["Matrix", "class", "precision", "compulsory MB"] + [LABELS[k] for k in METHODS]
-    return "— : not run.\n\n" + md_table(head, rows)
+    head = ["Matrix", "class", "structure", "precision", "compulsory MB"] + [LABELS[k] for k in METHODS]
+    return "— : not run. cuSPARSE: its fastest form.\n\n" + md_table(head, rows)
+
+
+def fmt_time(t):
+    return f"{t * 1e6:.2f} µs"
+
+
+def cusparse_forms_tables(ms):
+    """Every cuSPARSE form per matrix (time, and its ratio to the fastest, which is the
+    baseline of every ratio in this report), one table per precision and class."""
+    with_forms = [m for m in ms if m.get("cusparse_forms")]
+    without = [m for m in ms if not m.get("cusparse_forms")]
+    out = []
+    for p in PRECISIONS:
+        for cls in entry_classes(with_forms):
+            sel = [m for m in with_forms if m["precision"] == p and m["class"] == cls]
+            if not sel:
+                continue
+            names = first_seen([[f["variant"] for f in m["cusparse_forms"]] for m in sel])
+            rows = []
+            for m in sel:
+                forms = {f["variant"]: f for f in m["cusparse_forms"]}
+                best = seconds(m, "cusparse")
+                cells = []
+                for name in names:
+                    f = forms.get(name)
+                    t = ok_seconds(f)
+                    if f is None:
+                        cells.append("—")
+                    elif not t:
+                        cells.append("failed: " + (f.get("error") or "no error text"))
+                    else:
+                        cells.append(f"**{fmt_time(t)}**" if best and t <= best else
+                                     f"{fmt_time(t)} ({t / best:.2f}×)" if best else fmt_time(t))
+                    if f is not None and f.get("note"):
+                        cells[-1] += f" (note: {f['note']})"
+                r = result(m, "cusparse")
+                rows.append([m["name"], structure(m)] + cells +
+                            [r["variant"] if best else failed(m, "cusparse")])
+            out += ["", f"**{cls}, {p}**", "", md_table(["Matrix", "structure", *names, "baseline"], rows)]
+    if without:
+        counts = {}
+        for m in without:
+            v = (result(m, "cusparse") or {}).get("variant") or "—"
+            counts[v] = counts.get(v, 0) + 1
+        out += ["", "Runs from before `cusparse_forms` record one cuSPARSE form per matrix, which is its "
+                "baseline: " + ", ".join(f"`{v}` ({n} matrix run{'s' if n > 1 else ''})" for v, n in counts.items()) +
+                "."]
+    return out
+
+
+def geomean_cell(values, n, percent=False):
+    """Geometric mean of the values there are, with how many of the n matrices they cover."""
+    if not values:
+        return "—"
+    g = geomean(values)
+    text = f"{g:.0%}" if percent else f"{g:.2f}×"
+    return text if len(values) == n else f"{text} ({len(values)} of {n})"
+
+
+def structure_tables(ms):
+    """Geometric means per precision, structure and class (and all classes of a structure):
+    speedups of ours over the fastest cuSPARSE form and over Kokkos Kernels, and effective
+    bandwidth as a fraction of the copy bandwidth."""
+    head = ["structure", "class", "matrices", "ours_tuned / cuSPARSE", "ours_default / cuSPARSE",
+            "ours_tuned / Kokkos Kernels", "ours_tuned % of copy", "cuSPARSE % of copy"]
+    out = ["Geometric means over the matrices with results (\"k of n\" where some did not run); "
+           "cuSPARSE is the fastest form per matrix; % of copy: compulsory bytes / time over the "
+           "measured copy bandwidth."]
+    for p in PRECISIONS:
+        sel = [m for m in ms if m["precision"] == p]
+        if not sel:
+            continue
+        rows = []
+        for st in structures(sel):
+            sm = [m for m in sel if structure(m) == st]
+            groups = [(c, [m for m in sm if m["class"] == c]) for c in entry_classes(sel)]
+            groups = [(c, cm) for c, cm in groups if cm]
+            if len(groups) > 1:
+                groups.append(("all", sm))
+            for cls, cm in groups:
+                def values(f):
+                    return [v for v in (f(m) for m in cm) if v]
+                rows.append([st, cls, str(len(cm)),
+                             geomean_cell(values(lambda m: speedup(m, "ours_tuned")), len(cm)),
+                             geomean_cell(values(lambda m: speedup(m, "ours_default")), len(cm)),
+                             geomean_cell(values(lambda m: speedup(m, "ours_tuned", "kokkos_kernels")), len(cm)),
+                             geomean_cell(values(lambda m: bw_fraction(m, "ours_tuned")), len(cm), True),
+                             geomean_cell(values(lambda m: bw_fraction(m, "cusparse")), len(cm), True)])
+        out += ["", f"**{p}**", "", md_table(head, rows)]
+    return out
+
+
+def irregular_family(ms):
+    """The irregular matrices one by one, and the family's effective bandwidth against the
+    copy bandwidth, per precision."""
+    sel = [m for m in ms if structure(m) == "irregular"]
+    if not sel:
+        return ["No matrix of these runs has structure \"irregular\" (the structure comes from the zoo "
+                "index; runs from before it have none)."]
+    rows = []
+    for m in sel:
+        r = result(m, "cusparse")
+        rows.append([m["name"], m["class"], m["precision"],
+                     fmt_time(seconds(m, "ours_tuned")) if seconds(m, "ours_tuned") else failed(m, "ours_tuned"),
+                     f"{r['variant']}: {fmt_time(seconds(m, 'cusparse'))}" if seconds(m, "cusparse")
+                     else failed(m, "cusparse"),
+                     fmt_speedup(m, "ours_tuned"), fmt_speedup(m, "ours_tuned", "kokkos_kernels"),
+                     fmt_bandwidth(m, "ours_tuned"), fmt_bandwidth(m, "cusparse")])
+    out = [md_table(["Matrix", "class", "precision", "ours_tuned", "fastest cuSPARSE form", "vs cuSPARSE",
+                     "vs Kokkos Kernels", "ours_tuned bandwidth", "cuSPARSE bandwidth"], rows), ""]
+    for p in PRECISIONS:
+        pm = [m for m in sel if m["precision"] == p]
+        if not pm:
+            continue
+        parts = []
+        for k in ("ours_tuned", "cusparse", "kokkos_kernels"):
+            pairs = [(m["name"], bw_fraction(m, k)) for m in pm if bw_fraction(m, k)]
+            if pairs:
+                worst = min(pairs, key=lambda nv: nv[1])
+                parts.append(f"{LABELS[k] if k != 'ours_tuned' else 'ours_tuned'} geomean "
+                             f"{geomean([v for _, v in pairs]):.0%} of copy bandwidth (min {worst[1]:.0%}, "
+                             f"{worst[0]})" + ("" if len(pairs) == len(pm) else f" over {len(pairs)} of {len(pm)}"))
+        out.append(f"- irregular, {p}, {len(pm)} matri{'x' if len(pm) == 1 else 'ces'}: " +
+                   ("; ".join(parts) if parts else "no results"))
+    return out
 
 
 def verdict(value, target, percent_points=False):
@@ -390,7 +629,9 @@ def device_sections(device, ms, out_dir, suffix, level):
     """All tables and plots of one GPU; `suffix` keeps file names apart when there are several."""
     h = "#" * level
     out, ms = [], ordered(ms)
-    out += ["", f"{h} Speedup over cuSPARSE — {device}"]
+    out += ["", f"{h} Speedup over the fastest cuSPARSE form — {device}", "",
+            "cuSPARSE is timed in every form that applies to the matrix (next section); each ratio is "
+            "against the fastest of them on that matrix, measured in the same run."]
     for p in PRECISIONS:
         sel = [m for m in ms if m["precision"] == p]
         if not sel:
@@ -400,6 +641,15 @@ def device_sections(device, ms, out_dir, suffix, level):
         out += ["", f"![speedup over cuSPARSE, {p}]({name})" if drawn else f"No speedups to plot for {p}."]
         if notes:
             out += ["", f"Left out of the {p} plot (failed): " + "; ".join(cell(n) for n in notes) + "."]
+    out += ["", f"{h} cuSPARSE forms (bold: the fastest, the baseline; others: time over it) — {device}"]
+    out += cusparse_forms_tables(ms)
+    out += ["", f"{h} By structure — {device}", ""] + structure_tables(ms)
+    for p in PRECISIONS:
+        sel = [m for m in ms if m["precision"] == p]
+        name = f"speedup_structure_{p}{suffix}.png"
+        if sel and plot_structure(sel, p, device, os.path.join(out_dir, name)):
+            out += ["", f"![speedup by structure, {p}]({name})"]
+    out += ["", f"{h} Irregular family — {device}", ""] + irregular_family(ms)
     out += ["", f"{h} Best layout per matrix (ours_tuned) — {device}"] + best_layout_tables(ms)
     out += ["", f"{h} Memory per outer layout, relative to the default layout — {device}", "", memory_table(ms)]
     out += ["", f"{h} Effective bandwidth (compulsory bytes / time; % of measured copy bandwidth) — {device}",
