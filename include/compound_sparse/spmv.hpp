@@ -32,6 +32,15 @@ constexpr bool is_gpu_space() {
 #endif
 }
 
+/// Threads per team for launching `f` with Policy: `wanted` on GPUs; on host
+/// backends at most team_size_max threads (1 on Serial).
+template <class Policy, class ExecutionSpace, class Functor>
+int launch_team_size(const ExecutionSpace& exec, const Functor& f, int wanted) {
+  if (is_gpu_space<ExecutionSpace>()) return wanted;
+  const int host_max = Policy(exec, 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
+  return std::max(1, std::min(wanted, host_max));
+}
+
 /// The merge-path schedule (impl/merge_path.hpp): pass 1 on a league of up to
 /// n_s * MinTeams teams of Threads workers, pass 2 over the workers' carries.
 template <class ExecutionSpace, unsigned Threads, unsigned MinTeams, class Entry, class Inner, class XInner,
@@ -55,11 +64,7 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
   f.result = result;
   f.num_rows = a.num_rows;
   f.num_entries = static_cast<int>(a.num_entries);
-  int team_size = static_cast<int>(Threads);
-  if (!is_gpu_space<ExecutionSpace>()) {
-    const int host_max = policy_type(exec, 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
-    team_size = std::max(1, std::min(team_size, host_max));
-  }
+  const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads));
   const int most = static_cast<int>(a.merge_path_carries.rows.extent(0));
   const int league = std::max(1, std::min((most + team_size - 1) / team_size,
                                           multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
@@ -101,15 +106,10 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   f.num_rows = a.num_rows;
   f.ell_stride = a.ell_stride;
 
-  // Host backends run teams of at most team_size_max threads (1 on Serial) and
-  // ignore vector lanes beyond one thread's loop; GPUs get exactly Threads threads.
+  // Host backends ignore vector lanes beyond one thread's loop (launch_team_size).
   const int lanes = schedule.lanes_per_row;
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
-  int team_size = static_cast<int>(Threads) / lanes;
-  if (!gpu) {
-    const int host_max = policy_type(exec, 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
-    team_size = std::max(1, std::min(team_size, host_max));
-  }
+  const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
   f.rows_per_team_chunk = team_size;
   f.team_chunks = (a.num_rows + team_size - 1) / team_size;
   f.rows_per_warp_chunk = gpu ? 32 / lanes : 32;
