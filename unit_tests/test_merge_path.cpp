@@ -43,25 +43,55 @@ TEST(MergePath, DiagonalSearchMatchesTheMergedList) {
   }
 }
 
-TEST(MergePath, WorkersAreBoundedByWorkAndDevice) {
-  EXPECT_EQ(cs::impl::merge_path_max_workers(0, 0, 4), 1);
-  EXPECT_EQ(cs::impl::merge_path_max_workers(100, 700, 4), 100);           // 8 items each
-  EXPECT_EQ(cs::impl::merge_path_max_workers(1 << 20, 1 << 24, 2), 4096);  // 2048 per multiprocessor
-  std::mt19937 rng(3);
-  const auto a = cs::to_device<cs::Csr, cs::Aos>(random_csr<C>(300, 300, 0, 9, 4, rng));
-  EXPECT_EQ(a.merge_path_carries.rows.extent(0),
-            static_cast<std::size_t>(cs::impl::merge_path_max_workers(
-                a.num_rows, a.num_entries, cs::multiprocessor_count<Kokkos::DefaultExecutionSpace>())));
-  EXPECT_EQ(a.merge_path_carries.values.extent(0), a.merge_path_carries.rows.extent(0));
+TEST(MergePath, IndexHoldsEvery32ndCoordinate) {
+  for (const auto& [name, host] : test_matrices<C>(12)) {
+    const auto a = cs::to_device<cs::Csr, cs::Aos>(host);
+    const auto rows = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.merge_path.index_rows);
+    const auto entries = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a.merge_path.index_entries);
+    const int items = a.num_rows + static_cast<int>(a.num_entries);
+    ASSERT_EQ(rows.extent(0), cs::impl::merge_path_index_length(a.num_rows, a.num_entries)) << name;
+    ASSERT_EQ(rows.extent(0), static_cast<std::size_t>((items + 31) / 32 + 1)) << name;
+    EXPECT_EQ(a.merge_path.carry_rows.extent(0) + 1, rows.extent(0)) << name;
+    EXPECT_EQ(a.merge_path.carry_values.extent(0), a.merge_path.carry_rows.extent(0)) << name;
+    for (std::size_t s = 0; s < rows.extent(0); ++s) {
+      const auto want = walk(host.row_offsets, std::min(static_cast<int>(s) * 32, items));
+      ASSERT_EQ(rows(s), want.row) << name << " index " << s;
+      ASSERT_EQ(entries(s), want.entry) << name << " index " << s;
+    }
+  }
   // Other layouts carry nothing.
+  std::mt19937 rng(3);
   const auto e = cs::to_device<cs::Ell, cs::Aos>(random_csr<C>(30, 30, 0, 9, -1, rng));
-  EXPECT_EQ(e.merge_path_carries.rows.extent(0), 0u);
+  EXPECT_EQ(e.merge_path.index_rows.extent(0), 0u);
+  EXPECT_EQ(e.merge_path.carry_rows.extent(0), 0u);
 }
 
-// More workers: 16 teams per multiprocessor (2048 threads, the most a GPU keeps
-// resident; on one host thread, 16 workers) split the long rows of these matrices
-// over many workers, whole ones inside a row.
-TEST(MergePath, ManyWorkersMatchTheReference) {
+TEST(MergePath, TileShapesFitTheScratchAndKeepOddShares) {
+  using Q = cs::Quaternion<double>;
+  using Functor = cs::impl::MergePathFunctor<Q, cs::Aos, cs::Aos, cs::Aos, Kokkos::DefaultExecutionSpace::memory_space>;
+  const std::size_t cuda_scratch = 40 * 1024;  // Kokkos' level-0 team scratch on CUDA
+  int previous = 8;
+  for (int threads : {32, 64, 128, 256, 512}) {
+    const auto tile = cs::impl::merge_path_tile<Functor>(true, threads, cuda_scratch);
+    EXPECT_EQ(tile.workers, threads);
+    EXPECT_EQ(tile.items_per_worker % 2, 1) << threads;
+    EXPECT_LE(tile.items_per_worker, previous) << threads;  // more threads, fewer items each
+    EXPECT_LE(Functor::scratch_bytes(tile), cuda_scratch) << threads;
+    EXPECT_EQ(tile.items() % cs::impl::merge_path_index_stride, 0) << threads;
+    previous = tile.items_per_worker;
+  }
+  EXPECT_EQ(cs::impl::merge_path_tile<Functor>(true, 128, cuda_scratch).items_per_worker, 7);
+  const auto host = cs::impl::merge_path_tile<Functor>(false, 1, 32 * 1024);
+  EXPECT_EQ(host.workers, 32);
+  EXPECT_LE(Functor::scratch_bytes(host), 32u * 1024);
+  // A team whose carries alone overflow the scratch is refused, not launched.
+  EXPECT_THROW(cs::impl::merge_path_tile<Functor>(true, 2048, cuda_scratch), cs::InvalidInput);
+}
+
+// On the host a tile is 32 workers of up to 33 items, so the long rows of these
+// matrices span workers inside a tile (runs of carries) and tiles (the second
+// pass), whole ones inside a row.
+TEST(MergePath, RowsSpanningWorkersAndTilesMatchTheReference) {
   using Many = Variant<C, cs::Csr, cs::Soa, cs::Aos, cs::Aos, cs::ScheduleKind::MergePath>;
   run_variant<Many>(cs::Schedule<cs::ScheduleKind::MergePath, 128, 16>{}, 77u);
   using ManySoa = Variant<C, cs::Csr, cs::Aos, cs::Soa, cs::Soa, cs::ScheduleKind::MergePath>;

@@ -172,7 +172,6 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), shape.lengths_size);
   m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), shape.num_slots);
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), shape.num_slots);
-  impl::allocate_schedule_state(m);
 
   auto offsets = Kokkos::create_mirror_view(m.offsets);
   auto lengths = Kokkos::create_mirror_view(m.row_lengths);
@@ -201,6 +200,7 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   Kokkos::deep_copy(m.row_lengths, lengths);
   Kokkos::deep_copy(m.col_indices, cols);
   Kokkos::deep_copy(m.values, vals);
+  impl::make_schedule_state(m);
   return m;
 }
 

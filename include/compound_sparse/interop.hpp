@@ -160,7 +160,6 @@ SparseMatrix<typename Values::non_const_value_type, Outer, Inner, typename Value
     m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), 0);
     m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), nnz);
     m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), nnz);
-    impl::allocate_schedule_state(m);
     const auto offsets = m.offsets;
     const auto cols = m.col_indices;
     const auto vals = m.values;
@@ -174,6 +173,7 @@ SparseMatrix<typename Values::non_const_value_type, Outer, Inner, typename Value
           for (int c = 0; c < traits::size; ++c) vals(k, c) = traits::get(e, c);
         });
     Kokkos::fence();
+    impl::make_schedule_state(m);
     return m;
   }
 }

@@ -17,10 +17,13 @@
 //                team barrier). On host backends each thread takes chunks of
 //                32 rows from the counter.
 //   MergePath    CSR only, lanes_per_row 1: the n + nnz items of the merge of
-//                row ends and non-zeros are split evenly over the league's
-//                threads, so a long row is shared by many threads and teams; a
-//                second pass adds the partial sums of rows that span threads
-//                (impl/merge_path.hpp). Deterministic, no atomics on y.
+//                row ends and non-zeros are cut into equal tiles, one per team
+//                (so its league is the tile count, not n_s * MinTeamsPerSM);
+//                a team stages its tile's products in scratch and its threads
+//                walk equal shares of it, so a long row is shared by many
+//                threads and teams; a second pass adds the partial sums of
+//                rows that span tiles (impl/merge_path.hpp). Deterministic, no
+//                atomics on y.
 //
 // The kind and the launch bounds are template parameters (compile-time variants,
 // selected at run time by the tuning database); lanes_per_row is a run-time value.

@@ -23,12 +23,16 @@
 
 namespace compound_sparse {
 
-/// Scratch of the merge-path schedule (impl/merge_path.hpp), one slot per
-/// worker: the row a worker left unfinished (num_rows: none) and its partial sum.
+/// State of the merge-path schedule (impl/merge_path.hpp): the path's
+/// coordinates (rows, non-zeros consumed) at every 32nd item, computed with the
+/// matrix, and one carry slot per tile: the row a tile left unfinished
+/// (num_rows: none) and its partial sum.
 template <class Entry, class MemorySpace>
-struct MergePathCarries {
-  Kokkos::View<int*, MemorySpace> rows;
-  Kokkos::View<vector_type_t<Entry>*, MemorySpace> values;
+struct MergePathState {
+  Kokkos::View<int*, MemorySpace> index_rows;
+  Kokkos::View<int*, MemorySpace> index_entries;
+  Kokkos::View<int*, MemorySpace> carry_rows;
+  Kokkos::View<vector_type_t<Entry>*, MemorySpace> carry_values;
 };
 
 template <class Entry, class Outer, class Inner,
@@ -63,11 +67,11 @@ struct SparseMatrix {
   /// matrix, so two dynamically scheduled products on the same matrix must not
   /// run concurrently on different execution space instances.
   Kokkos::View<unsigned, MemorySpace> work_counter;
-  /// Csr only: the merge-path schedule's carries, merge_path_max_workers long.
-  /// Like work_counter, shared by the products on this matrix. Not counted in
-  /// memory_bytes (it is at most 1/8 of the CSR arrays' entry count, and
-  /// 2048 per multiprocessor).
-  MergePathCarries<Entry, MemorySpace> merge_path_carries;
+  /// Csr only: the merge-path schedule's index and carries, each about
+  /// (rows + non-zeros) / 32 long (impl::merge_path_index_length). The carries
+  /// are, like work_counter, shared by the products on this matrix. Not counted
+  /// in memory_bytes: for complex<double> they add about 3% to the CSR arrays.
+  MergePathState<Entry, MemorySpace> merge_path;
 };
 
 /// Bytes of device memory the matrix occupies, with the accounting of the

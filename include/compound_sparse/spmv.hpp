@@ -41,8 +41,25 @@ int launch_team_size(const ExecutionSpace& exec, const Functor& f, int wanted) {
   return std::max(1, std::min(wanted, host_max));
 }
 
-/// The merge-path schedule (impl/merge_path.hpp): pass 1 on a league of up to
-/// n_s * MinTeams teams of Threads workers, pass 2 over the workers' carries.
+/// The tile shape of the merge-path schedule for `team_size` threads: on GPUs
+/// one worker per thread, on host backends 32 workers walked by however many
+/// threads the team has; each worker gets the largest odd item count up to 7
+/// (GPU) or 33 (host) whose scratch fits `scratch_max` bytes. Odd, so that a
+/// quarter warp's strided reads of 16-byte products fall in different banks.
+template <class Functor>
+MergePathTile merge_path_tile(bool gpu, int team_size, std::size_t scratch_max) {
+  MergePathTile tile{gpu ? team_size : 32, gpu ? 7 : 33};
+  while (tile.items_per_worker > 1 && Functor::scratch_bytes(tile) > scratch_max) tile.items_per_worker -= 2;
+  COMPOUND_SPARSE_REQUIRE(Functor::scratch_bytes(tile) <= scratch_max,
+                          "spmv: merge_path with "
+                              << team_size << " threads per team needs " << Functor::scratch_bytes(tile)
+                              << " bytes of team scratch, more than "
+                              << "the " << scratch_max << " the backend offers; use fewer threads");
+  return tile;
+}
+
+/// The merge-path schedule (impl/merge_path.hpp): pass 1 on one team of
+/// Threads threads per tile, pass 2 over the tiles' carries.
 template <class ExecutionSpace, unsigned Threads, unsigned MinTeams, class Entry, class Inner, class XInner,
           class YInner, class MemorySpace>
 void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>& result,
@@ -51,8 +68,10 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
                      const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
   using functor_type = MergePathFunctor<Entry, Inner, XInner, YInner, MemorySpace>;
   using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
-  COMPOUND_SPARSE_REQUIRE(a.merge_path_carries.rows.extent(0) > 0,
-                          "spmv: the matrix has no merge-path carries (build it with to_device or "
+  const std::size_t index_length = a.merge_path.index_rows.extent(0);
+  COMPOUND_SPARSE_REQUIRE(index_length == merge_path_index_length(a.num_rows, a.num_entries) &&
+                              a.merge_path.carry_rows.extent(0) + 1 == index_length,
+                          "spmv: the matrix has no merge-path index (build it with to_device or "
                           "matrix_from_csr_views)");
   functor_type f;
   f.offsets = a.offsets;
@@ -60,27 +79,28 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
   f.values = a.values;
   f.x = x.data;
   f.y = y.data;
-  f.carries = a.merge_path_carries;
+  f.state = a.merge_path;
   f.result = result;
   f.num_rows = a.num_rows;
-  f.num_entries = static_cast<int>(a.num_entries);
+  f.num_index_strides = static_cast<int>(index_length) - 1;
+  constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads));
-  const int most = static_cast<int>(a.merge_path_carries.rows.extent(0));
-  const int league = std::max(1, std::min((most + team_size - 1) / team_size,
-                                          multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
-  f.workers = std::min(most, league * team_size);
-  const std::int64_t items = static_cast<std::int64_t>(a.num_rows) + f.num_entries;
-  f.items_per_worker = (items + f.workers - 1) / f.workers;
-  Kokkos::parallel_for("compound_sparse::spmv_merge_path", policy_type(exec, league, team_size, 1), f);
+  f.tile = merge_path_tile<functor_type>(gpu, team_size, static_cast<std::size_t>(policy_type::scratch_size_max(0)));
+  const std::int64_t items = static_cast<std::int64_t>(a.num_rows) + static_cast<std::int64_t>(a.num_entries);
+  const int tiles = static_cast<int>((items + f.tile.items() - 1) / f.tile.items());
+  Kokkos::parallel_for(
+      "compound_sparse::spmv_merge_path",
+      policy_type(exec, tiles, team_size, 1).set_scratch_size(0, Kokkos::PerTeam(functor_type::scratch_bytes(f.tile))),
+      f);
 
   MergePathFixup<Entry, YInner, MemorySpace> fixup;
   fixup.y = y.data;
-  fixup.carries = a.merge_path_carries;
+  fixup.state = a.merge_path;
   fixup.result = result;
   fixup.num_rows = a.num_rows;
-  fixup.workers = f.workers;
-  Kokkos::parallel_for("compound_sparse::spmv_merge_path_fixup",
-                       Kokkos::RangePolicy<ExecutionSpace>(exec, 0, f.workers), fixup);
+  fixup.tiles = tiles;
+  Kokkos::parallel_for("compound_sparse::spmv_merge_path_fixup", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, tiles),
+                       fixup);
 }
 
 /// The schedules that hand whole rows to threads (Static, DynamicTeam,
