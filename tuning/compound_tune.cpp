@@ -6,7 +6,7 @@
 //                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR] [--resume yes|no]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
 //                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
-//                 [--drop-slower-than R] [--max-padding R]
+//                 [--drop-slower-than R] [--max-padding R] [--dense-row-threshold N|device]
 //   compound-tune --matrix FILE.mtx --entry CLASS [same options]
 //   (CLASS: an entry class compiled into the registry: complex, quaternion, block3, ...)
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
@@ -32,6 +32,12 @@
 // fastest so far is a good one early. 0 turns either bound off. Each record stores the
 // seconds its tuning took (tuning_seconds); the tuner prints them per matrix and
 // precision with the counts of dropped and refused candidates.
+//
+// A matrix with a dense row (a row longer than the device's dense_row_threshold,
+// selection.hpp, or --dense-row-threshold N) is given a kind that splits rows by every
+// selection rule, so only those kinds are timed on it: the row schedules would be the
+// slowest candidates by far there, and timing them was most of an irregular matrix's
+// tuning time. The tuner prints how many it skipped.
 //
 // Records are added to the database one matrix at a time under a file lock
 // (update_tuning_database), so tuners running at once into one --db-dir keep each
@@ -76,9 +82,10 @@ struct Options {
   double retime_within = 1.25;  // re-time every candidate within this factor of the fastest ...
   int retime_max = 48;          // ... but no more than this many
   std::size_t budget = std::numeric_limits<std::size_t>::max();
-  double drop_slower_than = 3.0;  // stop a candidate after one batch over this factor x the fastest so far (0: off)
-  double max_padding = 3.0;       // refuse layouts storing more slots per non-zero (0: off)
-  bool resume = true;             // keep matching records (an interrupted run continues)
+  double drop_slower_than = 3.0;    // stop a candidate after one batch over this factor x the fastest so far (0: off)
+  double max_padding = 3.0;         // refuse layouts storing more slots per non-zero (0: off)
+  double dense_row_threshold = -1;  // rows longer than this are dense; < 0: the device's rule
+  bool resume = true;               // keep matching records (an interrupted run continues)
   std::string loo, out;
   int neighbours = 3;
 };
@@ -117,6 +124,8 @@ int usage(const char* argv0, std::ostream& out, int code) {
          "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
          "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
          "         [--drop-slower-than R] [--max-padding R]   (R: a factor >= 1, or 0 for no bound; default 3)\n"
+         "         [--dense-row-threshold N|device]   (rows longer than N are dense: only kinds that split rows\n"
+         "                                              are timed; default: the device's rule)\n"
          "       "
       << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
       << " --loo DB.json --out PREFIX [--neighbours K]\n";
@@ -159,7 +168,8 @@ std::string bound_text(double factor) {
 
 /// What tune() did besides the record.
 struct TuneCounts {
-  int dropped = 0, refused = 0;
+  int dropped = 0, refused = 0, skipped = 0;
+  double dense_row_threshold = 0;  ///< the threshold this matrix was judged by
 };
 
 template <class Entry>
@@ -180,8 +190,20 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
             static_cast<double>(registry.num_slots(outer, a)) <=
                 o.max_padding * static_cast<double>(std::max<std::size_t>(1, a.num_entries())));
   };
+  // A dense row: selection only ever gives this matrix a kind that splits rows.
+  const double dense_row =
+      o.dense_row_threshold >= 0 ? o.dense_row_threshold : cs::dense_row_threshold(features, cs::default_device_info());
+  counts.dense_row_threshold = dense_row;
+  auto candidates = search_keys<Entry>(o.search);
+  if (features.nnz_per_row_max > dense_row) {
+    const auto kept = std::stable_partition(candidates.begin(), candidates.end(),
+                                            [](const cs::VariantKey& k) { return cs::splits_rows(k.kind); });
+    counts.skipped = static_cast<int>(candidates.end() - kept);
+    candidates.erase(kept, candidates.end());
+    bar.drop(counts.skipped * launches(o.quick) * job.unit());
+  }
   const auto keys =
-      cs::likely_fast_first(search_keys<Entry>(o.search), cs::heuristic_variant(features, registry.variants(), fits));
+      cs::likely_fast_first(candidates, cs::heuristic_variant(features, registry.variants(), fits, dense_row));
   const double final_units = job.unit() * launches(o.final);
   const auto inputs = cs::make_measure_inputs(a, quick.seed);  // x and reference, once for both passes
   auto measured = cs::measure_variants(
@@ -359,7 +381,9 @@ int run_tuner(const Options& o) {
     std::cerr << "  " << what << ": tuned in " << t->tuning_seconds << " s; " << t->measurements.size()
               << " candidates: " << counts.dropped << " dropped after one batch (--drop-slower-than "
               << bound_text(o.drop_slower_than) << "), " << counts.refused
-              << " refused before converting (--max-padding " << bound_text(o.max_padding) << ", --budget-bytes)\n";
+              << " refused before converting (--max-padding " << bound_text(o.max_padding) << ", --budget-bytes), "
+              << counts.skipped << " skipped for a dense row (longest row " << t->features.nnz_per_row_max
+              << ", threshold " << counts.dense_row_threshold << ")\n";
     if (t->best.empty()) {
       // Nothing to select from: recording it would only hide the failure.
       std::cerr << "compound-tune: " << what << " (" << j.file << "): no variant ran correctly (0/"
@@ -416,6 +440,10 @@ int main(int argc, char** argv) {
       {"--budget-bytes", [&](const std::string& v) { o.budget = compound_tools::non_negative_integer(v); }},
       {"--drop-slower-than", [&](const std::string& v) { o.drop_slower_than = compound_tools::factor_or_zero(v, 1); }},
       {"--max-padding", [&](const std::string& v) { o.max_padding = compound_tools::factor_or_zero(v, 1); }},
+      {"--dense-row-threshold",
+       [&](const std::string& v) {
+         o.dense_row_threshold = v == "device" ? -1 : compound_tools::finite_number_at_least(v, 0);
+       }},
       {"--resume",
        [&](const std::string& v) {
          o.resume = one_of(v, {"yes", "no"}) == "yes";
