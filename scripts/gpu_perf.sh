@@ -10,7 +10,9 @@
 #                                        TIMING=wall|queued|auto (default auto: queued,
 #                                        GPU time, as tuning/sm_90.json was tuned);
 #                                        SECONDS_LIMIT=N stops it after N s (what it has
-#                                        is copied), RESUME=1 continues such a run
+#                                        is copied), RESUME=1 continues such a run;
+#                                        ONLY=a,b runs it on those zoo matrices alone
+#                                        (their own zoo in /tmp/compound_zoo_NAME)
 #   scripts/gpu_perf.sh profile DB       ncu metrics (scripts/gpu_profile.sh) into $OUT/ncu,
 #                                        ours as selected from DB against the baselines
 #   scripts/gpu_perf.sh cost ENTRY       build time and binary size of the library for one
@@ -76,6 +78,10 @@ case $stage in
     # it stopped (compound-tune --resume) instead of starting over.
     work=/tmp/perf_runs/$name
     mkdir -p "$work"
+    if [ -n "${ONLY:-}" ]; then
+      zoo=/tmp/compound_zoo_$name
+      zoo_args+=(--only "$ONLY")
+    fi
     ZOO_DIR=$zoo REUSE_ZOO=1 timeout "${SECONDS_LIMIT:-100000}" scripts/perf_pipeline.sh build-cuda "$work" \
       "${zoo_args[@]}" --heatmap elasticity-box-large --timing "${TIMING:-auto}"
     status=$?

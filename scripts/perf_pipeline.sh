@@ -9,7 +9,10 @@
 # selection_quality.{json,md}, bench.json, bench.csv, pipeline.log.
 #
 #   scripts/perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME] [--meshes DIR] [--mhd1280b FILE]
-#                            [--timing auto|wall|queued]
+#                            [--timing auto|wall|queued] [--only NAME[,NAME...]]
+#
+# --only runs the pipeline on those zoo matrices alone (compound-zoo --only): a check
+# of one family, not a result to quote (leave-one-out needs the whole zoo).
 #
 # --timing (default auto: queued on CUDA, wall elsewhere) goes to compound-tune and
 # compound-bench: queued times the GPU with the host out of the loop (CUDA only;
@@ -28,7 +31,7 @@ while [ $# -gt 0 ]; do
     --scale) scale=$2; shift 2 ;;
     --heatmap) heatmap=$2; shift 2 ;;
     --timing) timing=$2; shift 2 ;;
-    --meshes|--mhd1280b) zoo_args+=("$1" "$2"); shift 2 ;;
+    --meshes|--mhd1280b|--only) zoo_args+=("$1" "$2"); shift 2 ;;
     *) echo "perf_pipeline.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
