@@ -70,9 +70,10 @@ TEST(MergePath, TileShapesFitTheScratchAndKeepOddShares) {
   using Q = cs::Quaternion<double>;
   using Functor = cs::impl::MergePathFunctor<Q, cs::Aos, cs::Aos, cs::Aos, Kokkos::DefaultExecutionSpace::memory_space>;
   const std::size_t cuda_scratch = 40 * 1024;  // Kokkos' level-0 team scratch on CUDA
+  const auto any = [](std::size_t) { return true; };
   int previous = 8;
   for (int threads : {32, 64, 128, 256, 512}) {
-    const auto tile = cs::impl::merge_path_tile<Functor>(true, threads, cuda_scratch);
+    const auto tile = cs::impl::merge_path_tile<Functor>(true, threads, cuda_scratch, any);
     EXPECT_EQ(tile.workers, threads);
     EXPECT_EQ(tile.items_per_worker % 2, 1) << threads;
     EXPECT_LE(tile.items_per_worker, previous) << threads;  // more threads, fewer items each
@@ -80,12 +81,20 @@ TEST(MergePath, TileShapesFitTheScratchAndKeepOddShares) {
     EXPECT_EQ(tile.items() % cs::impl::merge_path_index_stride, 0) << threads;
     previous = tile.items_per_worker;
   }
-  EXPECT_EQ(cs::impl::merge_path_tile<Functor>(true, 128, cuda_scratch).items_per_worker, 7);
-  const auto host = cs::impl::merge_path_tile<Functor>(false, 1, 32 * 1024);
+  EXPECT_EQ(cs::impl::merge_path_tile<Functor>(true, 128, cuda_scratch, any).items_per_worker, 7);
+  // Teams that must share a multiprocessor (launch bounds' MinTeams) get less each.
+  const std::size_t shared = 228 * 1024 / 8;
+  const auto eight_teams = [&](std::size_t bytes) { return bytes <= shared; };
+  const auto tile = cs::impl::merge_path_tile<Functor>(true, 256, cuda_scratch, eight_teams);
+  EXPECT_LE(Functor::scratch_bytes(tile), shared);
+  EXPECT_LT(tile.items_per_worker, cs::impl::merge_path_tile<Functor>(true, 256, cuda_scratch, any).items_per_worker);
+  const auto host = cs::impl::merge_path_tile<Functor>(false, 1, 32 * 1024, any);
   EXPECT_EQ(host.workers, 32);
   EXPECT_LE(Functor::scratch_bytes(host), 32u * 1024);
-  // A team whose carries alone overflow the scratch is refused, not launched.
-  EXPECT_THROW(cs::impl::merge_path_tile<Functor>(true, 2048, cuda_scratch), cs::InvalidInput);
+  // A team whose scratch cannot fit is refused before anything is launched.
+  EXPECT_THROW(cs::impl::merge_path_tile<Functor>(true, 2048, cuda_scratch, any), cs::InvalidInput);
+  EXPECT_THROW(cs::impl::merge_path_tile<Functor>(true, 128, cuda_scratch, [](std::size_t) { return false; }),
+               cs::InvalidInput);
 }
 
 // On the host a tile is 32 workers of up to 33 items, so the long rows of these

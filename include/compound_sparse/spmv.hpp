@@ -44,17 +44,21 @@ int launch_team_size(const ExecutionSpace& exec, const Functor& f, int wanted) {
 /// The tile shape of the merge-path schedule for `team_size` threads: on GPUs
 /// one worker per thread, on host backends 32 workers walked by however many
 /// threads the team has; each worker gets the largest odd item count up to 7
-/// (GPU) or 33 (host) whose scratch fits `scratch_max` bytes. Odd, so that a
-/// quarter warp's strided reads of 16-byte products fall in different banks.
-template <class Functor>
-MergePathTile merge_path_tile(bool gpu, int team_size, std::size_t scratch_max) {
+/// (GPU) or 33 (host) whose scratch fits `scratch_max` bytes and for which
+/// `launches(scratch bytes)` holds. Odd, so that a quarter warp's strided reads
+/// of 16-byte products fall in different banks.
+template <class Functor, class Launches>
+MergePathTile merge_path_tile(bool gpu, int team_size, std::size_t scratch_max, const Launches& launches) {
+  const auto fits = [&](const MergePathTile& t) {
+    return Functor::scratch_bytes(t) <= scratch_max && launches(Functor::scratch_bytes(t));
+  };
   MergePathTile tile{gpu ? team_size : 32, gpu ? 7 : 33};
-  while (tile.items_per_worker > 1 && Functor::scratch_bytes(tile) > scratch_max) tile.items_per_worker -= 2;
-  COMPOUND_SPARSE_REQUIRE(Functor::scratch_bytes(tile) <= scratch_max,
-                          "spmv: merge_path with "
-                              << team_size << " threads per team needs " << Functor::scratch_bytes(tile)
-                              << " bytes of team scratch, more than "
-                              << "the " << scratch_max << " the backend offers; use fewer threads");
+  while (tile.items_per_worker > 1 && !fits(tile)) tile.items_per_worker -= 2;
+  COMPOUND_SPARSE_REQUIRE(fits(tile), "spmv: merge_path with " << team_size << " threads per team needs "
+                                                               << Functor::scratch_bytes(tile)
+                                                               << " bytes of team scratch, more than the backend "
+                                                                  "offers at these launch bounds (at most "
+                                                               << scratch_max << "); use fewer threads or teams");
   return tile;
 }
 
@@ -85,7 +89,17 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
   f.num_index_strides = static_cast<int>(index_length) - 1;
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads));
-  f.tile = merge_path_tile<functor_type>(gpu, team_size, static_cast<std::size_t>(policy_type::scratch_size_max(0)));
+  // The launch bounds ask for MinTeams resident teams per multiprocessor: their
+  // scratch must fit it together, or Kokkos refuses the team size at launch,
+  // from inside parallel_for, where its exception leaves Kokkos' reference
+  // counting of Views switched off (Kokkos 3.4). Ask before launching instead.
+  const auto launches = [&](std::size_t bytes) {
+    return !gpu || policy_type(exec, 1, 1)
+                           .set_scratch_size(0, Kokkos::PerTeam(bytes))
+                           .team_size_max(f, Kokkos::ParallelForTag()) >= team_size;
+  };
+  f.tile = merge_path_tile<functor_type>(gpu, team_size, static_cast<std::size_t>(policy_type::scratch_size_max(0)),
+                                         launches);
   const std::int64_t items = static_cast<std::int64_t>(a.num_rows) + static_cast<std::int64_t>(a.num_entries);
   const int tiles = static_cast<int>((items + f.tile.items() - 1) / f.tile.items());
   Kokkos::parallel_for(
