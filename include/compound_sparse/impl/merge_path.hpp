@@ -11,7 +11,8 @@
 //
 // A team first stages its tile: its threads compute the tile's products
 // A(k) x(col(k)) side by side (consecutive threads read consecutive non-zeros,
-// so the loads coalesce) and copy the tile's row ends, both into scratch. Then
+// so the loads coalesce; each thread has several in flight) and copy the
+// tile's row ends, both into scratch. Then
 // each of the tile's workers walks its equal share of the tile in scratch.
 // Walking the matrix in global memory instead, each thread reading its own run
 // of non-zeros, cost 0.36 TB/s on the H200: a warp's 32 runs touch 32 cache
@@ -175,13 +176,28 @@ struct MergePathFunctor {
     const index_scratch carry_rows(team.team_scratch(0), tile.workers);
 
     Kokkos::single(Kokkos::PerTeam(team), [&]() { state.carry_rows(tile_index) = num_rows; });
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile_entries), [&](int j) {
-      const int k = k0 + j;
-      vector_type product = traits::zero();
-      traits::multiply_add(product, load_value<Entry, Inner>(values, k),
-                           load_value<vector_type, XInner>(x, col_indices(k)));
-      products(j) = product;
-    });
+    // The products, `batch` per thread at a time with every load before any
+    // store: the compiler cannot tell a store to scratch from the matrix or x,
+    // so a loop storing each product in turn waited out two memory latencies
+    // (column, then x) per non-zero.
+    constexpr int batch = 4;
+    const int stride = team.team_size();
+    for (int lead = team.team_rank(); lead < tile_entries; lead += batch * stride) {
+      int columns[batch];
+      for (int u = 0; u < batch; ++u) {
+        const int j = lead + u * stride;
+        columns[u] = j < tile_entries ? col_indices(k0 + j) : -1;
+      }
+      vector_type product[batch];
+      for (int u = 0; u < batch; ++u) {
+        product[u] = traits::zero();
+        if (columns[u] >= 0)
+          traits::multiply_add(product[u], load_value<Entry, Inner>(values, k0 + lead + u * stride),
+                               load_value<vector_type, XInner>(x, columns[u]));
+      }
+      for (int u = 0; u < batch; ++u)
+        if (columns[u] >= 0) products(lead + u * stride) = product[u];
+    }
     // Row row0 + tile_rows goes on past the tile: its end is the tile's last non-zero.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile_rows + 1),
                          [&](int i) { row_ends(i) = i < tile_rows ? offsets(row0 + i + 1) - k0 : tile_entries; });
