@@ -93,13 +93,17 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
   // scratch must fit it together, or Kokkos refuses the team size at launch,
   // from inside parallel_for, where its exception leaves Kokkos' reference
   // counting of Views switched off (Kokkos 3.4). Ask before launching instead.
+  // The answer depends only on this instantiation (on GPUs the team has Threads
+  // threads; on host backends the tile ignores the team size) and the device
+  // Kokkos runs on, so it is found once, not on every product.
   const auto launches = [&](std::size_t bytes) {
     return !gpu || policy_type(exec, 1, 1)
                            .set_scratch_size(0, Kokkos::PerTeam(bytes))
                            .team_size_max(f, Kokkos::ParallelForTag()) >= team_size;
   };
-  f.tile = merge_path_tile<functor_type>(gpu, team_size, static_cast<std::size_t>(policy_type::scratch_size_max(0)),
-                                         launches);
+  static const MergePathTile tile = merge_path_tile<functor_type>(
+      gpu, team_size, static_cast<std::size_t>(policy_type::scratch_size_max(0)), launches);
+  f.tile = tile;
   const std::int64_t items = static_cast<std::int64_t>(a.num_rows) + static_cast<std::int64_t>(a.num_entries);
   const int tiles = static_cast<int>((items + f.tile.items() - 1) / f.tile.items());
   Kokkos::parallel_for(
