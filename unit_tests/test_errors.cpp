@@ -124,15 +124,7 @@ TEST(Errors, PaddingBeyondTheMemoryOfTheSpaceIsRefusedBeforeAllocating) {
   // 277 GB: more than a GPU's or this host's memory.
   using B = cs::Block<double, 4>;
   using Space = Kokkos::DefaultExecutionSpace::memory_space;
-  cs::HostCsr<B> a;
-  a.num_rows = 1 << 21;
-  a.num_cols = 1000;
-  a.row_offsets.assign(a.num_rows + 1, 1000);
-  a.row_offsets[0] = 0;
-  for (int c = 0; c < 1000; ++c) {
-    a.col_indices.push_back(c);
-    a.values.push_back(B{});
-  }
+  const auto a = compound_sparse_test::one_long_row(1 << 21, 1000, B{});
   const std::uint64_t bytes = cs::layout_memory_bytes<cs::Ell>(a);
   const std::size_t capacity = cs::memory_capacity_bytes<Space>();
   ASSERT_GT(capacity, 0u) << "the memory of " << Space::name() << " is not known";

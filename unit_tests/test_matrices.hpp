@@ -28,6 +28,23 @@ std::vector<T> random_vector(std::size_t n, std::mt19937& rng) {
   return v;
 }
 
+/// `num_rows` rows of which only the first holds entries, `value` at columns
+/// 0..length-1: padded layouts store num_rows * length slots (ELL pads every row
+/// to the longest), CSR stores `length`.
+template <class Entry>
+compound_sparse::HostCsr<Entry> one_long_row(int num_rows, int length, const Entry& value) {
+  compound_sparse::HostCsr<Entry> a;
+  a.num_rows = num_rows;
+  a.num_cols = length;
+  a.row_offsets.assign(static_cast<std::size_t>(num_rows) + 1, length);
+  a.row_offsets[0] = 0;
+  for (int c = 0; c < length; ++c) {
+    a.col_indices.push_back(c);
+    a.values.push_back(value);
+  }
+  return a;
+}
+
 /// Rows of random length in [min_len, max_len] (capped by num_cols), distinct
 /// random columns in random order; `long_row` (if >= 0) gets every column.
 template <class Entry>

@@ -393,15 +393,7 @@ TEST(Measure, PaddingHeavyLayoutsAreRefusedBeforeConversion) {
 
   // Refused before anything is allocated: ELL of 2^21 rows, one of them 1000 long,
   // would be 2.1e9 slots (tens of GB); the bound says so at once.
-  cs::HostCsr<C> huge;
-  huge.num_rows = 1 << 21;
-  huge.num_cols = 1000;
-  huge.row_offsets.assign(huge.num_rows + 1, 1000);
-  huge.row_offsets[0] = 0;
-  for (int c = 0; c < 1000; ++c) {
-    huge.col_indices.push_back(c);
-    huge.values.push_back(C(1, 0));
-  }
+  const auto huge = compound_sparse_test::one_long_row(1 << 21, 1000, C(1, 0));
   cs::VariantKey ell = cs::all_variant_keys<C>({1}).front();
   ell.outer = "ell";
   cs::MeasureOptions bounded;
