@@ -135,19 +135,14 @@ def run_script(*args):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, timeout=300)
 
 
-class ReportTest(unittest.TestCase):
+class RenderedReport:
+    """A report rendered once per test class into cls.tmp (set up by setUpClass, which
+    calls render): the script's run in cls.proc, report.md's text in cls.report."""
+
     @classmethod
-    def setUpClass(cls):
-        cls.tmp = tempfile.TemporaryDirectory(prefix="make_report_test_")
-        root = cls.tmp.name
-        os.makedirs(os.path.join(root, "double"))
-        with open(os.path.join(root, "double", "bench.json"), "w") as fh:
-            json.dump(DOUBLE, fh)
-        cls.float_json = os.path.join(root, "float.json")
-        with open(cls.float_json, "w") as fh:
-            json.dump(FLOAT, fh)
-        cls.out = os.path.join(root, "out")
-        cls.proc = run_script(os.path.join(root, "double"), cls.float_json, "--out", cls.out)
+    def render(cls, *inputs):
+        cls.out = os.path.join(cls.tmp.name, "out")
+        cls.proc = run_script(*inputs, "--out", cls.out)
         path = os.path.join(cls.out, "report.md")
         cls.report = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
 
@@ -160,6 +155,21 @@ class ReportTest(unittest.TestCase):
 
     def test_runs_cleanly(self):
         self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
+
+
+class ReportTest(RenderedReport, unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.TemporaryDirectory(prefix="make_report_test_")
+        root = cls.tmp.name
+        os.makedirs(os.path.join(root, "double"))
+        with open(os.path.join(root, "double", "bench.json"), "w") as fh:
+            json.dump(DOUBLE, fh)
+        cls.float_json = os.path.join(root, "float.json")
+        with open(cls.float_json, "w") as fh:
+            json.dump(FLOAT, fh)
+        cls.render(os.path.join(root, "double"), cls.float_json)
+
 
     def test_header_from_metadata(self):
         for text in ("NVIDIA H200", "driver 580.159.04", "CUDA runtime 13.0", "`abc1234`", "2026-11-21T15:00:00Z",
@@ -264,7 +274,7 @@ class ReportTest(unittest.TestCase):
 
 
 
-class StructureTest(unittest.TestCase):
+class StructureTest(RenderedReport, unittest.TestCase):
     """Grouping by structure, the irregular family and the cuSPARSE forms, on STRUCT."""
 
     @classmethod
@@ -273,20 +283,8 @@ class StructureTest(unittest.TestCase):
         cls.bench = os.path.join(cls.tmp.name, "struct.json")
         with open(cls.bench, "w") as fh:
             json.dump(STRUCT, fh)
-        cls.out = os.path.join(cls.tmp.name, "out")
-        cls.proc = run_script(cls.bench, "--out", cls.out)
-        path = os.path.join(cls.out, "report.md")
-        cls.report = open(path, encoding="utf-8").read() if os.path.exists(path) else ""
+        cls.render(cls.bench)
 
-    @classmethod
-    def tearDownClass(cls):
-        cls.tmp.cleanup()
-
-    def assertIn(self, member, container, msg=None):  # show the report on failure
-        super().assertIn(member, container, msg or f"\n--- report.md ---\n{container}")
-
-    def test_runs_cleanly(self):
-        self.assertEqual(self.proc.returncode, 0, self.proc.stderr)
 
     def test_structure_table(self):
         rows = ["| grid | complex | 1 | 2.00× | 1.00× | 4.00× | 100% | 50% |",
