@@ -62,22 +62,18 @@ MergePathTile merge_path_tile(bool gpu, int team_size, std::size_t scratch_max, 
   return tile;
 }
 
-/// The merge-path schedule (impl/merge_path.hpp): pass 1 on one team of
-/// Threads threads per tile, pass 2 over the tiles' carries.
-template <class ExecutionSpace, unsigned Threads, unsigned MinTeams, class Entry, class Inner, class XInner,
-          class YInner, class MemorySpace>
-void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>& result,
-                     const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a,
-                     const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x,
-                     const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
-  using functor_type = MergePathFunctor<Entry, Inner, XInner, YInner, MemorySpace>;
-  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
+/// The merge-path functor of a product on `a`, every member but the tile set.
+template <class Entry, class Inner, class XInner, class YInner, class MemorySpace>
+MergePathFunctor<Entry, Inner, XInner, YInner, MemorySpace> merge_path_functor(
+    const RowResult<Entry, YInner>& result, const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a,
+    const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x,
+    const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
   const std::size_t index_length = a.merge_path.index_rows.extent(0);
   COMPOUND_SPARSE_REQUIRE(index_length == merge_path_index_length(a.num_rows, a.num_entries) &&
                               a.merge_path.carry_rows.extent(0) + 1 == index_length,
                           "spmv: the matrix has no merge-path index (build it with to_device or "
                           "matrix_from_csr_views)");
-  functor_type f;
+  MergePathFunctor<Entry, Inner, XInner, YInner, MemorySpace> f;
   f.offsets = a.offsets;
   f.col_indices = a.col_indices;
   f.values = a.values;
@@ -87,6 +83,45 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
   f.result = result;
   f.num_rows = a.num_rows;
   f.num_index_strides = static_cast<int>(index_length) - 1;
+  return f;
+}
+
+/// Runs the merge-path product of `f` (a MergePathFunctor, or a functor with its
+/// members and types) with tiles of shape `tile` on teams of `team_size`
+/// threads: pass 1 over the tiles, pass 2 over their carries. The tile must fit
+/// the team's scratch at these launch bounds (merge_path_tile).
+template <unsigned Threads, unsigned MinTeams, class ExecutionSpace, class Functor>
+void launch_merge_path(const ExecutionSpace& exec, Functor f, int team_size, const MergePathTile& tile) {
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
+  f.tile = tile;
+  // A tile is a whole number of the index's strides, as pass 1 counts them.
+  const int strides_per_tile = tile.items() / merge_path_index_stride;
+  const int tiles = (f.num_index_strides + strides_per_tile - 1) / strides_per_tile;
+  Kokkos::parallel_for(
+      "compound_sparse::spmv_merge_path",
+      policy_type(exec, tiles, team_size, 1).set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(tile))), f);
+
+  MergePathFixup<typename Functor::entry_type, typename Functor::y_inner, typename Functor::memory_space> fixup;
+  fixup.y = f.y;
+  fixup.state = f.state;
+  fixup.result = f.result;
+  fixup.num_rows = f.num_rows;
+  fixup.tiles = tiles;
+  Kokkos::parallel_for("compound_sparse::spmv_merge_path_fixup", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, tiles),
+                       fixup);
+}
+
+/// The merge-path schedule (impl/merge_path.hpp): pass 1 on one team of
+/// Threads threads per tile, pass 2 over the tiles' carries.
+template <class ExecutionSpace, unsigned Threads, unsigned MinTeams, class Entry, class Inner, class XInner,
+          class YInner, class MemorySpace>
+void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>& result,
+                     const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a,
+                     const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x,
+                     const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
+  using functor_type = MergePathFunctor<Entry, Inner, XInner, YInner, MemorySpace>;
+  const functor_type f = merge_path_functor(result, a, x, y);
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads));
   // The launch bounds ask for MinTeams resident teams per multiprocessor: their
@@ -103,22 +138,7 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
   };
   static const MergePathTile tile = merge_path_tile<functor_type>(
       gpu, team_size, static_cast<std::size_t>(policy_type::scratch_size_max(0)), launches);
-  f.tile = tile;
-  const std::int64_t items = static_cast<std::int64_t>(a.num_rows) + static_cast<std::int64_t>(a.num_entries);
-  const int tiles = static_cast<int>((items + f.tile.items() - 1) / f.tile.items());
-  Kokkos::parallel_for(
-      "compound_sparse::spmv_merge_path",
-      policy_type(exec, tiles, team_size, 1).set_scratch_size(0, Kokkos::PerTeam(functor_type::scratch_bytes(f.tile))),
-      f);
-
-  MergePathFixup<Entry, YInner, MemorySpace> fixup;
-  fixup.y = y.data;
-  fixup.state = a.merge_path;
-  fixup.result = result;
-  fixup.num_rows = a.num_rows;
-  fixup.tiles = tiles;
-  Kokkos::parallel_for("compound_sparse::spmv_merge_path_fixup", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, tiles),
-                       fixup);
+  launch_merge_path<Threads, MinTeams>(exec, f, team_size, tile);
 }
 
 /// The schedules that hand whole rows to threads (Static, DynamicTeam,

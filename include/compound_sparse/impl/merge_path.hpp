@@ -162,6 +162,9 @@ struct MergePathTile {
 /// this file); the tile's carry goes to the matrix's carry slots.
 template <class Entry, class Inner, class XInner, class YInner, class MemorySpace>
 struct MergePathFunctor {
+  using entry_type = Entry;
+  using y_inner = YInner;
+  using memory_space = MemorySpace;
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
   using matrix_type = SparseMatrix<Entry, Csr, Inner, MemorySpace>;
