@@ -8,6 +8,10 @@
 //     cusparseSpMV_CSR_default           generic SpMV, CUSPARSE_SPMV_ALG_DEFAULT
 //     cusparseSpMV_CSR_ALG1_preprocess   CUSPARSE_SPMV_CSR_ALG1 after cusparseSpMV_preprocess
 //     cusparseSpMV_CSR_ALG2_preprocess   CUSPARSE_SPMV_CSR_ALG2 after cusparseSpMV_preprocess
+//     cusparseSpMV_SELL16_ALG1_preprocess  Sliced ELL (sliced_ell.hpp), slices of 16 rows,
+//     cusparseSpMV_SELL32_ALG1_preprocess  and of 32, CUSPARSE_SPMV_SELL_ALG1; refused where
+//                                          the padding passes 4x the non-zeros (it then reads
+//                                          over 4x CSR's bytes and cannot be the fastest form)
 //   quaternion and E x E blocks (each entry as its e x e real block, e = 4 for a
 //   quaternion's left multiplication, real_expansion.hpp; x and y as e*n reals):
 //     bsrmv<e>x<e>                                 legacy cusparse<t>bsrmv on the BSR
@@ -15,6 +19,10 @@
 //                                                  (cusparseCreateBsr, cuSPARSE >= 12.6)
 //     cusparseSpMV_expandedCSR_ALG1_preprocess     generic SpMV on the scalar CSR of the
 //     cusparseSpMV_expandedCSR_ALG2_preprocess     real expansion (e*rows x e*cols)
+//   quaternions also as 2x2 complex blocks (complex_expansion.hpp; half the 4x4 real
+//   block's bytes; x and y in the pair form that section describes):
+//     bsrmv2x2complex                              legacy cusparse<C|Z>bsrmv
+//     cusparseSpMV_BSR2x2complex_ALG1_preprocess   generic SpMV on the same BSR
 //
 // cusparseSpMV_preprocess runs once per rotation copy before the check and the timing,
 // with that copy's descriptors and its own buffer, and every later cusparseSpMV on the
@@ -34,7 +42,9 @@
 #include <vector>
 
 #include "baseline.hpp"
+#include "complex_expansion.hpp"
 #include "real_expansion.hpp"
+#include "sliced_ell.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cusparse.h>
@@ -48,11 +58,16 @@ template <class Entry>
 std::vector<std::string> cusparse_form_names() {
   using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
   if constexpr (std::is_same<Entry, Kokkos::complex<scalar>>::value) {
-    return {"cusparseSpMV_CSR_default", "cusparseSpMV_CSR_ALG1_preprocess", "cusparseSpMV_CSR_ALG2_preprocess"};
+    return {"cusparseSpMV_CSR_default", "cusparseSpMV_CSR_ALG1_preprocess", "cusparseSpMV_CSR_ALG2_preprocess",
+            "cusparseSpMV_SELL16_ALG1_preprocess", "cusparseSpMV_SELL32_ALG1_preprocess"};
   } else {
     const std::string e = std::to_string(real_block<Entry>::block_size);
-    return {"bsrmv" + e + "x" + e, "cusparseSpMV_BSR" + e + "x" + e + "_ALG1_preprocess",
-            "cusparseSpMV_expandedCSR_ALG1_preprocess", "cusparseSpMV_expandedCSR_ALG2_preprocess"};
+    std::vector<std::string> names = {"bsrmv" + e + "x" + e, "cusparseSpMV_BSR" + e + "x" + e + "_ALG1_preprocess",
+                                      "cusparseSpMV_expandedCSR_ALG1_preprocess",
+                                      "cusparseSpMV_expandedCSR_ALG2_preprocess"};
+    if constexpr (std::is_same<Entry, compound_sparse::Quaternion<scalar>>::value)
+      names.insert(names.end(), {"bsrmv2x2complex", "cusparseSpMV_BSR2x2complex_ALG1_preprocess"});
+    return names;
   }
 }
 
@@ -131,6 +146,32 @@ inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, cons
                         e, x, beta, y);
 }
 
+inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const Kokkos::complex<float>* alpha,
+                              cusparseMatDescr_t d, const float* v, const int* rp, const int* ci, int e, const float* x,
+                              const Kokkos::complex<float>* beta, float* y) {
+  return cusparseCbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb,
+                        reinterpret_cast<const cuComplex*>(alpha), d, reinterpret_cast<const cuComplex*>(v), rp, ci, e,
+                        reinterpret_cast<const cuComplex*>(x), reinterpret_cast<const cuComplex*>(beta),
+                        reinterpret_cast<cuComplex*>(y));
+}
+inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const Kokkos::complex<double>* alpha,
+                              cusparseMatDescr_t d, const double* v, const int* rp, const int* ci, int e,
+                              const double* x, const Kokkos::complex<double>* beta, double* y) {
+  return cusparseZbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb,
+                        reinterpret_cast<const cuDoubleComplex*>(alpha), d, reinterpret_cast<const cuDoubleComplex*>(v),
+                        rp, ci, e, reinterpret_cast<const cuDoubleComplex*>(x),
+                        reinterpret_cast<const cuDoubleComplex*>(beta), reinterpret_cast<cuDoubleComplex*>(y));
+}
+
+/// Complex values as interleaved (re, im) scalars: CUDA_C_32F / CUDA_C_64F arrays.
+template <class Scalar>
+std::vector<Scalar> interleaved(const std::vector<Kokkos::complex<Scalar>>& values) {
+  std::vector<Scalar> flat;
+  flat.reserve(2 * values.size());
+  for (const auto& v : values) flat.insert(flat.end(), {v.real(), v.imag()});
+  return flat;
+}
+
 template <class T>
 Kokkos::View<T*> to_device(const std::vector<T>& host, const char* label) {
   Kokkos::View<T*> d(std::string(label), host.size());
@@ -151,6 +192,46 @@ struct DeviceMatrixCopies {
     }
   }
 };
+
+#if !(defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600)
+/// The generic-BSR forms' result where cuSPARSE has no generic BSR SpMV.
+inline BaselineResult generic_bsr_unavailable(const std::string& name) {
+  BaselineResult r;
+  r.method = "cusparse";
+  r.variant = name;
+  r.error = "this bench calls cusparseSpMV on BSR only with cuSPARSE 12.6 (CUDA 13) or later; this is cuSPARSE " +
+            std::to_string(CUSPARSE_VERSION);
+  return r;
+}
+#endif
+
+/// A legacy bsrmv form on BSR copies `m` with blocks of `e` rows: checked and timed
+/// like the generic forms.
+template <class Value, class Scalar, class Coefficient, class Reference>
+BaselineResult legacy_bsrmv_form(const std::string& name, cusparseHandle_t handle, int block_rows, int block_cols,
+                                 int nnzb, int e, const DeviceMatrixCopies<Scalar>& m,
+                                 std::vector<Kokkos::View<Scalar*>>& xs, std::vector<Kokkos::View<Scalar*>>& ys,
+                                 const Coefficient& alpha, const Coefficient& beta,
+                                 const std::vector<Reference>& reference, const compound_sparse::TimingOptions& timing,
+                                 double tolerance) {
+  BaselineResult result;
+  result.method = "cusparse";
+  result.variant = name;
+  cusparseMatDescr_t descr = nullptr;
+  try {
+    BENCH_CUSPARSE(cusparseCreateMatDescr(&descr));
+    const auto run = [&](int r) {
+      BENCH_CUSPARSE(bsrmv(handle, block_rows, block_cols, nnzb, &alpha, descr, m.values[r].data(), m.rows[r].data(),
+                           m.cols[r].data(), e, xs[r].data(), &beta, ys[r].data()));
+    };
+    check_and_time<Value>(result, reference, ys, run, timing, tolerance);
+  } catch (const std::exception& err) {
+    result.ok = false;
+    result.error = err.what();
+  }
+  if (descr) cusparseDestroyMatDescr(descr);
+  return result;
+}
 
 /// The generic-API descriptors of every rotation copy, destroyed with it.
 struct SpmvDescriptors {
@@ -275,11 +356,8 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
   const int64_t nnz = static_cast<int64_t>(a.num_entries());
   if constexpr (is_complex) {
     const Entry alpha(1, 0), beta(0, 0);
-    std::vector<scalar> values;  // interleaved (re, im): CUDA_C_32F / CUDA_C_64F
-    values.reserve(2 * a.values.size());
-    for (const auto& v : a.values) values.insert(values.end(), {v.real(), v.imag()});
     try {
-      DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, values, rotation);
+      DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, interleaved(a.values), rotation);
       const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
         BENCH_CUSPARSE(cusparseCreateCsr(descr, a.num_rows, a.num_cols, nnz, m.rows[r].data(), m.cols[r].data(),
                                          m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
@@ -291,7 +369,27 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
                                          complex_type<scalar>(), &alpha, &beta, algs[i], i > 0, reference, timing,
                                          tolerance));
     } catch (const std::exception& err) {  // the matrix copies could not be made
-      for (std::size_t i = forms.size(); i < names.size(); ++i) forms.push_back(failed(names[i], err.what()));
+      for (std::size_t i = forms.size(); i < 3; ++i) forms.push_back(failed(names[i], err.what()));
+    }
+    // Sliced ELL, slices of 16 and 32 rows (names[3], names[4]).
+    const int slices[] = {16, 32};
+    for (int i = 0; i < 2; ++i) {
+      const std::string& name = names[3 + i];
+      try {
+        const auto sell = to_sliced_ell(a, slices[i], 4 * nnz + slices[i]);
+        const auto slots = static_cast<int64_t>(sell.col_indices.size());
+        DeviceMatrixCopies<scalar> m(sell.slice_offsets, sell.col_indices, interleaved(sell.values), rotation);
+        const auto make_sell = [&](int r, cusparseSpMatDescr_t* descr) {
+          BENCH_CUSPARSE(cusparseCreateSlicedEll(descr, a.num_rows, a.num_cols, nnz, slots, slices[i], m.rows[r].data(),
+                                                 m.cols[r].data(), m.values[r].data(), CUSPARSE_INDEX_32I,
+                                                 CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>()));
+        };
+        forms.push_back(spmv_form<value>(name, *handle, make_sell, xs, ys, a.num_cols, a.num_rows,
+                                         complex_type<scalar>(), &alpha, &beta, CUSPARSE_SPMV_SELL_ALG1, true,
+                                         reference, timing, tolerance));
+      } catch (const std::exception& err) {
+        forms.push_back(failed(name, err.what()));
+      }
     }
   } else {
     constexpr int e = real_block<Entry>::block_size;
@@ -300,29 +398,8 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
     // BSR: the legacy bsrmv and the generic SpMV on the same arrays.
     try {
       DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, bsr_values(a), rotation);
-      BaselineResult legacy;
-      legacy.method = "cusparse";
-      legacy.variant = names[0];
-      try {
-        cusparseMatDescr_t descr;
-        BENCH_CUSPARSE(cusparseCreateMatDescr(&descr));
-        const int nnzb = static_cast<int>(nnz);
-        const auto run = [&](int r) {
-          BENCH_CUSPARSE(bsrmv(*handle, a.num_rows, a.num_cols, nnzb, &alpha, descr, m.values[r].data(),
-                               m.rows[r].data(), m.cols[r].data(), e, xs[r].data(), &beta, ys[r].data()));
-        };
-        try {
-          check_and_time<value>(legacy, reference, ys, run, timing, tolerance);
-        } catch (...) {
-          cusparseDestroyMatDescr(descr);
-          throw;
-        }
-        cusparseDestroyMatDescr(descr);
-      } catch (const std::exception& err) {
-        legacy.ok = false;
-        legacy.error = err.what();
-      }
-      forms.push_back(legacy);
+      forms.push_back(legacy_bsrmv_form<value>(names[0], *handle, a.num_rows, a.num_cols, static_cast<int>(nnz), e, m,
+                                               xs, ys, alpha, beta, reference, timing, tolerance));
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
       const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
         BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, e, e, m.rows[r].data(), m.cols[r].data(),
@@ -332,10 +409,7 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
       forms.push_back(spmv_form<value>(names[1], *handle, make_bsr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
                                        &beta, CUSPARSE_SPMV_BSR_ALG1, true, reference, timing, tolerance));
 #else
-      forms.push_back(failed(names[1],
-                             "this bench calls cusparseSpMV on BSR only with cuSPARSE 12.6 (CUDA 13) or "
-                             "later; this is cuSPARSE " +
-                                 std::to_string(CUSPARSE_VERSION)));
+      forms.push_back(generic_bsr_unavailable(names[1]));
 #endif
     } catch (const std::exception& err) {
       for (std::size_t i = forms.size(); i < 2; ++i) forms.push_back(failed(names[i], err.what()));
@@ -357,7 +431,33 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
       forms.push_back(spmv_form<value>(names[3], *handle, make_csr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
                                        &beta, CUSPARSE_SPMV_CSR_ALG2, true, reference, timing, tolerance));
     } catch (const std::exception& err) {
-      for (std::size_t i = forms.size(); i < names.size(); ++i) forms.push_back(failed(names[i], err.what()));
+      for (std::size_t i = forms.size(); i < 4; ++i) forms.push_back(failed(names[i], err.what()));
+    }
+    // Quaternions as 2x2 complex blocks: x, y and the reference in pair form.
+    if constexpr (std::is_same<Entry, compound_sparse::Quaternion<scalar>>::value) {
+      try {
+        const auto pair_reference = complex_pair_form(reference);
+        std::vector<Kokkos::View<scalar*>> pair_xs;
+        for (int r = 0; r < rotation; ++r) pair_xs.push_back(flat_device_copy<scalar>(complex_pair_form(x)));
+        DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, complex_bsr_values(a), rotation);
+        const Kokkos::complex<scalar> one(1, 0), zero(0, 0);
+        forms.push_back(legacy_bsrmv_form<value>(names[4], *handle, a.num_rows, a.num_cols, static_cast<int>(nnz), 2, m,
+                                                 pair_xs, ys, one, zero, pair_reference, timing, tolerance));
+#if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
+        const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
+          BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, 2, 2, m.rows[r].data(), m.cols[r].data(),
+                                           m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                           CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>(), CUSPARSE_ORDER_ROW));
+        };
+        forms.push_back(spmv_form<value>(names[5], *handle, make_bsr, pair_xs, ys, 2 * int64_t{a.num_cols},
+                                         2 * int64_t{a.num_rows}, complex_type<scalar>(), &one, &zero,
+                                         CUSPARSE_SPMV_BSR_ALG1, true, pair_reference, timing, tolerance));
+#else
+        forms.push_back(generic_bsr_unavailable(names[5]));
+#endif
+      } catch (const std::exception& err) {
+        for (std::size_t i = forms.size(); i < names.size(); ++i) forms.push_back(failed(names[i], err.what()));
+      }
     }
   }
   return forms;

@@ -69,7 +69,8 @@ DOUBLE = run([
             res("ours_tuned", 6e-5, "sell16.soa.soa.dynamic_team.t512.b2.l4")], structure="mesh"),
 ])
 # Float: cuSPARSE fails on quat-a (excluded from target, left out of plot);
-# complex 1.2x cuSPARSE (met), 50% of copy bandwidth (missed by 30 points).
+# complex 1.2x cuSPARSE (met), 50% of copy bandwidth (missed by 30 points), 80% of
+# the read-only bandwidth (2.5 TB/s, measured in this run only).
 FLOAT = run([
     matrix("quat-a", "quaternion", "float", 5e6,
            [res("cusparse", None, "bsr4x4", "CUSPARSE_STATUS_NOT_SUPPORTED | bsr"),
@@ -78,6 +79,7 @@ FLOAT = run([
            [res("cusparse", 6e-5, "csr"), res("ours_default", 7e-5, "csr.aos.aos.static.t128.b4.l1"),
             res("ours_tuned", 5e-5, "csr.soa.aos.dynamic_warp.t256.b4.l1")]),
 ])
+FLOAT["read_bandwidth_bytes_per_s"] = 2.5e12
 
 
 # StructureTest: one double run, copy bandwidth 1 TB/s, every cuSPARSE form per matrix
@@ -191,6 +193,8 @@ class ReportTest(RenderedReport, unittest.TestCase):
 
     def test_bandwidth_and_failures(self):
         self.assertIn("3100 GB/s (78%)", self.report)  # 9.3 MB / 3 us, of 4 TB/s
+        self.assertIn("2000 GB/s (50%; 80% of read)", self.report)  # 100 MB / 50 us, of 4 and 2.5 TB/s
+        self.assertIn("- Measured read-only bandwidth (the sum of one large array): 2500 GB/s", self.report)
         self.assertIn("| quat-a | quaternion | irregular | double | 9.3 |", self.report)
         self.assertIn("| cplx-big | complex | unknown | float | 100.0 |", self.report)  # no structure: unknown
         self.assertIn("failed: not built", self.report)
@@ -346,6 +350,21 @@ class StructureTest(RenderedReport, unittest.TestCase):
         self.assertNotEqual(proc.returncode, 0)
         self.assertIn("matrices[0] (irr-c1): the cusparse result is not the fastest cuSPARSE form "
                       "(cusparseSpMV_CSR_ALG1_preprocess: 8.00 µs)", proc.stderr)
+
+    def test_cusparse_best_must_name_the_cusparse_result(self):
+        good = copy.deepcopy(STRUCT)
+        r = good["matrices"][0]["results"][0]
+        good["matrices"][0]["cusparse_best"] = {"variant": r["variant"], "seconds": r["seconds"]}
+        bad = copy.deepcopy(good)
+        bad["matrices"][0]["cusparse_best"]["variant"] = "cusparseSpMV_SELL32_ALG1_preprocess"
+        for name, run, fails in (("good", good, False), ("bad3", bad, True)):
+            path = os.path.join(self.tmp.name, name + ".json")
+            with open(path, "w") as fh:
+                json.dump(run, fh)
+            proc = run_script(path, "--out", os.path.join(self.tmp.name, name + "_out"))
+            self.assertEqual(proc.returncode != 0, fails, proc.stderr)
+        self.assertIn("matrices[0] (irr-c1): cusparse_best (cusparseSpMV_SELL32_ALG1_preprocess) is not the "
+                      "cusparse result (" + r["variant"] + ")", proc.stderr)
 
     def test_missing_form_field_rejected(self):
         bad = copy.deepcopy(STRUCT)
