@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <compound_sparse.hpp>
+#include <compound_sparse/io/binary_csr.hpp>
 #include <compound_sparse/io/harwell_boeing.hpp>
 #include <compound_sparse/io/matrix_market.hpp>
 #include <cstdio>
@@ -474,4 +475,113 @@ TEST(Parsers, ErrorsNameTheirSource) {
       << error_of_hb(hb);
   EXPECT_EQ(io::quote(std::string("a\\b\n", 4)), "'a\\x5cb\\x0a'");
   EXPECT_EQ(io::quote(std::string(50, 'x')), "'" + std::string(40, 'x') + "...'");
+}
+
+// ---- binary CSR (.csrb), the xl zoo's format ------------------------------------
+
+namespace {
+
+std::string binary_path(const std::string& name) {
+  return ::testing::TempDir() + "compound_sparse_" + name + ".csrb";
+}
+
+/// The bytes of the file at `path`.
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void write_bytes(const std::string& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+/// The reason of the error reading `path` as Entry, or "" if it reads.
+template <class Entry>
+std::string binary_read_error(const std::string& path) {
+  try {
+    io::read_binary_csr<Entry>(path);
+  } catch (const cs::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(BinaryCsr, RoundTripIsExactForEveryEntryType) {
+  std::mt19937 rng(21);
+  const auto trip = [&](const auto& a, const std::string& name) {
+    using Entry = typename std::decay_t<decltype(a)>::entry_type;
+    const std::string path = binary_path(name);
+    io::write_binary_csr(path, a);
+    expect_identical(a, io::read_binary_csr<Entry>(path));
+    std::remove(path.c_str());
+  };
+  trip(random_matrix<C>(37, 53, rng), "complex");
+  trip(random_matrix<Q>(20, 20, rng), "quaternion");
+  trip(random_matrix<B3>(33, 7, rng), "block3");
+  trip(cs::HostCsr<C>{}, "empty");  // 0 x 0
+  cs::HostCsr<C> no_entries;        // rows, no non-zeros
+  no_entries.num_rows = 5;
+  no_entries.num_cols = 3;
+  no_entries.row_offsets.assign(6, 0);
+  trip(no_entries, "no_entries");
+}
+
+TEST(BinaryCsr, FloatReadRoundsTheStoredDoubles) {
+  cs::HostCsr<C> a;
+  a.num_rows = a.num_cols = 1;
+  a.row_offsets = {0, 1};
+  a.col_indices = {0};
+  a.values = {C(0.1, -1.0 / 3)};
+  const std::string path = binary_path("float");
+  io::write_binary_csr(path, a);
+  const auto f = io::read_binary_csr<Kokkos::complex<float>>(path);
+  EXPECT_EQ(f.values[0].real(), 0.1f);
+  EXPECT_EQ(f.values[0].imag(), static_cast<float>(-1.0 / 3));
+  a.values = {C(1e300, 0)};  // finite in double, not in float
+  io::write_binary_csr(path, a);
+  EXPECT_NE(binary_read_error<Kokkos::complex<float>>(path).find("non-zero 0 is not finite in this precision"),
+            std::string::npos);
+  std::remove(path.c_str());
+}
+
+TEST(BinaryCsr, CorruptFilesNameFileAndReason) {
+  std::mt19937 rng(22);
+  const auto a = random_matrix<C>(10, 12, rng);
+  const std::string good = binary_path("good"), bad = binary_path("bad");
+  io::write_binary_csr(good, a);
+  const std::string bytes = file_bytes(good);
+  const std::size_t offsets_at = 40, cols_at = offsets_at + 4 * 11;
+  const auto expect_error = [&](const std::string& corrupt, const std::string& reason) {
+    write_bytes(bad, corrupt);
+    const std::string error = binary_read_error<C>(bad);
+    EXPECT_NE(error.find(bad + ": "), std::string::npos) << "got: " << error;
+    EXPECT_NE(error.find(reason), std::string::npos) << "got: " << error;
+  };
+  expect_error("%%MatrixMarket matrix coordinate complex general\n", "not a CompoundSparse binary CSR file");
+  expect_error(bytes.substr(0, 20), "the file ends inside its 40-byte header");
+  expect_error(bytes.substr(0, bytes.size() - 1), "the file is " + std::to_string(bytes.size() - 1) + " bytes");
+  expect_error(bytes + "x", "(truncated or corrupt)");
+  auto set_int = [&](std::string b, std::size_t at, std::int32_t v) {
+    std::memcpy(&b[at], &v, 4);
+    return b;
+  };
+  expect_error(set_int(bytes, 8, 4), "its entries have 4 components, the entry type has 2");
+  expect_error(set_int(bytes, 12, 4), "its components are 4 bytes, the format's are 8");
+  std::string negative = bytes;
+  const std::int64_t minus = -1;
+  std::memcpy(&negative[16], &minus, 8);
+  expect_error(negative, "outside 0 .. 2^31 - 1");
+  expect_error(set_int(bytes, offsets_at + 4 * 3, 1000), "row_offsets decrease");
+  expect_error(set_int(bytes, cols_at, 12), "column index");
+  expect_error(set_int(bytes, cols_at, -1), "column index");
+  std::string nan = bytes;
+  const double not_a_number = std::nan("");
+  std::memcpy(&nan[cols_at + 4 * a.num_entries()], &not_a_number, 8);
+  expect_error(nan, "non-zero 0 is not finite");
+  EXPECT_EQ(binary_read_error<C>(good), "");
+  EXPECT_NE(binary_read_error<C>(binary_path("missing")).find("cannot open"), std::string::npos);
+  std::remove(good.c_str());
+  std::remove(bad.c_str());
 }
