@@ -351,7 +351,7 @@ int run_tuner(const Options& o) {
     TuneCounts counts;
     compound_tools::dispatch_entry(j.entry, j.precision, [&](auto tag) {
       using Entry = typename decltype(tag)::type;
-      const auto a = cs::io::read_matrix_market<Entry>(j.file);  // float: components rounded on reading
+      const auto a = compound_tools::read_zoo_matrix<Entry>(j.file);  // float: components rounded on reading
       const auto features = cs::matrix_features(a);
       const cs::TunedMatrix* record = cs::find_record(db, j.name, j.entry, j.precision);
       if (o.resume && record != nullptr) {

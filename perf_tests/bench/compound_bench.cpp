@@ -72,7 +72,8 @@ struct Options {
   cs::TimingOptions timing{5, 10, 50, cs::preferred_timing_mode()};
   cs::TimingOptions search_timing{2, 10, 5, cs::preferred_timing_mode()};  // compound-tune's search
   std::string heatmap;                                                     // matrix name
-  fs::path db;  // tuning database whose measurements replace the search
+  fs::path db;                    // tuning database whose measurements replace the search
+  std::size_t device_memory = 0;  // bytes a matrix may need on the device; 0: the device's own
   std::string command;
 };
 
@@ -84,7 +85,7 @@ struct Options {
   out << "usage: " << argv0
       << " --zoo DIR/index.json --out DIR [--precision float|double|both] [--matrices a,b]\n"
          "       [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n"
-         "       [--timing auto|wall|queued]\n";
+         "       [--timing auto|wall|queued] [--device-memory BYTES]\n";
   out.flush();
   std::exit(problem.empty() ? 0 : 2);
 }
@@ -113,6 +114,7 @@ Options parse(int argc, char** argv) {
       {"--batch", [&](const std::string& v) { o.timing.batch = integer_at_least(v, 1); }},
       {"--heatmap", [&](const std::string& v) { o.heatmap = v; }},
       {"--db", [&](const std::string& v) { o.db = v; }},
+      {"--device-memory", [&](const std::string& v) { o.device_memory = compound_tools::non_negative_integer(v); }},
       {"--timing",
        [&](const std::string& v) { o.timing.mode = o.search_timing.mode = compound_tools::timing_mode(v); }}};
   if (compound_tools::wants_help(argc, argv)) usage(argv[0], "");
@@ -237,10 +239,31 @@ std::string time_or_reason(const json& results, const std::string& method, bool 
   return "n/a (not run)";
 }
 
+/// Why the zoo matrix `info` would not fit the device (checked before its file is
+/// read), or "" when it fits or the device's memory is unknown (host backends without
+/// --device-memory). The bench holds the matrix's CSR in up to three copies at once
+/// (its own, a converted layout, a cuSPARSE copy) and four vectors; a cuSPARSE form
+/// that needs more still (the real expansions) fails on its own, with its reason.
+template <class Entry>
+std::string device_memory_refusal(const json& info, const Options& o) {
+  const std::size_t memory = o.device_memory ? o.device_memory : cs::default_device_info().memory_bytes;
+  if (memory == 0) return "";
+  const double rows = info.at("rows").get<double>(), cols = info.at("columns").get<double>();
+  const double nnz = info.at("nonzeros").get<double>();
+  const double csr = nnz * (sizeof(Entry) + sizeof(int)) + (rows + 1) * sizeof(int);
+  const double need = 3 * csr + 2 * (rows + cols) * sizeof(cs::vector_type_t<Entry>);
+  if (need <= 0.9 * static_cast<double>(memory)) return "";
+  std::ostringstream why;
+  why << "needs about " << need / 1e9 << " GB of device memory (3 copies of its " << csr / 1e9
+      << " GB CSR in this precision, and the vectors), more than 90% of the " << memory / 1e9 << " GB "
+      << (o.device_memory ? "that --device-memory allows" : "the device has") << ": not run";
+  return why.str();
+}
+
 template <class Entry>
 json run_matrix(const json& info, const fs::path& dir, const std::string& precision, const Options& o) {
   const std::string name = info.at("name");
-  const auto host = cs::io::read_matrix_market<Entry>((dir / info.at("file").get<std::string>()).string());
+  const auto host = compound_tools::read_zoo_matrix<Entry>(dir / info.at("file").get<std::string>());
   const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed);  // x and reference, once
   json out = {{"name", name},
               {"class", info.at("class")},
@@ -400,6 +423,7 @@ int main(int argc, char** argv) {
                  device.name.c_str(), device.backend.c_str(), report["copy_bandwidth_bytes_per_s"].get<double>() / 1e9,
                  report["read_bandwidth_bytes_per_s"].get<double>() / 1e9);
     report["matrices"] = json::array();
+    report["skipped"] = json::array();  // matrices refused before their file was read, with why
     for (const auto& info : index) {
       const std::string name = info.at("name");
       if (!o.matrices.empty() && !o.matrices.count(name)) continue;
@@ -407,13 +431,24 @@ int main(int argc, char** argv) {
       for (const auto& precision : o.precisions) {
         const auto start = std::chrono::steady_clock::now();
         json m;
-        COMPOUND_SPARSE_REQUIRE(
-            compound_tools::dispatch_entry(
-                cls, precision,
-                [&](auto tag) { m = run_matrix<typename decltype(tag)::type>(info, dir, precision, o); }),
-            "zoo matrix " << name << ": entry type " << cls << "/" << precision
-                          << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
-                          << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
+        std::string refusal;
+        COMPOUND_SPARSE_REQUIRE(compound_tools::dispatch_entry(cls, precision,
+                                                               [&](auto tag) {
+                                                                 using Entry = typename decltype(tag)::type;
+                                                                 refusal = device_memory_refusal<Entry>(info, o);
+                                                                 if (refusal.empty())
+                                                                   m = run_matrix<Entry>(info, dir, precision, o);
+                                                               }),
+                                "zoo matrix " << name << ": entry type " << cls << "/" << precision
+                                              << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
+                                              << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
+        if (!refusal.empty()) {  // recorded and said, the other matrices still run
+          std::fprintf(stderr, "  %-24s %-6s %s\n", name.c_str(), precision.c_str(), refusal.c_str());
+          report["skipped"].push_back({{"name", name}, {"precision", precision}, {"reason", refusal}});
+          fs::create_directories(o.out);
+          std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";
+          continue;
+        }
         // One summary line per matrix: the numbers a person scans for, and for a
         // method that did not run, why (never a time of 0).
         std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s)\n", name.c_str(),

@@ -2,7 +2,8 @@
 """Checks a compound-zoo output directory: every matrix index.json lists exists,
 its Matrix Market header matches the class, its structure is grid, mesh or
 irregular, and the sizes, non-zero count and row statistics recomputed from the
-file equal those in index.json. Every .mtx file in the directory must be listed.
+file equal those in index.json (for binary CSR files, the xl scale's: the header's
+sizes and the file's length). Every .mtx and .csrb file in the directory must be listed.
 Exits non-zero with a message on the first mismatch.
 
 The classes and their component counts come from the variant space
@@ -18,12 +19,35 @@ usage: check_zoo.py DIR [--expect-classes complex,quaternion,block3]
 import argparse
 import json
 import os
+import struct
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "report"))
 import variant_space  # noqa: E402  (perf_tests/report/variant_space.py)
 
 STRUCTURES = ("grid", "mesh", "irregular")  # docs/zoo.md
+
+
+def check_binary_header(path, m, components):
+    """A binary CSR file (the xl scale): its header against index.json and its size
+    against its header. Its arrays (offsets, columns, finite values) are checked by
+    the C++ reader (compound_sparse/io/binary_csr.hpp) when a tool loads it; the row
+    statistics are not recomputed here (50M+ non-zeros)."""
+    with open(path, "rb") as f:
+        header = f.read(40)
+    if len(header) != 40 or header[:8] != b"CSRBIN1\n":
+        fail(f"{path}: not a binary CSR file")
+    comps, scalar_bytes, rows, cols, nnz = struct.unpack("<IIqqq", header[8:])
+    got = {"components": comps, "rows": rows, "columns": cols, "nonzeros": nnz}
+    want = {"components": components, "rows": m["rows"], "columns": m["columns"], "nonzeros": m["nonzeros"]}
+    for key in got:
+        if got[key] != want[key]:
+            fail(f"{m['name']}: index.json (and its class) say {key} = {want[key]}, the file has {got[key]}")
+    size = 40 + 4 * (rows + 1) + nnz * (4 + scalar_bytes * comps)
+    if os.path.getsize(path) != size:
+        fail(f"{path}: {os.path.getsize(path)} bytes, its header needs {size}")
+    print(f"check_zoo: {m['name']}: {m['class']} {m['structure']} {rows} x {cols}, {nnz} non-zeros "
+          "(binary CSR: header and size): ok")
 
 
 def fail(message):
@@ -104,8 +128,11 @@ def main():
         if m.get("structure") not in STRUCTURES:
             fail(f"{name}: structure {m.get('structure', '(missing)')}, expected one of {', '.join(STRUCTURES)}")
         field, components = m["class"], components_of[m["class"]]
-        rows, cols, symmetry, positions = read_pattern(os.path.join(directory, m["file"]), field, components)
         listed.add(m["file"])
+        if m["file"].endswith(".csrb"):
+            check_binary_header(os.path.join(directory, m["file"]), m, components)
+            continue
+        rows, cols, symmetry, positions = read_pattern(os.path.join(directory, m["file"]), field, components)
         got = {"rows": rows, "columns": cols, "nonzeros": len(positions), "symmetry": symmetry, "field": field}
         for key, value in got.items():
             if m[key] != value:
@@ -119,7 +146,7 @@ def main():
             if m[key] != quartiles(values):
                 fail(f"{name}: index.json {key} = {m[key]}, recomputed {quartiles(values)}")
         print(f"check_zoo: {name}: {m['class']} {m['structure']} {rows} x {cols}, {len(positions)} non-zeros: ok")
-    on_disk = {f for f in os.listdir(directory) if f.endswith(".mtx")}
+    on_disk = {f for f in os.listdir(directory) if f.endswith((".mtx", ".csrb"))}
     if on_disk != listed:
         fail(f"files and index.json differ: unlisted {sorted(on_disk - listed)}, missing {sorted(listed - on_disk)}")
     for c in expect:

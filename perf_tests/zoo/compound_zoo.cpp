@@ -1,14 +1,16 @@
 // compound-zoo: builds the standard matrix zoo (docs/zoo.md) into a directory:
 // one Matrix Market file per matrix and index.json with sizes and row statistics.
 //
-//   compound-zoo --out DIR [--scale small|full|tune] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]
+//   compound-zoo --out DIR [--scale small|full|tune|xl] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]
+//                [--only NAME[,NAME...]]
 //
 // --scale small (default) is the test set: generated inputs only (plus mhd1280b and
 // the mesh woody.obj when they are present), done in seconds. --scale full mirrors
 // the published Table 1 (4 complex, 4 quaternion and 5 3x3-block matrices) and adds
 // the irregular family (2 complex, 1 quaternion, 1 block: power-law rows, hubs,
 // dense rows). --scale tune is the full set plus 20 more of the same families (the
-// tuning database's zoo).
+// tuning database's zoo). --scale xl is six matrices of 50M+ compound non-zeros, a grid
+// and an irregular one per class, as binary CSR files (compound_sparse/io/binary_csr.hpp).
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -16,6 +18,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <new>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "command_line.hpp"  // tuning/: the tools' "--name value" parsing
+#include "compound_sparse/io/binary_csr.hpp"
 #include "compound_sparse/io/harwell_boeing.hpp"
 #include "compound_sparse/io/matrix_market.hpp"
 #include "compound_sparse/zoo/circuit.hpp"
@@ -49,6 +53,7 @@ struct Options {
   fs::path meshes = COMPOUND_ZOO_DEFAULT_MESHES;
   fs::path mhd1280b = COMPOUND_ZOO_DEFAULT_MHD1280B;
   std::set<std::string> only;
+  std::string format;  // --format mtx|binary; default mtx, binary for the xl scale
 };
 
 /// One matrix of the zoo: how to make it. `available` is false when an optional
@@ -60,6 +65,7 @@ struct Recipe {
   std::string source;        // what it is made from, for index.json
   std::function<Json(const Recipe&, const fs::path&)> build;
   std::string missing;  // non-empty: why this matrix cannot be built here
+  bool binary = false;  // written as binary CSR (io/binary_csr.hpp) instead of Matrix Market: the xl scale
 };
 
 Json quartiles_json(const zoo::Quartiles& q) {
@@ -68,10 +74,13 @@ Json quartiles_json(const zoo::Quartiles& q) {
 
 template <class Entry>
 Json write_matrix(const Recipe& r, const fs::path& dir, const cs::HostCsr<Entry>& a, cs::io::Symmetry symmetry) {
-  const std::string file = r.name + ".mtx";
+  const std::string file = r.name + (r.binary ? ".csrb" : ".mtx");
   std::cerr << "  writing " << file << " (" << a.num_rows << " rows, " << a.num_entries() << " non-zeros)\n";
-  cs::io::write_matrix_market((dir / file).string(), a, symmetry,
-                              "CompoundSparse matrix zoo: " + r.name + "\n" + r.source);
+  if (r.binary)  // every entry stored, whatever the symmetry (index.json still names it)
+    cs::io::write_binary_csr((dir / file).string(), a);
+  else
+    cs::io::write_matrix_market((dir / file).string(), a, symmetry,
+                                "CompoundSparse matrix zoo: " + r.name + "\n" + r.source);
   const auto stats = zoo::row_statistics(a);
   return {{"name", r.name},
           {"class", r.matrix_class},
@@ -360,10 +369,26 @@ std::vector<Recipe> tuning_zoo(const Options& o) {
   return recipes;
 }
 
+/// The xl set (docs/zoo.md): per class one grid and one irregular matrix of 50M+
+/// compound non-zeros, so that launch and L2 effects no longer count, written as
+/// binary CSR (Matrix Market text of these would be 5-16 GB each). Sizes: the full
+/// set's recipes scaled up, from their measured non-zeros per row.
+std::vector<Recipe> xl_zoo() {
+  const std::vector<Recipe> recipes = {
+      helmholtz("helmholtz-box-xl", "box", 160, 160, 94.0),    // 161^3 rows x 14.7: 61M; k / n as in k40
+      circuit("circuit-10m", 10000000),                        // 5.4 per row: 54M
+      dirac_torus("dirac-torus-xl", 1920, 960, 1),             // 1920 x 960 x 4 faces x 7: 52M
+      connection_laplacian("connection-hubs-8m", 1 << 23, 3),  // 8 per row: 67M
+      elasticity("elasticity-box-xl", "box", 152, 152),        // 153^3 rows x 14.6: 52M
+      rigid_links("elasticity-rigid-xl", 152, 0.45)};          // the same grid, a rigid cap: 52M+
+  return recipes;
+}
+
 /// The usage on `out`; returns `code` (0 when asked for with --help, else 2).
 int usage(const char* argv0, std::ostream& out = std::cerr, int code = 2) {
   out << "usage: " << argv0
-      << " --out DIR [--scale small|full|tune] [--meshes DIR] [--mhd1280b FILE] [--only NAME[,NAME...]]\n";
+      << " --out DIR [--scale small|full|tune|xl] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]\n"
+         "       [--only NAME[,NAME...]]\n";
   return code;
 }
 
@@ -371,27 +396,35 @@ int usage(const char* argv0, std::ostream& out = std::cerr, int code = 2) {
 
 int main(int argc, char** argv) {
   Options o;
-  const compound_tools::OptionSetters setters = {{"--out", [&](const std::string& v) { o.out = v; }},
-                                                 {"--scale",
-                                                  [&](const std::string& v) {
-                                                    o.scale = compound_tools::one_of(v, {"small", "full", "tune"});
-                                                  }},
-                                                 {"--meshes", [&](const std::string& v) { o.meshes = v; }},
-                                                 {"--mhd1280b", [&](const std::string& v) { o.mhd1280b = v; }},
-                                                 {"--only", [&](const std::string& v) {
-                                                    for (const auto& name : compound_tools::split_list(v))
-                                                      o.only.insert(name);
-                                                  }}};
+  const compound_tools::OptionSetters setters = {
+      {"--out", [&](const std::string& v) { o.out = v; }},
+      {"--scale",
+       [&](const std::string& v) {
+         o.scale = compound_tools::one_of(v, {"small", "full", "tune", "xl"});
+       }},
+      {"--format",
+       [&](const std::string& v) {
+         o.format = compound_tools::one_of(v, {"mtx", "binary"});
+       }},
+      {"--meshes", [&](const std::string& v) { o.meshes = v; }},
+      {"--mhd1280b", [&](const std::string& v) { o.mhd1280b = v; }},
+      {"--only", [&](const std::string& v) {
+         for (const auto& name : compound_tools::split_list(v)) o.only.insert(name);
+       }}};
   if (compound_tools::wants_help(argc, argv)) return usage(argv[0], std::cout, 0);  // asked for: not an error
   std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (problem.empty() && o.out.empty()) problem = "--out is required";
+  if (problem.empty() && o.scale == "xl" && o.format == "mtx")
+    problem = "--scale xl is written as binary CSR only (Matrix Market text of it would be 5-16 GB per matrix)";
+  if (o.format.empty()) o.format = o.scale == "xl" ? "binary" : "mtx";
   if (!problem.empty()) {
     std::cerr << "compound-zoo: " << problem << "\n";
     return usage(argv[0]);
   }
   try {
     fs::create_directories(o.out);
-    auto recipes = o.scale == "tune" ? tuning_zoo(o) : standard_zoo(o);
+    auto recipes = o.scale == "tune" ? tuning_zoo(o) : o.scale == "xl" ? xl_zoo() : standard_zoo(o);
+    for (auto& r : recipes) r.binary = o.format == "binary";
     Json matrices = Json::array(), skipped = Json::array();
     const auto start = std::chrono::steady_clock::now();
     int done = 0;
@@ -407,15 +440,26 @@ int main(int argc, char** argv) {
         continue;
       }
       const auto t0 = std::chrono::steady_clock::now();
-      matrices.push_back(r.build(r, o.out));
+      try {
+        matrices.push_back(r.build(r, o.out));
+      } catch (const std::bad_alloc&) {
+        // Assembly holds every element's blocks before summing them: elasticity-box-xl's
+        // 21M tetrahedra give 337M blocks of 80 bytes (27 GB) at once (docs/zoo.md).
+        throw cs::BudgetExceeded(r.name +
+                                     ": out of host memory while generating it (elasticity-box-xl alone "
+                                     "assembles 27 GB of element blocks; docs/zoo.md)",
+                                 __FILE__, __LINE__);
+      }
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::cerr << "  done in " << seconds << " s\n";
     }
-    const Json index = {{"generator", "compound-zoo"},
-                        {"scale", o.scale},
-                        {"format", "Matrix Market, CompoundSparse compound fields (docs/zoo.md)"},
-                        {"matrices", matrices},
-                        {"skipped", skipped}};
+    const Json index = {
+        {"generator", "compound-zoo"},
+        {"scale", o.scale},
+        {"format", o.format == "binary" ? "binary CSR (compound_sparse/io/binary_csr.hpp; docs/zoo.md)"
+                                        : "Matrix Market, CompoundSparse compound fields (docs/zoo.md)"},
+        {"matrices", matrices},
+        {"skipped", skipped}};
     std::ofstream file(o.out / "index.json");
     file << index.dump(2) << "\n";
     COMPOUND_SPARSE_REQUIRE(file, "writing " << (o.out / "index.json") << " failed");

@@ -2,13 +2,15 @@
 """Tests check_zoo.py's structure and irregular-ratio checks on a hand-made zoo: one
 complex matrix whose rows hold 3, 1, 1, 1 and 1 entries (max/median 3). It must pass
 as written and fail, naming the reason, without a structure, with an unknown one,
-with a ratio it does not reach, and when an expected structure has no matrix.
+with a ratio it does not reach, and when an expected structure has no matrix; and as
+binary CSR, it passes and fails on a wrong count or a truncated file.
 
 usage: test_check_zoo.py [VARIANT_SPACE_JSON]
 """
 import copy
 import json
 import pathlib
+import struct
 import subprocess
 import sys
 import tempfile
@@ -24,6 +26,11 @@ MTX = """%%MatrixMarket matrix coordinate complex general
 4 4 2 0
 5 5 2 1
 """
+# The same matrix in binary CSR (compound_sparse/io/binary_csr.hpp): header, offsets,
+# columns, then (re, im) per non-zero.
+STAR_CSRB = (b"CSRBIN1\n" + struct.pack("<IIqqq", 2, 8, 5, 5, 7) + struct.pack("<6i", 0, 3, 4, 5, 6, 7) +
+             struct.pack("<7i", 0, 1, 4, 1, 2, 3, 4) +
+             struct.pack("<14d", 4, 0, -1, 0.5, -1, -0.5, 2, 0, 2, 0, 2, 0, 2, 1))
 ENTRY = {"name": "star", "class": "complex", "structure": "irregular", "file": "star.mtx", "field": "complex",
          "symmetry": "general", "rows": 5, "columns": 5, "nonzeros": 7,
          "nonzeros_per_row": {"min": 1, "q1": 1, "median": 1, "q3": 1, "max": 3},
@@ -54,14 +61,28 @@ def main():
             ("ratio of a grid", dict(ENTRY, structure="grid"), ["--irregular-ratio", "2"], 1, "largest: 0"),
             ("structure expected", ENTRY, ["--expect-structures", "grid,irregular"], 1, "no matrix of structure grid"),
         ]
-        for what, entry, options, code, text in cases:
-            result = check(directory, entry, *options)
+        # The same matrix as binary CSR (the xl scale's files), in a directory of its own.
+        binary = directory / "binary"
+        binary.mkdir()
+        (binary / "star.csrb").write_bytes(STAR_CSRB)
+        entry = dict(ENTRY, file="star.csrb")
+        (directory / "short").mkdir()
+        (directory / "short" / "star.csrb").write_bytes(STAR_CSRB[:-8])
+        binary_cases = [
+            ("binary as written", binary, entry, 0, "(binary CSR: header and size): ok"),
+            ("binary, wrong count", binary, dict(entry, nonzeros=8), 1, "nonzeros = 8, the file has 7"),
+            ("binary, truncated", directory / "short", entry, 1, "star.csrb: 196 bytes, its header needs 204"),
+        ]
+        cases += [(what, entry, [], code, text) for what, _, entry, code, text in binary_cases]
+        folders = [directory] * (len(cases) - len(binary_cases)) + [folder for _, folder, *_ in binary_cases]
+        for (what, entry, options, code, text), folder in zip(cases, folders):
+            result = check(folder, entry, *options)
             output = result.stdout + result.stderr
             if result.returncode != code or text not in output:
                 failures.append(f"{what}: exit {result.returncode} (expected {code}), output:\n{output}")
     for f in failures:
         print("test_check_zoo: " + f, file=sys.stderr)
-    print(f"test_check_zoo: {6 - len(failures)} of 6 cases ok")
+    print(f"test_check_zoo: {len(cases) - len(failures)} of {len(cases)} cases ok")
     return 1 if failures else 0
 
 

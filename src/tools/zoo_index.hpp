@@ -3,6 +3,8 @@
 // (compound-tune, compound-bench): every problem is an IoError that names the
 // index file and what is wrong with it, before any matrix is read.
 #include <compound_sparse/error.hpp>
+#include <compound_sparse/io/binary_csr.hpp>
+#include <compound_sparse/io/matrix_market.hpp>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -53,6 +55,14 @@ inline nlohmann::json read_zoo_index(const std::string& path) {
                                  "zoo index " << path << ": matrix '" << name << "' has no integer \"nonzeros\"");
   }
   return matrices;
+}
+
+/// A zoo matrix's file: binary CSR (.csrb, the xl scale; compound_sparse/io/binary_csr.hpp)
+/// or Matrix Market; a float entry type rounds the stored components.
+template <class Entry>
+compound_sparse::HostCsr<Entry> read_zoo_matrix(const std::filesystem::path& path) {
+  return path.extension() == ".csrb" ? compound_sparse::io::read_binary_csr<Entry>(path.string())
+                                     : compound_sparse::io::read_matrix_market<Entry>(path.string());
 }
 
 }  // namespace compound_tools

@@ -1,0 +1,54 @@
+# ctest driver for perf.bench_binary_zoo: the xl scale's path at toy size -- two small
+# zoo matrices written as binary CSR (compound-zoo --format binary), benched from those
+# files (checked against the reference like any run), then the same zoo with
+# --device-memory far too small: every matrix is refused before its file is read,
+# recorded under "skipped" with the reason, and the bench still succeeds.
+cmake_policy(VERSION 3.19)  # string(JSON)
+file(REMOVE_RECURSE "${OUT}")
+execute_process(COMMAND "${ZOO}" --out "${OUT}/zoo" --scale small --format binary --only "${MATRICES}"
+                RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compound-zoo --format binary failed (${rc})")
+endif()
+file(GLOB binaries "${OUT}/zoo/*.csrb")
+file(GLOB texts "${OUT}/zoo/*.mtx")
+list(LENGTH binaries n_binaries)
+if(NOT n_binaries EQUAL 2 OR texts)
+  message(FATAL_ERROR "expected two .csrb files and no .mtx, got: ${binaries} ${texts}")
+endif()
+
+execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/bench" --precision double
+                        --samples 2 --batch 1 RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compound-bench on binary CSR files failed (${rc})")
+endif()
+file(READ "${OUT}/bench/bench.json" bench)
+string(JSON n LENGTH "${bench}" matrices)
+string(JSON n_skipped LENGTH "${bench}" skipped)
+if(NOT n EQUAL 2 OR NOT n_skipped EQUAL 0)
+  message(FATAL_ERROR "bench.json has ${n} matrices and ${n_skipped} skipped, expected 2 and 0")
+endif()
+foreach(i 0 1)
+  string(JSON method GET "${bench}" matrices ${i} results 1 method)
+  string(JSON ok GET "${bench}" matrices ${i} results 1 ok)
+  if(NOT method STREQUAL "ours_tuned" OR NOT ok)
+    message(FATAL_ERROR "matrix ${i}: ${method} ok=${ok}, expected ours_tuned to run correctly")
+  endif()
+endforeach()
+
+execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/refused" --precision double
+                        --samples 2 --batch 1 --device-memory 1000
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compound-bench with --device-memory 1000 failed (${rc}): ${err}")
+endif()
+if(NOT err MATCHES "GB of device memory \\(3 copies of its [0-9.e-]+ GB CSR in this precision, and the vectors\\), more than 90% of the 1e-06 GB that --device-memory allows: not run")
+  message(FATAL_ERROR "no refusal in the bench's output: ${err}")
+endif()
+file(READ "${OUT}/refused/bench.json" bench)
+string(JSON n LENGTH "${bench}" matrices)
+string(JSON n_skipped LENGTH "${bench}" skipped)
+string(JSON reason GET "${bench}" skipped 0 reason)
+if(NOT n EQUAL 0 OR NOT n_skipped EQUAL 2 OR NOT reason MATCHES "not run$")
+  message(FATAL_ERROR "bench.json has ${n} matrices and ${n_skipped} skipped ('${reason}'), expected 0 and 2")
+endif()
