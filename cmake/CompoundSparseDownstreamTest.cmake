@@ -10,10 +10,14 @@ function(run_step what)
 endfunction()
 
 file(REMOVE_RECURSE "${WORK_DIR}")
-set(prefix "${WORK_DIR}/prefix")
-run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+# Installed to one prefix, then moved: neither the configure-time prefix nor the
+# install prefix holds the package when the application runs, and the tuning
+# database must still be found beside the package (its CMake config says where).
+set(prefix "${WORK_DIR}/moved")
+run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DIR}/installed")
+file(RENAME "${WORK_DIR}/installed" "${prefix}")
 # Only the prefix is given: the package must find Kokkos on its own.
 run_step("configure" ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
          "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
 run_step("build" ${CMAKE_COMMAND} --build "${WORK_DIR}/build")
-run_step("run" "${WORK_DIR}/build/downstream_spmv")
+run_step("run" "${WORK_DIR}/build/downstream_spmv" --expect-database-in "${prefix}/share/compound_sparse/tuning")

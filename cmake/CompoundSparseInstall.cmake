@@ -30,13 +30,17 @@ if(COMPOUND_SPARSE_GENERATED_DIR)  # headers generated at configure time (varian
 endif()
 # The committed tuning databases, where TunedSpmv looks for them by default
 # (COMPOUND_SPARSE_INSTALLED_TUNING_DIR in the root CMakeLists.txt).
+# The package's config also tells applications where they are, relative to wherever
+# find_package finds it (COMPOUND_SPARSE_PACKAGE_TUNING_DIR, tuning/database.hpp).
+set(COMPOUND_SPARSE_TUNING_INSTALL_DIR ${CMAKE_INSTALL_DATADIR}/compound_sparse/tuning)
 file(GLOB _cs_tuning_databases CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/tuning/*.json)
-install(FILES ${_cs_tuning_databases} DESTINATION ${CMAKE_INSTALL_DATADIR}/compound_sparse/tuning)
+install(FILES ${_cs_tuning_databases} DESTINATION ${COMPOUND_SPARSE_TUNING_INSTALL_DIR})
 install(EXPORT CompoundSparseTargets NAMESPACE CompoundSparse:: DESTINATION ${COMPOUND_SPARSE_INSTALL_CMAKEDIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/CompoundSparseConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/CompoundSparseConfig.cmake
-                              INSTALL_DESTINATION ${COMPOUND_SPARSE_INSTALL_CMAKEDIR})
+                              INSTALL_DESTINATION ${COMPOUND_SPARSE_INSTALL_CMAKEDIR}
+                              PATH_VARS COMPOUND_SPARSE_TUNING_INSTALL_DIR)
 # 0.x releases may break the API between minor versions.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/CompoundSparseConfigVersion.cmake
                                  COMPATIBILITY SameMinorVersion)

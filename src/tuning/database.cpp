@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <cerrno>
@@ -67,9 +68,31 @@ std::string database_file_name(const DeviceInfo& device) {
   return backend + "_" + cc + ".json";
 }
 
+namespace {
+std::mutex package_dirs_mutex;
+std::vector<std::string>& package_dirs() {  // constructed on first use: safe from static initialisers
+  static std::vector<std::string> dirs;
+  return dirs;
+}
+}  // namespace
+
+bool add_package_tuning_dir(const std::string& dir) {
+  std::lock_guard<std::mutex> lock(package_dirs_mutex);
+  auto& dirs = package_dirs();
+  if (!dir.empty() && std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  return true;
+}
+
 std::vector<std::string> default_tuning_dirs() {
   if (const char* env = std::getenv("COMPOUND_SPARSE_TUNING_DIR"); env != nullptr && *env != '\0') return {env};
-  return {COMPOUND_SPARSE_INSTALLED_TUNING_DIR, COMPOUND_SPARSE_SOURCE_TUNING_DIR};
+  std::vector<std::string> dirs;
+  {
+    std::lock_guard<std::mutex> lock(package_dirs_mutex);
+    dirs = package_dirs();
+  }
+  for (const char* dir : {COMPOUND_SPARSE_INSTALLED_TUNING_DIR, COMPOUND_SPARSE_SOURCE_TUNING_DIR})
+    if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) dirs.push_back(dir);
+  return dirs;
 }
 
 // ---- JSON <-> structs ---------------------------------------------------------

@@ -1,8 +1,14 @@
 // Downstream check of the installed package: one SpMV on a small complex
-// matrix, compared with the host reference. Exit code 0 when they agree.
+// matrix, compared with the host reference, and the tuning database TunedSpmv
+// would read. Exit code 0 when they agree and, with --expect-database-in DIR, when
+// the database was found in DIR (the package's own, wherever it was installed).
 
 #include <compound_sparse.hpp>
+#include <compound_sparse/tuning/tuned_spmv.hpp>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
 #include <vector>
 
 namespace cs = compound_sparse;
@@ -33,5 +39,19 @@ int main(int argc, char** argv) {
   for (int i = 0; i < n; ++i) max_error = std::max(max_error, Kokkos::abs(result[i] - reference[i]));
   std::printf("downstream: spmv on %s, max |y - reference| = %.3g\n", cs::default_device_info().backend.c_str(),
               max_error);
-  return max_error < 1e-12 ? 0 : 1;
+  if (max_error >= 1e-12) return 1;
+
+  const cs::LoadedDatabase loaded = cs::load_device_database(cs::default_device_info(), "");
+  std::printf("downstream: tuning database %s\n", loaded.note.c_str());
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::strcmp(argv[i], "--expect-database-in") == 0) {
+      namespace fs = std::filesystem;
+      const fs::path found = fs::path(loaded.note).parent_path(), want = argv[i + 1];
+      std::error_code ec;
+      if (!loaded.db || !fs::equivalent(found, want, ec)) {
+        std::printf("downstream: expected the database in %s\n", want.c_str());
+        return 1;
+      }
+    }
+  return 0;
 }

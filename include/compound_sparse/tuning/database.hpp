@@ -65,9 +65,25 @@ TuningDatabase empty_tuning_database();
 std::string database_file_name(const DeviceInfo& device);
 
 /// Directories searched for the database, in order: $COMPOUND_SPARSE_TUNING_DIR
-/// alone when set; otherwise the installed share/compound_sparse/tuning and the
+/// alone when set; otherwise the package directories (add_package_tuning_dir), the
+/// share/compound_sparse/tuning of the prefix this library was configured for, and the
 /// source tree's tuning/ (so that the build tree works without installing).
 std::vector<std::string> default_tuning_dirs();
+
+/// Adds `dir` to the package directories default_tuning_dirs() searches first (once;
+/// thread-safe); returns true. An application rarely calls it: built against the
+/// installed package, it gets COMPOUND_SPARSE_PACKAGE_TUNING_DIR from the package's
+/// CMake config, the share/compound_sparse/tuning beside wherever find_package found
+/// the package (a prefix that was moved after installing included), and this header
+/// registers that directory at start-up. The configure-time prefix alone would miss
+/// an install to another prefix (cmake --install build --prefix P).
+bool add_package_tuning_dir(const std::string& dir);
+
+#ifdef COMPOUND_SPARSE_PACKAGE_TUNING_DIR
+namespace impl {
+inline const bool package_tuning_dir_registered = add_package_tuning_dir(COMPOUND_SPARSE_PACKAGE_TUNING_DIR);
+}  // namespace impl
+#endif
 
 /// Throws compound_sparse::IoError (with the path and the reason) for a file that
 /// cannot be read, is not JSON, has another schema version or a malformed record,
