@@ -5,11 +5,14 @@
 // one huge row, 1x1, non-square, row counts that are not multiples of a slice).
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <complex>
 #include <compound_sparse/block.hpp>
 #include <compound_sparse/reference.hpp>
 #include <compound_sparse/tuning/measure.hpp>
+#include <thread>
 
+#include "baseline.hpp"
 #include "complex_expansion.hpp"
 #include "real_expansion.hpp"
 #include "sliced_ell.hpp"
@@ -151,6 +154,43 @@ TEST(BenchFormats, SlicedEllRefusesPaddingBeyondItsLimit) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find(std::to_string(slots) + " slots"), std::string::npos) << e.what();
   }
+}
+
+/// check_and_time on a "baseline" that writes y = (1, 2) and takes `launch_ms` per launch.
+bench::BaselineResult time_sleeping_baseline(int launch_ms, const cs::TimingOptions& timing) {
+  using Value = Kokkos::complex<double>;
+  std::vector<Kokkos::View<double*>> ys{bench::flat_device_copy<double>(std::vector<Value>(3))};
+  const std::vector<Value> reference(3, Value(1, 2));
+  bench::BaselineResult result;
+  bench::check_and_time<Value, double>(
+      result, reference, ys,
+      [&](int copy) {
+        Kokkos::deep_copy(ys[copy], bench::flat_device_copy<double>(reference));
+        std::this_thread::sleep_for(std::chrono::milliseconds(launch_ms));
+      },
+      timing, 1e-12);
+  return result;
+}
+
+TEST(BenchFormats, SlowBaselineIsTimedByOneBatchWithinTheBudget) {
+  cs::TimingOptions timing;
+  timing.mode = cs::TimingMode::Wall;
+  timing.warmup = 1;
+  timing.batch = 4;
+  timing.samples = 200;  // 200 x 4 x 5 ms = 4 s of full timing, over the 2 s budget
+  const auto start = std::chrono::steady_clock::now();
+  const auto slow = time_sleeping_baseline(5, timing);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(slow.ok) << slow.error;
+  EXPECT_LT(took, 1.0) << "the slow baseline was timed in full";
+  EXPECT_GE(slow.seconds, 0.005);
+  EXPECT_NE(slow.note.find("one batch of 4 launches"), std::string::npos) << slow.note;
+
+  timing.samples = 3;  // 3 x 4 x 5 ms: within the budget, timed in full, no note
+  const auto fast = time_sleeping_baseline(5, timing);
+  ASSERT_TRUE(fast.ok) << fast.error;
+  EXPECT_TRUE(fast.note.empty()) << fast.note;
+  EXPECT_GE(fast.seconds, 0.005);
 }
 
 }  // namespace
