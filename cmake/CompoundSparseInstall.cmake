@@ -61,5 +61,6 @@ if(COMPOUND_SPARSE_ENABLE_TESTS)
                    -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
                    -DBUILD_TYPE=${CMAKE_BUILD_TYPE}
                    -P ${PROJECT_SOURCE_DIR}/cmake/CompoundSparseDownstreamTest.cmake)
-  set_tests_properties(package.downstream PROPERTIES TIMEOUT 300 LABELS package)
+  set_tests_properties(package.downstream PROPERTIES TIMEOUT 300 LABELS package ENVIRONMENT
+                       "COMPOUND_SPARSE_CACHE_DIR=${PROJECT_BINARY_DIR}/test_tuning_cache")
 endif()

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "compound_sparse/error.hpp"
+#include "compound_sparse/tuning/quick_tune.hpp"
 #include "compound_sparse/tuning/selection.hpp"
 
 namespace compound_tune {
@@ -25,7 +26,7 @@ std::string fixed(double x, int digits) {
 }
 }  // namespace
 
-std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours) {
+std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours, double close_distance) {
   std::vector<LooRow> rows;
   for (const auto& m : db.matrices) {
     std::map<std::string, double> measured;  // variant -> seconds, ok ones only
@@ -64,36 +65,64 @@ std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours) 
     row.precision = m.features.precision;
     // The heuristic picks lanes freely; a search may have measured only some lane
     // counts (reduced: 1, 4, 32), so take the nearest measured one of the same kernel.
-    cs::VariantKey chosen = s.key;
-    if (!measured.count(chosen.name())) {
+    const auto nearest_measured = [&measured](const cs::VariantKey& key) {
+      cs::VariantKey chosen = key;
+      if (measured.count(chosen.name())) return chosen;
       double gap = 1e9;
       for (int lanes = 1; lanes <= 32; lanes *= 2) {
-        cs::VariantKey k = s.key;
+        cs::VariantKey k = key;
         k.lanes_per_row = lanes;
-        const double g = std::abs(std::log2(double(lanes) / s.key.lanes_per_row));
+        const double g = std::abs(std::log2(double(lanes) / key.lanes_per_row));
         if (measured.count(k.name()) && g < gap) {
           gap = g;
           chosen = k;
         }
       }
-      if (chosen.lanes_per_row != s.key.lanes_per_row)
-        row.rule += " (lanes " + std::to_string(chosen.lanes_per_row) + ")";
-    }
+      return chosen;
+    };
+    const cs::VariantKey chosen = nearest_measured(s.key);
+    if (chosen.lanes_per_row != s.key.lanes_per_row)
+      row.rule += " (lanes " + std::to_string(chosen.lanes_per_row) + ")";
     row.selected = chosen.name();
     row.best = m.best;
     row.best_seconds = measured[m.best];
     const auto it = measured.find(row.selected);
     row.selected_seconds = it == measured.end() ? 0 : it->second;
     row.ratio = it == measured.end() ? 0 : row.selected_seconds / row.best_seconds;
+
+    // Quick tuning, as TunedSpmv builds its candidates (quick_tune.hpp), judged by the
+    // stored times: the noise of its own short timing is not in this estimate.
+    const bool dense = m.features.nnz_per_row_max > context.dense_row_threshold;
+    const auto heuristic =
+        nearest_measured(cs::heuristic_variant(m.features, context.compiled, {}, context.dense_row_threshold));
+    std::vector<cs::VariantKey> alternatives;
+    for (const auto& outer : cs::outer_layout_names()) {
+      const auto only = [&outer](const std::string& o) { return o == outer; };
+      const auto k =
+          nearest_measured(cs::heuristic_variant(m.features, context.compiled, only, context.dense_row_threshold));
+      if (k.outer == outer && (!dense || cs::splits_rows(k.kind))) alternatives.push_back(k);
+    }
+    const auto candidates = cs::quick_tune_candidates(s.ranked, heuristic, alternatives, cs::max_quick_tune_candidates);
+    for (const auto& k : candidates) {
+      const auto t = measured.find(k.name());
+      if (t == measured.end()) continue;
+      ++row.quick_candidates;
+      if (row.quick_ratio == 0 || t->second / row.best_seconds < row.quick_ratio) {
+        row.quick_ratio = t->second / row.best_seconds;
+        row.quick_selected = k.name();
+      }
+    }
+    const bool close = s.rule == "exact" || (s.rule == "nearest" && s.distance <= close_distance);
+    row.auto_ratio = close ? row.ratio : row.quick_ratio;
     rows.push_back(row);
   }
   return rows;
 }
 
-LooSummary summarize(const std::vector<LooRow>& rows) {
+LooSummary summarize(const std::vector<LooRow>& rows, double LooRow::*ratio) {
   std::vector<double> r;
   for (const auto& row : rows)
-    if (row.ratio > 0) r.push_back(row.ratio);
+    if (row.*ratio > 0) r.push_back(row.*ratio);
   LooSummary s;
   s.count = static_cast<int>(r.size());
   if (r.empty()) return s;
@@ -111,6 +140,8 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
                       const std::string& out) {
   const auto rows = leave_one_out(db, neighbours);
   const auto summary = summarize(rows);
+  const auto quick = summarize(rows, &LooRow::quick_ratio);
+  const auto automatic = summarize(rows, &LooRow::auto_ratio);
   const bool pass = summary.count > 0 && summary.median <= 1.05 && summary.worst <= 1.25;
   nlohmann::json j_rows = nlohmann::json::array();
   for (const auto& r : rows)
@@ -124,7 +155,11 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
                       {"selected_seconds", r.selected_seconds},
                       {"best", r.best},
                       {"best_seconds", r.best_seconds},
-                      {"ratio", r.ratio}});
+                      {"ratio", r.ratio},
+                      {"quick_selected", r.quick_selected},
+                      {"quick_candidates", r.quick_candidates},
+                      {"quick_ratio", r.quick_ratio},
+                      {"auto_ratio", r.auto_ratio}});
   nlohmann::json sweep = nlohmann::json::array();
   std::ostringstream sweep_md;
   for (int k = 1; k <= 5; ++k) {
@@ -148,6 +183,14 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
         {"geometric_mean", summary.geometric_mean},
         {"meets_target", pass}}},
       {"neighbour_sweep", sweep},
+      {"quick_tuning",
+       {{"note",
+         "simulated from the stored times: the candidates TunedSpmv would time, the fastest by the "
+         "left-out matrix's own measurements (its short timing's noise not included)"},
+        {"target", {{"median", 1.10}, {"worst", 1.35}}},
+        {"always", {{"median", quick.median}, {"worst", quick.worst}, {"geometric_mean", quick.geometric_mean}}},
+        {"auto",
+         {{"median", automatic.median}, {"worst", automatic.worst}, {"geometric_mean", automatic.geometric_mean}}}}},
       {"rows", j_rows}};
   const std::filesystem::path base(out);
   if (base.has_parent_path()) std::filesystem::create_directories(base.parent_path());
@@ -172,7 +215,18 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
      << summary.geometric_mean << "** over " << summary.count
      << " matrices (target: median <= 1.05, worst <= 1.25: " << (pass ? "met" : "NOT met") << ").\n\n"
      << "Neighbour count sweep:\n\n| k | median | worst | geometric mean |\n|---|---|---|---|\n"
-     << sweep_md.str();
+     << sweep_md.str()
+     << "\n## Quick tuning (simulated)\n\nThe candidates TunedSpmv's quick tuning would time on the left-out matrix "
+     << "(docs/tuning.md), judged by that matrix's stored times (the noise of the quick timing itself is not "
+     << "included); *auto* is QuickTune::Auto: quick tuning where no record is within distance 0.5, the "
+     << "selection above elsewhere. Target for quick tuning: median <= 1.10, worst <= 1.35.\n\n"
+     << "| mode | median | worst | geometric mean |\n|---|---|---|---|\n"
+     << "| always | " << quick.median << " | " << quick.worst << " | " << quick.geometric_mean << " |\n"
+     << "| auto | " << automatic.median << " | " << automatic.worst << " | " << automatic.geometric_mean << " |\n\n"
+     << "| matrix | precision | candidates with times | quick choice | ratio |\n|---|---|---|---|---|\n";
+  for (const auto& r : rows)
+    md << "| " << r.name << " | " << r.precision << " | " << r.quick_candidates << " | `" << r.quick_selected << "` | "
+       << (r.quick_ratio > 0 ? fixed(r.quick_ratio, 3) : "not measured") << " |\n";
   COMPOUND_SPARSE_REQUIRE(md, "writing " << out << ".md failed");
 }
 

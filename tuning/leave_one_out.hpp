@@ -19,6 +19,13 @@ struct LooRow {
   std::string selected, best;
   double selected_seconds = 0, best_seconds = 0;
   double ratio = 0;  ///< selected / best; 0 when the selected variant was not measured
+  /// Quick tuning simulated (quick_tune.hpp): of the candidates TunedSpmv would time
+  /// (those the left-out matrix has times for), the fastest by its stored times.
+  std::string quick_selected;
+  int quick_candidates = 0;  ///< candidates with stored times
+  double quick_ratio = 0;    ///< quick_selected / best; 0 when no candidate was measured
+  /// QuickTune::Auto: quick tuning when no record is close, else the selection.
+  double auto_ratio = 0;
 };
 
 struct LooSummary {
@@ -26,8 +33,10 @@ struct LooSummary {
   double median = 0, worst = 0, geometric_mean = 0;
 };
 
-std::vector<LooRow> leave_one_out(const compound_sparse::TuningDatabase& db, int neighbours);
-LooSummary summarize(const std::vector<LooRow>& rows);
+std::vector<LooRow> leave_one_out(const compound_sparse::TuningDatabase& db, int neighbours,
+                                  double close_distance = 0.5);
+/// Over the rows' `ratio`, or another of their ratios.
+LooSummary summarize(const std::vector<LooRow>& rows, double LooRow::*ratio = &LooRow::ratio);
 
 /// Writes <out>.json and <out>.md (the table plus a k = 1..5 sweep).
 void write_loo_report(const compound_sparse::TuningDatabase& db, const std::string& db_path, int neighbours,

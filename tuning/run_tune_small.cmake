@@ -32,3 +32,7 @@ endforeach()
 run("${TUNE}" --loo "${dbs}" --out "${WORK}/loo")
 require_text("${WORK}/loo.md" "| elasticity-lshape-small | block3 | double | nearest | elasticity-box-small")
 require_text("${WORK}/loo.json" "\"meets_target\"")
+# Quick tuning simulated for every record: both modes summarised, a ratio per row.
+require_text("${WORK}/loo.md" "## Quick tuning (simulated)")
+require_text("${WORK}/loo.json" "\"quick_tuning\"")
+require_text("${WORK}/loo.json" "\"quick_ratio\"")

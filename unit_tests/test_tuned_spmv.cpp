@@ -33,9 +33,12 @@ const std::string kExactBest = variant("sell32.soa.soa.dynamic_team", "l4");
 const std::string kNearBest = variant("ell.soa.aos.static", "l2");
 const std::string kFarBest = variant("csr.aos.soa.dynamic_warp", "l32");
 
+/// Selection from the database in `dir` alone: no quick tuning, no cache.
 cs::TunedSpmvOptions in(const ScratchDir& dir) {
   cs::TunedSpmvOptions o;
   o.database_dir = dir.str();
+  o.quick_tune = cs::QuickTune::Never;
+  o.use_cache = false;
   return o;
 }
 

@@ -328,6 +328,18 @@ void write_file_atomically(const std::string& text, const std::string& path,
 }
 }  // namespace detail
 
+LoadedDatabase load_database_file(const std::string& path, const std::string& prefix, const std::string& suffix) {
+  LoadedDatabase result;
+  try {
+    result.db = read_tuning_database_cached(path);
+    result.note = path;
+  } catch (const std::exception& e) {
+    result.note = "unusable (" + path + ")";
+    result.warnings.push_back(prefix + e.what() + suffix);
+  }
+  return result;
+}
+
 void write_tuning_database(const TuningDatabase& db, const std::string& path) {
   detail::write_file_atomically(to_json_text(db), path);
 }
@@ -360,7 +372,8 @@ class FileLock {
 };
 }  // namespace
 
-TuningDatabase update_tuning_database(const std::string& path, const std::vector<TunedMatrix>& records) {
+TuningDatabase update_tuning_database(const std::string& path, const std::vector<TunedMatrix>& records,
+                                      std::string* set_aside_unreadable) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   if (target.has_parent_path()) fs::create_directories(target.parent_path());
@@ -368,7 +381,20 @@ TuningDatabase update_tuning_database(const std::string& path, const std::vector
   // already opened it lock an unlinked file while a third one locks a new file.
   const FileLock lock(path + ".lock");
   TuningDatabase db = empty_tuning_database();
-  if (fs::exists(target)) db.matrices = read_tuning_database(path).matrices;  // under the lock: the latest file
+  if (set_aside_unreadable) set_aside_unreadable->clear();
+  if (fs::exists(target)) {
+    try {
+      db.matrices = read_tuning_database(path).matrices;  // under the lock: the latest file
+    } catch (const IoError& e) {
+      if (!set_aside_unreadable) throw;
+      const std::string aside = path + ".unreadable";
+      std::error_code ec;
+      fs::rename(target, aside, ec);
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, !ec,
+                                   e.what() << "; and it could not be moved to " << aside << ": " << ec.message());
+      *set_aside_unreadable = std::string(e.what()) + "; moved to " + aside;
+    }
+  }
   for (const auto& r : records) merge_record(db, r);
   write_tuning_database(db, path);
   return db;

@@ -190,6 +190,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
         const auto c = score({{m, 0.0}}, context, f, skipped);
         if (!c.empty()) {
           s.key = c.front().key;
+          for (const auto& candidate : c) s.ranked.push_back(candidate.key);
           s.rule = "exact";
           s.record = m->name;
           why << "rule exact: fingerprint " << f.fingerprint << " matches record '" << m->name
@@ -210,6 +211,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
       const auto c = score(nearest, context, f, skipped);
       if (!c.empty()) {
         s.key = c.front().key;
+        for (const auto& candidate : c) s.ranked.push_back(candidate.key);
         s.rule = "nearest";
         s.record = nearest.front().first->name;
         s.distance = nearest.front().second;

@@ -28,14 +28,7 @@ LoadedDatabase load_device_database(const DeviceInfo& device, const std::string&
                               "); using the heuristic");
     return result;
   }
-  try {
-    result.db = read_tuning_database_cached(path);
-    result.note = path;
-  } catch (const std::exception& e) {
-    result.note = "unusable (" + path + ")";
-    result.warnings.push_back(std::string(e.what()) + "; using the heuristic");
-  }
-  return result;
+  return load_database_file(path, "", "; using the heuristic");
 }
 
 }  // namespace compound_sparse

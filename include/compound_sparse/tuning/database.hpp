@@ -52,6 +52,14 @@ struct TuningDatabase {
   std::vector<TunedMatrix> matrices;
 };
 
+/// A database as TunedSpmv found it: the database, or null; `note` says which file or
+/// why none; `warnings`, what went wrong on the way (never an exception).
+struct LoadedDatabase {
+  std::shared_ptr<const TuningDatabase> db;
+  std::string note;
+  std::vector<std::string> warnings;
+};
+
 /// The versions this library was built with (library, Kokkos, CUDA or "").
 std::string library_version();
 std::string kokkos_version();
@@ -99,6 +107,11 @@ TuningDatabase read_tuning_database(const std::string& path);
 /// Thread-safe. Throws like read_tuning_database; a failure is not cached.
 std::shared_ptr<const TuningDatabase> read_tuning_database_cached(const std::string& path);
 
+/// read_tuning_database_cached(path) without exceptions: the database and `path` as the
+/// note, or no database, the note "unusable (path)" and the warning `prefix` + the reason
+/// + `suffix` (TunedSpmv's database and cache, which fall back rather than fail).
+LoadedDatabase load_database_file(const std::string& path, const std::string& prefix, const std::string& suffix);
+
 /// Serializes to JSON text (2-space indented).
 std::string to_json_text(const TuningDatabase& db);
 /// Parses JSON text; `source` names it in errors. Throws like read_tuning_database.
@@ -118,8 +131,13 @@ void write_tuning_database(const TuningDatabase& db, const std::string& path);
 /// atomically, then the lock is released. Device and versions become this
 /// process's (empty_tuning_database). Returns the database as written. Throws
 /// IoError when the lock cannot be taken or the existing file cannot be read
-/// (an unreadable database is never overwritten).
-TuningDatabase update_tuning_database(const std::string& path, const std::vector<TunedMatrix>& records);
+/// (an unreadable database is never overwritten), unless `set_aside_unreadable`
+/// is given: then an existing file that does not read is renamed to
+/// `<path>.unreadable` under the lock, replacing an older one, and the update starts
+/// from no records; the string receives why (empty when nothing was set aside). For
+/// caches, whose records can be measured again; never for a tuned database.
+TuningDatabase update_tuning_database(const std::string& path, const std::vector<TunedMatrix>& records,
+                                      std::string* set_aside_unreadable = nullptr);
 
 namespace detail {
 /// write_tuning_database's mechanism; `before_rename` (tests) runs between the

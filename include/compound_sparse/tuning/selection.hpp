@@ -56,6 +56,9 @@ struct Selection {
   double distance = 0;      ///< feature distance to `record`
   std::string explanation;  ///< human-readable: rule, neighbours, fallbacks
   std::vector<std::string> warnings;
+  /// Rules exact and nearest: every usable variant they scored, best first (`key` is the
+  /// first); empty for the heuristic. Quick tuning (tuned_spmv.hpp) times the first few.
+  std::vector<VariantKey> ranked;
 };
 
 double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b);

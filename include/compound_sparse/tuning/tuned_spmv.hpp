@@ -19,6 +19,14 @@
 // A matrix with a row too long for one lane group on this device
 // (dense_row_threshold) always gets a kind that splits rows (merge_path), so no
 // choice serialises that row.
+//
+// Quick tuning (quick_tune.hpp; options.quick_tune, by default QuickTune::Auto):
+// when the database holds no record close to the matrix (the heuristic would decide,
+// or the nearest record is farther than options.close_distance), TunedSpmv times a
+// few candidates on the matrix itself, at most options.quick_tune_spmvs SpMVs in all,
+// takes the fastest (rule "quick"), and stores what it timed in the per-user cache
+// (tuning_cache.hpp), which is searched first: the next TunedSpmv for the same
+// pattern is an exact hit and times nothing.
 
 #include <algorithm>
 #include <cstdint>
@@ -30,9 +38,18 @@
 #include "../registry.hpp"
 #include "../warnings.hpp"
 #include "database.hpp"
+#include "quick_tune.hpp"
 #include "selection.hpp"
+#include "tuning_cache.hpp"
 
 namespace compound_sparse {
+
+/// When TunedSpmv times candidates on the caller's matrix (quick_tune.hpp).
+enum class QuickTune {
+  Never,   ///< select from the database (or the heuristic) only
+  Auto,    ///< when no database record is close: the heuristic, or a nearest record farther than close_distance
+  Always,  ///< every matrix whose pattern the cache does not hold yet
+};
 
 struct TunedSpmvOptions {
   std::string database_dir;  ///< "" = default_tuning_dirs()
@@ -45,14 +62,19 @@ struct TunedSpmvOptions {
   /// Rows longer than this count as dense (selection.hpp); < 0: dense_row_threshold
   /// for this matrix on this device. Set it to hold a device's rule on another.
   double dense_row_threshold = -1;
+  QuickTune quick_tune = QuickTune::Auto;
+  /// "Close" for QuickTune::Auto: a nearest record within this feature distance
+  /// (selection.hpp). 0.5 is a ratio of about 1.4 in every feature at once, or 2 in one
+  /// of them: on the tuning zoo, the nearest records that selection ranked within 5% of
+  /// the best were at most this far from the matrix (docs/tuning.md).
+  double close_distance = 0.5;
+  int quick_tune_spmvs = default_quick_tune_spmvs;  ///< budget of quick tuning, checks included
+  /// The quick-tuning cache (tuning_cache.hpp): "" = default_tuning_cache_dir().
+  std::string cache_dir;
+  bool use_cache = true;  ///< false: the cache is neither read nor written
 };
 
 /// The database for this device, or null; `note` says which file or why none.
-struct LoadedDatabase {
-  std::shared_ptr<const TuningDatabase> db;
-  std::string note;
-  std::vector<std::string> warnings;
-};
 LoadedDatabase load_device_database(const DeviceInfo& device, const std::string& database_dir);
 
 template <class Entry>
@@ -103,12 +125,85 @@ class TunedSpmv {
     context.dense_row_threshold = options.dense_row_threshold >= 0
                                       ? options.dense_row_threshold
                                       : dense_row_threshold(features, default_device_info());
-    Selection s = select_variant(features, loaded.db.get(), loaded.note, context);
     std::vector<std::string> warnings = loaded.warnings;
+
+    // An earlier quick tuning of this pattern, in this process or another: an exact hit.
+    std::string cache_path;
+    Selection s;
+    if (options.use_cache) {
+      const std::string dir = options.cache_dir.empty() ? default_tuning_cache_dir() : options.cache_dir;
+      if (!dir.empty()) cache_path = dir + "/" + database_file_name(default_device_info());
+    }
+    if (!cache_path.empty()) {
+      const LoadedDatabase cache = load_tuning_cache(cache_path);
+      warnings.insert(warnings.end(), cache.warnings.begin(), cache.warnings.end());
+      if (cache.db) s = select_variant(features, cache.db.get(), "cache " + cache.note, context);
+    }
+    const bool cached = s.rule == "exact";
+    if (!cached) s = select_variant(features, loaded.db.get(), loaded.note, context);
     warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
     key_ = s.key;
     rule_ = s.rule;
     explanation_ = "variant " + key_.name() + "; " + s.explanation;
+
+    COMPOUND_SPARSE_REQUIRE(
+        options.quick_tune_spmvs >= 0,
+        "TunedSpmvOptions::quick_tune_spmvs must not be negative, got " << options.quick_tune_spmvs);
+    const bool close = s.rule == "exact" || (s.rule == "nearest" && s.distance <= options.close_distance);
+    const bool wanted =
+        !cached && (options.quick_tune == QuickTune::Always || (options.quick_tune == QuickTune::Auto && !close));
+    const QuickTunePlan fits_budget =
+        quick_tune_plan(max_quick_tune_candidates, options.quick_tune_spmvs, preferred_timing_mode());
+    if (wanted && fits_budget.count == 0)
+      explanation_ += "; no quick tuning: a budget of " + std::to_string(options.quick_tune_spmvs) +
+                      " SpMVs times no candidate (one takes " + std::to_string(fits_budget.spmvs_per_candidate()) + ")";
+    if (wanted && fits_budget.count > 0) {
+      const VariantKey heuristic =
+          heuristic_variant(features, context.compiled, context.fits, context.dense_row_threshold);
+      std::vector<VariantKey> ranked = s.ranked;
+      const auto usable_here = [&](const VariantKey& k) {
+        std::string why;
+        return (vector_layout.empty() || k.vector == vector_layout) && context.usable(k, why);
+      };
+      VariantKey own = heuristic;
+      if (!vector_layout.empty()) own.vector = vector_layout;
+      // The heuristic's schedule on each other outer layout that fits: what a matrix
+      // without a database record is timed on besides the heuristic's own choice.
+      std::vector<VariantKey> alternatives;
+      for (const auto& outer : outer_layout_names()) {
+        const auto only = [&](const std::string& o) { return o == outer && context.fits(o); };
+        VariantKey k = heuristic_variant(features, context.compiled, only, context.dense_row_threshold);
+        if (!vector_layout.empty()) k.vector = vector_layout;
+        if (k.outer == outer) alternatives.push_back(k);
+      }
+      const bool dense = features.nnz_per_row_max > context.dense_row_threshold;
+      for (auto* list : {&ranked, &alternatives})
+        list->erase(
+            std::remove_if(list->begin(), list->end(),
+                           [&](const VariantKey& k) { return !usable_here(k) || (dense && !splits_rows(k.kind)); }),
+            list->end());
+      const auto candidates = quick_tune_candidates(ranked, own, alternatives, max_quick_tune_candidates);
+      const QuickTuneResult q = quick_tune(a, features, candidates, options.quick_tune_spmvs, options.budget);
+      tuning_spmvs_ = q.spmvs;
+      std::string why = options.quick_tune == QuickTune::Always ? "quick tuning asked for"
+                        : s.rule == "nearest" ? "the nearest record is at distance " + std::to_string(s.distance) +
+                                                    ", over " + std::to_string(options.close_distance)
+                                              : "no database record";
+      if (q.ok) {
+        key_ = parse_variant_key(q.record.best);
+        rule_ = "quick";
+        explanation_ = "variant " + key_.name() + "; rule quick (" + why + "): timed " + q.timed + "; fastest " +
+                       q.record.best + "; before it, " + s.explanation;
+        if (!cache_path.empty()) {
+          const auto stored = store_in_tuning_cache(cache_path, q.record);
+          warnings.insert(warnings.end(), stored.begin(), stored.end());
+          if (stored.empty()) explanation_ += "; stored in " + cache_path;
+        }
+      } else {
+        warnings.push_back("quick tuning found no candidate that ran correctly (" + q.timed + "); keeping " +
+                           key_.name());
+      }
+    }
     if (!vector_layout.empty() && key_.vector != vector_layout) {  // the heuristic knows no constraint
       key_.vector = vector_layout;                                 // every variant is compiled for both vector layouts
       explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
@@ -124,7 +219,9 @@ class TunedSpmv {
   }
 
   const VariantKey& variant() const { return key_; }
-  const std::string& rule() const { return rule_; }  ///< "exact", "nearest" or "heuristic"
+  const std::string& rule() const { return rule_; }  ///< "exact", "nearest", "heuristic" or "quick"
+  /// SpMVs spent by quick tuning on this matrix (checks included); 0 when it did not run.
+  int tuning_spmvs() const { return tuning_spmvs_; }
   const std::string& explanation() const { return explanation_; }
   const matrix_type& matrix() const { return matrix_; }
   int num_rows() const { return matrix_.num_rows(); }
@@ -153,6 +250,7 @@ class TunedSpmv {
   VariantKey key_;
   std::string rule_;
   std::string explanation_;
+  int tuning_spmvs_ = 0;
   matrix_type matrix_;
 };
 

@@ -1,0 +1,101 @@
+#pragma once
+// Quick tuning: TunedSpmv times a short list of candidates on the caller's own matrix
+// when the database has no record close to it (or always, when asked), within a
+// budget of SpMVs, and keeps the fastest (TunedSpmvOptions::quick_tune).
+//
+// The candidates, at most six and no more than the budget can time: the variants the
+// database's selection ranked first for the matrix (its exact record's or its nearest
+// records' best-scored, selection.hpp), then the heuristic's choice, which knows the
+// matrix's own row lengths, then where places are left (no database, or few usable
+// variants in it) the heuristic's schedule on the other outer layouts that fit. On a
+// matrix with a dense row only kinds that split rows are candidates. Each is checked against the double reference, like
+// every measurement, then timed by a median of 3 batches after 1 warm-up launch; the batch is as long as the budget
+// allows. A candidate whose first batch is over 3x the fastest so far stops there (MeasureOptions::drop_slower_than),
+// and one whose layout is over the memory budget or pads beyond 3 slots per non-zero is refused before it is converted.
+// Both leave their SpMVs to nobody: the budget is an upper bound.
+
+#include <algorithm>
+#include <chrono>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "../host_csr.hpp"
+#include "database.hpp"
+#include "measure.hpp"
+#include "timing.hpp"
+
+namespace compound_sparse {
+
+/// The default budget of quick tuning, in SpMVs of the caller's matrix.
+constexpr int default_quick_tune_spmvs = 200;
+/// The most candidates quick tuning times.
+constexpr int max_quick_tune_candidates = 6;
+
+/// How quick tuning spends `max_spmvs` on `candidates` variants: how many it times and
+/// the timing of each (1 check + warmup + batch x samples <= max_spmvs / count). None
+/// (count 0) when the budget cannot time one candidate (5 SpMVs).
+struct QuickTunePlan {
+  int count = 0;
+  TimingOptions timing;
+  int spmvs_per_candidate() const { return 1 + timing.warmup + timing.batch * timing.samples; }
+};
+QuickTunePlan quick_tune_plan(int candidates, int max_spmvs, TimingMode mode);
+
+/// At most `count` distinct variants: `ranked` (the database's, best first) with one
+/// place kept for `heuristic`, then `alternatives` where places are left.
+std::vector<VariantKey> quick_tune_candidates(const std::vector<VariantKey>& ranked, const VariantKey& heuristic,
+                                              const std::vector<VariantKey>& alternatives, int count);
+
+/// SpMVs a measurement made under `timing`: the check, the warm-up and its batches
+/// (one for a dropped candidate); none for a refused one, one for one that failed.
+int spmvs_of(const Measurement& m, const TimingOptions& timing);
+
+struct QuickTuneResult {
+  bool ok = false;     ///< some candidate ran correctly; `record.best` is the fastest
+  TunedMatrix record;  ///< for the cache: features, every measurement, the best, the time taken
+  int spmvs = 0;       ///< SpMVs spent, checks included
+  std::string timed;   ///< what was timed, for the explanation
+};
+
+/// Times `candidates` (quick_tune_candidates) on `a` within `max_spmvs` SpMVs.
+template <class Entry>
+QuickTuneResult quick_tune(const HostCsr<Entry>& a, const MatrixFeatures& features,
+                           const std::vector<VariantKey>& candidates, int max_spmvs, const MemoryBudget& budget) {
+  const auto start = std::chrono::steady_clock::now();
+  const QuickTunePlan plan = quick_tune_plan(static_cast<int>(candidates.size()), max_spmvs, preferred_timing_mode());
+  MeasureOptions options;
+  options.timing = plan.timing;
+  options.budget = budget;
+  const std::vector<VariantKey> keys(candidates.begin(), candidates.begin() + plan.count);
+  QuickTuneResult result;
+  result.record.measurements = measure_variants(a, keys, options);
+  result.record.name = "quick-" + features.fingerprint;
+  result.record.source = "TunedSpmv quick tuning";
+  result.record.features = features;
+  result.record.search = "quick";
+  result.record.timing = to_string(plan.timing.mode);
+  std::ostringstream timed;
+  timed << plan.count << " candidate(s), " << plan.timing.batch << " x " << plan.timing.samples << " timed SpMVs each ("
+        << to_string(plan.timing.mode) << " timing):";
+  for (const auto& m : result.record.measurements) {
+    result.spmvs += spmvs_of(m, plan.timing);
+    timed << " " << m.variant << " ";
+    if (m.ok)
+      timed << m.seconds * 1e6 << " us" << (m.dropped ? " (dropped after one batch)" : "");
+    else
+      timed << "failed (" << m.error << ")";
+    timed << ";";
+    if (m.ok && !m.dropped && (!result.ok || m.seconds < result.record.best_seconds)) {
+      result.ok = true;
+      result.record.best = m.variant;
+      result.record.best_seconds = m.seconds;
+    }
+  }
+  timed << " " << result.spmvs << " SpMVs in all";
+  result.timed = timed.str();
+  result.record.tuning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return result;
+}
+
+}  // namespace compound_sparse
