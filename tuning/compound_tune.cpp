@@ -246,6 +246,7 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   t.features = features;
   t.search = o.search;
   t.timing = cs::to_string(o.quick.mode);
+  t.device = cs::default_device_info().name;
   for (const auto& m : measured) {
     const auto again =
         std::find_if(retimed.begin(), retimed.end(), [&](const cs::Measurement& r) { return r.variant == m.variant; });

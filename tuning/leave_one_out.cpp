@@ -49,6 +49,7 @@ std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours, 
     };
     context.neighbours = neighbours;
     context.skip_record_name = m.name;
+    context.device_name = m.device;  // as TunedSpmv on the device that measured it
     context.dense_row_threshold = cs::dense_row_threshold(m.features, db.device);  // as TunedSpmv on that device
     // Same entry type and precision, the only records selection looks at.
     cs::TuningDatabase others = db;

@@ -320,3 +320,54 @@ TEST(TuningDatabase, NonPositiveOrNonFiniteTimesAreRefusedNamingTheRecord) {
   dir.write("failed.json", cs::to_json_text(db));
   EXPECT_EQ(cs::read_tuning_database(dir.str() + "/failed.json").matrices.size(), 1u);
 }
+
+TEST(TuningDatabase, RecordsNameTheirDeviceAndSelectionPrefersThisOne) {
+  const ScratchDir dir("db_device");
+  const auto a = banded<C>(200, 5);
+  const auto f = cs::matrix_features(a);
+  auto db = cs::empty_tuning_database();
+  db.device.name = "NVIDIA H200";
+  auto h200 =
+      record("h200-record", f, {{"ell.soa.aos.static.t128.b4.l2", 1e-5}, {"csr.aos.aos.static.t128.b4.l1", 2e-5}});
+  auto h100 =
+      record("h100-record", f, {{"csr.aos.aos.static.t128.b4.l1", 1e-5}, {"ell.soa.aos.static.t128.b4.l2", 2e-5}});
+  h100.device = "NVIDIA H100";  // h200 keeps "", the file's device
+  db.matrices = {h200, h100};
+  cs::write_tuning_database(db, dir.database());
+  const auto back = cs::read_tuning_database(dir.database());
+  ASSERT_EQ(back.matrices.size(), 2u);
+  EXPECT_EQ(back.matrices[0].device, "NVIDIA H200");  // filled in from the file
+  EXPECT_EQ(back.matrices[1].device, "NVIDIA H100");
+  EXPECT_EQ(cs::to_json_text(back), cs::to_json_text(db));
+
+  // Both records match the fingerprint: each device takes its own.
+  cs::SelectionContext context;
+  context.compiled = cs::variant_registry<C>().variants();
+  for (const auto& [device, best] : std::vector<std::pair<std::string, std::string>>{
+           {"NVIDIA H100", "csr.aos.aos.static.t128.b4.l1"}, {"NVIDIA H200", "ell.soa.aos.static.t128.b4.l2"}}) {
+    context.device_name = device;
+    const auto s = cs::select_variant(f, &back, "test", context);
+    EXPECT_EQ(s.rule, "exact");
+    EXPECT_EQ(s.key.name(), best) << device;
+    EXPECT_NE(s.explanation.find("records of this device (" + device + ") preferred"), std::string::npos)
+        << s.explanation;
+  }
+  // Nearest: another device's record nearer by less than 0.3 loses; by more, it wins.
+  auto other = back;
+  other.matrices[1].features.fingerprint = "0000000000000001";  // no exact match on either
+  other.matrices[0].features.fingerprint = "0000000000000002";
+  other.matrices[0].features.nnz_per_row_mean *= 1.2;  // the H200 record a little farther
+  context.device_name = "NVIDIA H200";
+  context.neighbours = 1;
+  auto s = cs::select_variant(f, &other, "test", context);
+  EXPECT_EQ(s.rule, "nearest");
+  EXPECT_EQ(s.record, "h200-record") << s.explanation;
+  other.matrices[0].features.nnz_per_row_mean *= 4;  // now far beyond the other device's 0.3
+  s = cs::select_variant(f, &other, "test", context);
+  EXPECT_EQ(s.record, "h100-record") << s.explanation;
+  EXPECT_NE(s.explanation.find("measured on NVIDIA H100"), std::string::npos) << s.explanation;
+  // No device given: no preference, no mention.
+  context.device_name.clear();
+  s = cs::select_variant(f, &back, "test", context);
+  EXPECT_EQ(s.explanation.find("preferred"), std::string::npos) << s.explanation;
+}

@@ -187,6 +187,7 @@ TunedMatrix matrix_from_json(const Json& j) {
   t.best = j.at("best").get<std::string>();
   t.best_seconds = j.value("best_seconds", 0.0);
   t.tuning_seconds = j.value("tuning_seconds", 0.0);
+  t.device = j.value("device", std::string());
   for (const auto& m : j.at("measurements")) t.measurements.push_back(measurement_from_json(m));
   return t;
 }
@@ -195,7 +196,11 @@ TunedMatrix matrix_from_json(const Json& j) {
 
 std::string to_json_text(const TuningDatabase& db) {
   Json matrices = Json::array();
-  for (const auto& m : db.matrices) matrices.push_back(to_json(m));
+  for (const auto& m : db.matrices) {
+    matrices.push_back(to_json(m));
+    // Only where it differs from the file's device: the reader fills that in.
+    if (!m.device.empty() && m.device != db.device.name) matrices.back()["device"] = m.device;
+  }
   const Json j = {
       {"schema_version", TuningDatabase::schema_version},
       {"generator", "compound-tune"},
@@ -244,6 +249,8 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
     db.cuda_version = v.value("cuda", std::string());
     db.launch_bounds = j.value("launch_bounds", std::string());
     for (const auto& m : j.at("matrices")) db.matrices.push_back(matrix_from_json(m));
+    for (auto& m : db.matrices)
+      if (m.device.empty()) m.device = db.device.name;  // written before records named their device
   } catch (const nlohmann::json::exception& e) {
     COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not a valid tuning database: " << e.what());
   }

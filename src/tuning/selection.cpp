@@ -175,13 +175,26 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
   std::ostringstream why;
   why << "database: " << db_note << ". ";
   if (db != nullptr) {
+    const auto other_device = [&context](const TunedMatrix& m) {
+      return !context.device_name.empty() && !m.device.empty() && m.device != context.device_name;
+    };
     std::vector<std::pair<const TunedMatrix*, double>> same_type;
+    bool others = false;
     for (const auto& m : db->matrices)
       if (m.features.entry_type == f.entry_type && m.features.precision == f.precision &&
-          m.name != context.skip_record_name && !ranked(m).empty())
-        same_type.push_back({&m, feature_distance(f, m.features)});
+          m.name != context.skip_record_name && !ranked(m).empty()) {
+        others = others || other_device(m);
+        same_type.push_back(
+            {&m, feature_distance(f, m.features) + (other_device(m) ? context.other_device_distance : 0.0)});
+      }
     std::stable_sort(same_type.begin(), same_type.end(),
                      [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (others)
+      why << "records of this device (" << context.device_name << ") preferred: another device's count "
+          << context.other_device_distance << " farther; ";
+    const auto measured_on = [&](const TunedMatrix& m) {
+      return other_device(m) ? std::string(", measured on ") + m.device : std::string();
+    };
 
     // Rule 1: exact fingerprint; its own ranking.
     for (const auto& [m, d] : same_type)
@@ -193,8 +206,8 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
           for (const auto& candidate : c) s.ranked.push_back(candidate.key);
           s.rule = "exact";
           s.record = m->name;
-          why << "rule exact: fingerprint " << f.fingerprint << " matches record '" << m->name
-              << "'; its fastest usable variant";
+          why << "rule exact: fingerprint " << f.fingerprint << " matches record '" << m->name << "'" << measured_on(*m)
+              << "; its fastest usable variant";
           if (!skipped.empty()) why << " (" << summary(skipped) << ")";
           s.explanation = why.str();
           return s;
@@ -216,7 +229,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
         s.record = nearest.front().first->name;
         s.distance = nearest.front().second;
         why << "rule nearest: " << k << " nearest " << f.entry_type << "/" << f.precision << " record(s)";
-        for (const auto& [m, d] : nearest) why << " '" << m->name << "' (distance " << d << ")";
+        for (const auto& [m, d] : nearest) why << " '" << m->name << "' (distance " << d << measured_on(*m) << ")";
         why << "; lowest weighted mean slowdown " << std::exp(c.front().score);
         if (!skipped.empty()) why << " (" << summary(skipped) << ")";
         s.explanation = why.str();

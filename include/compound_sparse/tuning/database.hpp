@@ -39,6 +39,10 @@ struct TunedMatrix {
   /// conversions included; reading the file not); 0 when unknown (records written
   /// before the field existed, or made by hand).
   double tuning_seconds = 0;
+  /// The name of the device it was measured on ("NVIDIA H200"): devices of one compute
+  /// capability share a database file, and selection prefers this device's records.
+  /// Records written before the field existed take their file's device name when read.
+  std::string device;
   std::vector<Measurement> measurements;
 };
 

@@ -74,6 +74,7 @@ QuickTuneResult quick_tune(const HostCsr<Entry>& a, const MatrixFeatures& featur
   result.record.source = "TunedSpmv quick tuning";
   result.record.features = features;
   result.record.search = "quick";
+  result.record.device = default_device_info().name;
   result.record.timing = to_string(plan.timing.mode);
   std::ostringstream timed;
   timed << plan.count << " candidate(s), " << plan.timing.batch << " x " << plan.timing.samples << " timed SpMVs each ("

@@ -16,6 +16,9 @@
 // this build, and its outer layout fits the memory budget (`usable`); otherwise
 // the next best is taken, and the reason recorded.
 //
+// Records measured on another device than SelectionContext::device_name count
+// other_device_distance farther in rules 1 and 2; the explanation names their device.
+//
 // Feature distance between matrices a and b, with f(x) = log2(1 + x):
 //   d^2 = sum_i w_i (f(a_i) - f(b_i))^2 / sum_i w_i
 // over rows (w 1), nnz (w 1), nnz/row mean (w 2), max (w 1), stddev (w 1),
@@ -47,13 +50,20 @@ struct SelectionContext {
   double dense_row_threshold = std::numeric_limits<double>::infinity();
   int neighbours = 3;            ///< k of rule 2
   std::string skip_record_name;  ///< leave-one-out: ignore records of this name
+  /// The device selection is for (DeviceInfo::name); "" = no preference. Records measured
+  /// on another device (an H100 reading an H200's sm_90.json) count `other_device_distance`
+  /// farther in rules 1 and 2, so this device's records win unless the others are that much
+  /// nearer: an exact match from this device beats one from another, a nearest record from
+  /// this device beats another device's within 0.3 of its distance.
+  std::string device_name;
+  double other_device_distance = 0.3;
 };
 
 struct Selection {
   VariantKey key;
   std::string rule;         ///< "exact", "nearest" or "heuristic"
   std::string record;       ///< the database record used (exact, nearest: the closest)
-  double distance = 0;      ///< feature distance to `record`
+  double distance = 0;      ///< feature distance to `record` (with the other-device term, if it applies)
   std::string explanation;  ///< human-readable: rule, neighbours, fallbacks
   std::vector<std::string> warnings;
   /// Rules exact and nearest: every usable variant they scored, best first (`key` is the

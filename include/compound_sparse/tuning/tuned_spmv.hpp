@@ -94,6 +94,7 @@ class TunedSpmv {
     SelectionContext context;
     context.compiled = registry_->variants();
     context.neighbours = options.neighbours;
+    context.device_name = default_device_info().name;
     const auto* registry = registry_;
     const std::uint64_t max_bytes = options.budget.max_bytes;
     context.fits = [registry, &a, max_bytes](const std::string& outer) {
