@@ -141,15 +141,24 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
   launch_merge_path<Threads, MinTeams>(exec, f, team_size, tile);
 }
 
+/// Slots per batch of the row kernel for these launch bounds (impl/row_batch.hpp):
+/// one on host backends.
+template <class ExecutionSpace, class Entry, unsigned Threads, unsigned MinTeams>
+constexpr int row_spmv_batch() {
+  return is_gpu_space<ExecutionSpace>() ? row_batch<Entry, Threads, MinTeams>() : 1;
+}
+
 /// The schedules that hand whole rows to threads (Static, DynamicTeam,
-/// DynamicWarp; impl/spmv_functor.hpp).
+/// DynamicWarp; impl/spmv_functor.hpp). Batch: tests and labs may set it;
+/// spmv uses row_spmv_batch.
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
-          class Inner, class XInner, class YInner, class MemorySpace>
+          class Inner, class XInner, class YInner, class MemorySpace,
+          int Batch = row_spmv_batch<ExecutionSpace, Entry, Threads, MinTeams>()>
 void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
               const RowResult<Entry, YInner>& result, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
               const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x,
               const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
-  using functor_type = SpmvFunctor<Kind, Entry, Outer, Inner, XInner, YInner, MemorySpace>;
+  using functor_type = SpmvFunctor<Kind, Entry, Outer, Inner, XInner, YInner, MemorySpace, Batch>;
   using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
 
   functor_type f;
@@ -168,6 +177,7 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   const int lanes = schedule.lanes_per_row;
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
+  f.lanes = gpu ? lanes : 1;
   f.rows_per_team_chunk = team_size;
   f.team_chunks = (a.num_rows + team_size - 1) / team_size;
   f.rows_per_warp_chunk = gpu ? 32 / lanes : 32;

@@ -4,7 +4,8 @@
 // DynamicTeam, DynamicWarp; MergePath is impl/merge_path.hpp). The layouts enter
 // only through two small pieces: row_slots (where a row's slots are) and
 // value_access.hpp (how an entry or vector element is assembled from its
-// components).
+// components). Each lane loads Batch of its row's slots before it multiplies
+// (impl/row_batch.hpp says why and how many).
 
 #include <Kokkos_Core.hpp>
 #include <type_traits>
@@ -13,6 +14,7 @@
 #include "../entry_traits.hpp"
 #include "../schedule.hpp"
 #include "../sparse_matrix.hpp"
+#include "row_batch.hpp"
 #include "row_result.hpp"
 #include "row_slots.hpp"
 #include "value_access.hpp"
@@ -21,8 +23,10 @@
 namespace compound_sparse {
 namespace impl {
 
-template <ScheduleKind Kind, class Entry, class Outer, class Inner, class XInner, class YInner, class MemorySpace>
+template <ScheduleKind Kind, class Entry, class Outer, class Inner, class XInner, class YInner, class MemorySpace,
+          int Batch = 1>
 struct SpmvFunctor {
+  static_assert(Batch >= 1, "a batch holds at least one slot");
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
   using coefficient_type = typename traits::coefficient_type;
@@ -40,6 +44,7 @@ struct SpmvFunctor {
   RowResult<Entry, YInner> result;
   int num_rows;
   int ell_stride;
+  int lanes;                ///< vector lanes per row at launch (1 on host backends)
   int rows_per_team_chunk;  ///< Static / DynamicTeam: rows a team works on at once
   int team_chunks;
   int rows_per_warp_chunk;  ///< DynamicWarp: rows taken per atomic
@@ -47,16 +52,33 @@ struct SpmvFunctor {
 
   /// y(row) = alpha * (A x)(row) + beta * y(row), computed by the calling
   /// thread's vector lanes. Rows past the end are skipped by the whole lane group.
+  /// Lane l adds slots l, l + lanes, l + 2 lanes, ... in that order, as a
+  /// ThreadVectorRange over the row would, so every Batch gives the same bits.
   KOKKOS_INLINE_FUNCTION void compute_row(const member_type& team, int row) const {
     if (row >= num_rows) return;
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
     vector_type sum;
     Kokkos::parallel_reduce(
-        Kokkos::ThreadVectorRange(team, slots.length),
-        [&](int k, vector_type& acc) {
-          const int slot = slots.first + k * slots.step;
-          traits::multiply_add(acc, load_value<Entry, Inner>(values, slot),
-                               load_value<vector_type, XInner>(x, col_indices(slot)));
+        Kokkos::ThreadVectorRange(team, lanes),
+        [&](int lane, vector_type& acc) {
+          for (int k = lane; k < slots.length; k += Batch * lanes) {
+            int columns[Batch];
+            Entry entries[Batch];
+            vector_type xs[Batch];
+            // Indices and entries of the whole batch, then x at each column:
+            // independent loads, in flight together.
+            for (int u = 0; u < Batch; ++u) {
+              const int slot = slots.first + (k + u * lanes) * slots.step;
+              if (k + u * lanes < slots.length) {
+                columns[u] = col_indices(slot);
+                entries[u] = load_value<Entry, Inner>(values, slot);
+              }
+            }
+            for (int u = 0; u < Batch; ++u)
+              if (k + u * lanes < slots.length) xs[u] = load_value<vector_type, XInner>(x, columns[u]);
+            for (int u = 0; u < Batch; ++u)
+              if (k + u * lanes < slots.length) traits::multiply_add(acc, entries[u], xs[u]);
+          }
         },
         VectorSum<Entry, MemorySpace>(sum));
     Kokkos::single(Kokkos::PerThread(team), [&]() { result.store(y, row, sum); });
