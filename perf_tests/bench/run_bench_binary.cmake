@@ -52,3 +52,28 @@ string(JSON reason GET "${bench}" skipped 0 reason)
 if(NOT n EQUAL 0 OR NOT n_skipped EQUAL 2 OR NOT reason MATCHES "not run$")
   message(FATAL_ERROR "bench.json has ${n} matrices and ${n_skipped} skipped ('${reason}'), expected 0 and 2")
 endif()
+
+# An index without the matrices' rows and columns (a hand-written one): each is refused as soon as
+# it is read, before anything goes to the device, with the same reason.
+file(READ "${OUT}/zoo/index.json" index)
+string(JSON n_index LENGTH "${index}" matrices)
+math(EXPR last "${n_index} - 1")
+foreach(i RANGE ${last})
+  foreach(key rows columns)
+    string(JSON index REMOVE "${index}" matrices ${i} ${key})
+  endforeach()
+endforeach()
+file(WRITE "${OUT}/zoo/index_without_sizes.json" "${index}")
+execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index_without_sizes.json" --out "${OUT}/refused_read"
+                        --precision double --samples 2 --batch 1 --device-memory 1000
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compound-bench on an index without sizes failed (${rc}): ${err}")
+endif()
+file(READ "${OUT}/refused_read/bench.json" bench)
+string(JSON n LENGTH "${bench}" matrices)
+string(JSON n_skipped LENGTH "${bench}" skipped)
+string(JSON reason GET "${bench}" skipped 0 reason)
+if(NOT n EQUAL 0 OR NOT n_skipped EQUAL 2 OR NOT reason MATCHES "more than 90% of the 1e-06 GB that --device-memory allows: not run$")
+  message(FATAL_ERROR "index without sizes: ${n} matrices and ${n_skipped} skipped ('${reason}'), expected 0 and 2")
+endif()
