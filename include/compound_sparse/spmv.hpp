@@ -177,7 +177,7 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   const int lanes = schedule.lanes_per_row;
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
-  f.lanes = gpu ? lanes : 1;
+  f.lanes = gpu ? lanes : 1;  // the vector length of the launch below
   f.rows_per_team_chunk = team_size;
   f.team_chunks = (a.num_rows + team_size - 1) / team_size;
   f.rows_per_warp_chunk = gpu ? 32 / lanes : 32;
@@ -191,7 +191,7 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
       std::max(1, std::min(work_items, multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
 
   if (Kind != ScheduleKind::Static) Kokkos::deep_copy(exec, a.work_counter, 0u);
-  Kokkos::parallel_for("compound_sparse::spmv", policy_type(exec, league, team_size, gpu ? lanes : 1), f);
+  Kokkos::parallel_for("compound_sparse::spmv", policy_type(exec, league, team_size, f.lanes), f);
 }
 
 }  // namespace impl

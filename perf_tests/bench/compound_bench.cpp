@@ -289,17 +289,20 @@ std::string device_memory_refusal(const MatrixSize& size, const Options& o) {
 }
 
 /// The bench of one matrix in one precision; `refusal` is set (and nothing else
-/// done) when the index gave no size and the matrix, once read, would not fit.
+/// done) when the matrix would not fit the device: before its file is read where
+/// the index gives its size, else once it is read.
 template <class Entry>
 json run_matrix(const json& info, const fs::path& dir, const std::string& precision, const Options& o,
                 std::string& refusal) {
   const std::string name = info.at("name");
+  const auto indexed = indexed_size(info);
+  if (indexed) refusal = device_memory_refusal<Entry>(*indexed, o);
+  if (!refusal.empty()) return {};
   const auto host = compound_tools::read_zoo_matrix<Entry>(dir / info.at("file").get<std::string>());
-  if (!indexed_size(info)) {
+  if (!indexed)
     refusal = device_memory_refusal<Entry>(
         MatrixSize{double(host.num_rows), double(host.num_cols), double(host.num_entries())}, o);
-    if (!refusal.empty()) return {};
-  }
+  if (!refusal.empty()) return {};
   const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed);  // x and reference, once
   json out = {{"name", name},
               {"class", info.at("class")},
@@ -479,11 +482,8 @@ int main(int argc, char** argv) {
         COMPOUND_SPARSE_REQUIRE(compound_tools::dispatch_entry(cls, precision,
                                                                [&](auto tag) {
                                                                  using Entry = typename decltype(tag)::type;
-                                                                 if (const auto size = indexed_size(info))
-                                                                   refusal = device_memory_refusal<Entry>(*size, o);
-                                                                 if (refusal.empty())
-                                                                   m = run_matrix<Entry>(info, dir, precision, o,
-                                                                                         refusal);
+                                                                 m = run_matrix<Entry>(info, dir, precision, o,
+                                                                                       refusal);
                                                                }),
                                 "zoo matrix " << name << ": entry type " << cls << "/" << precision
                                               << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="

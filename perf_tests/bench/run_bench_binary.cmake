@@ -2,7 +2,8 @@
 # zoo matrices written as binary CSR (compound-zoo --format binary), benched from those
 # files (checked against the reference like any run), then the same zoo with
 # --device-memory far too small: every matrix is refused before its file is read,
-# recorded under "skipped" with the reason, and the bench still succeeds.
+# recorded under "skipped" with the reason, and the bench still succeeds; and once more
+# from an index without rows and columns, where each is refused once read.
 cmake_policy(VERSION 3.19)  # string(JSON)
 file(REMOVE_RECURSE "${OUT}")
 execute_process(COMMAND "${ZOO}" --out "${OUT}/zoo" --scale small --format binary --only "${MATRICES}"
@@ -36,22 +37,30 @@ foreach(i 0 1)
   endif()
 endforeach()
 
-execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/refused" --precision double
-                        --samples 2 --batch 1 --device-memory 1000
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "compound-bench with --device-memory 1000 failed (${rc}): ${err}")
-endif()
-if(NOT err MATCHES "GB of device memory \\(3 copies of its [0-9.e-]+ GB CSR in this precision, and the vectors\\), more than 90% of the 1e-06 GB that --device-memory allows: not run")
-  message(FATAL_ERROR "no refusal in the bench's output: ${err}")
-endif()
-file(READ "${OUT}/refused/bench.json" bench)
-string(JSON n LENGTH "${bench}" matrices)
-string(JSON n_skipped LENGTH "${bench}" skipped)
-string(JSON reason GET "${bench}" skipped 0 reason)
-if(NOT n EQUAL 0 OR NOT n_skipped EQUAL 2 OR NOT reason MATCHES "not run$")
-  message(FATAL_ERROR "bench.json has ${n} matrices and ${n_skipped} skipped ('${reason}'), expected 0 and 2")
-endif()
+# Benches the zoo of INDEX into OUT/DIR with --device-memory far too small: both matrices must
+# be refused, said on stderr and recorded under "skipped", and the bench must still succeed.
+function(expect_every_matrix_refused index dir)
+  execute_process(COMMAND "${BENCH}" --zoo "${index}" --out "${OUT}/${dir}" --precision double
+                          --samples 2 --batch 1 --device-memory 1000
+                  RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "compound-bench on ${index} with --device-memory 1000 failed (${rc}): ${err}")
+  endif()
+  set(refusal "GB of device memory \\(3 copies of its [0-9.e-]+ GB CSR in this precision, and the vectors\\), more than 90% of the 1e-06 GB that --device-memory allows: not run")
+  if(NOT err MATCHES "${refusal}")
+    message(FATAL_ERROR "no refusal in the bench's output on ${index}: ${err}")
+  endif()
+  file(READ "${OUT}/${dir}/bench.json" bench)
+  string(JSON n LENGTH "${bench}" matrices)
+  string(JSON n_skipped LENGTH "${bench}" skipped)
+  string(JSON reason GET "${bench}" skipped 0 reason)
+  if(NOT n EQUAL 0 OR NOT n_skipped EQUAL 2 OR NOT reason MATCHES "${refusal}$")
+    message(FATAL_ERROR "${index}: bench.json has ${n} matrices and ${n_skipped} skipped ('${reason}'), expected 0 and 2")
+  endif()
+endfunction()
+
+# Refused before their files are read: the index gives their sizes.
+expect_every_matrix_refused("${OUT}/zoo/index.json" refused)
 
 # An index without the matrices' rows and columns (a hand-written one): each is refused as soon as
 # it is read, before anything goes to the device, with the same reason.
@@ -64,16 +73,4 @@ foreach(i RANGE ${last})
   endforeach()
 endforeach()
 file(WRITE "${OUT}/zoo/index_without_sizes.json" "${index}")
-execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index_without_sizes.json" --out "${OUT}/refused_read"
-                        --precision double --samples 2 --batch 1 --device-memory 1000
-                RESULT_VARIABLE rc ERROR_VARIABLE err)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "compound-bench on an index without sizes failed (${rc}): ${err}")
-endif()
-file(READ "${OUT}/refused_read/bench.json" bench)
-string(JSON n LENGTH "${bench}" matrices)
-string(JSON n_skipped LENGTH "${bench}" skipped)
-string(JSON reason GET "${bench}" skipped 0 reason)
-if(NOT n EQUAL 0 OR NOT n_skipped EQUAL 2 OR NOT reason MATCHES "more than 90% of the 1e-06 GB that --device-memory allows: not run$")
-  message(FATAL_ERROR "index without sizes: ${n} matrices and ${n_skipped} skipped ('${reason}'), expected 0 and 2")
-endif()
+expect_every_matrix_refused("${OUT}/zoo/index_without_sizes.json" refused_read)
