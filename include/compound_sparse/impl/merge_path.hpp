@@ -131,10 +131,15 @@ void merge_path_index(const Matrix& m) {
 }
 
 /// The sum of the run of carries that starts at `first` (those of rows(first)),
-/// in order. Eight slots are loaded at a time: a loop that tested each slot's
-/// row before loading the next waited one memory latency per slot, and a row
-/// of 49K non-zeros spans 38 tiles (10 us of the fix-up pass on the H200).
-template <class Traits, class Rows, class Values>
+/// in order. Eight slots' rows are loaded at a time, before any is tested: a
+/// loop that tested each slot's row before loading the next waited one memory
+/// latency per slot. With PreloadValues their values are loaded with them: in
+/// global memory (the fix-up pass), a value loaded only once its row had
+/// matched waited one latency per tile of a long row (a row of 49K non-zeros
+/// spans 40-70 tiles: 5-8 us of the pass on the H200). In scratch (a tile's
+/// own runs) the latency is short and the eight values' registers would spill
+/// at 8 teams of 256 threads per multiprocessor.
+template <class Traits, bool PreloadValues, class Rows, class Values>
 KOKKOS_INLINE_FUNCTION typename Traits::vector_type sum_run(const Rows& rows, const Values& values, int first,
                                                             int count) {
   constexpr int batch = 8;
@@ -142,10 +147,18 @@ KOKKOS_INLINE_FUNCTION typename Traits::vector_type sum_run(const Rows& rows, co
   typename Traits::vector_type sum = values(first);
   for (int next = first + 1; next < count; next += batch) {
     int slot_rows[batch];
-    for (int u = 0; u < batch; ++u) slot_rows[u] = next + u < count ? rows(next + u) : -1;
+    typename Traits::vector_type slot_values[PreloadValues ? batch : 1];
+    for (int u = 0; u < batch; ++u) {
+      const bool inside = next + u < count;
+      slot_rows[u] = inside ? rows(next + u) : -1;
+      if constexpr (PreloadValues) slot_values[u] = inside ? values(next + u) : Traits::zero();
+    }
     for (int u = 0; u < batch; ++u) {
       if (slot_rows[u] != row) return sum;
-      sum = Traits::add(sum, values(next + u));
+      if constexpr (PreloadValues)
+        sum = Traits::add(sum, slot_values[u]);
+      else
+        sum = Traits::add(sum, values(next + u));
     }
   }
   return sum;
@@ -207,16 +220,33 @@ struct MergePathFunctor {
     const index_scratch row_ends(team.team_scratch(0), tile.items() + 1);  // relative to k0
     const index_scratch carry_rows(team.team_scratch(0), tile.workers);
 
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { state.carry_rows(tile_index) = num_rows; });
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile_entries), [&](int j) {
-      vector_type product = traits::zero();
-      traits::multiply_add(product, load_value<Entry, Inner>(values, k0 + j),
-                           load_value<vector_type, XInner>(x, col_indices(k0 + j)));
-      products(j) = product;
-    });
-    // Row row0 + tile_rows goes on past the tile: its end is the tile's last non-zero.
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile_rows + 1),
-                         [&](int i) { row_ends(i) = i < tile_rows ? offsets(row0 + i + 1) - k0 : tile_entries; });
+    const int threads = team.team_size(), rank = team.team_rank();
+    if (rank == 0) state.carry_rows(tile_index) = num_rows;
+    // Each thread loads its non-zero (column and entry) and its row end, then x
+    // at the column, and only then stores the product and the row end: the
+    // compiler cannot tell a store to scratch from the matrix or x, so loads
+    // after a store wait for it. Two loops, products then row ends, waited out
+    // three memory latencies per share and, at 8 teams of 256 threads per
+    // multiprocessor, spilled registers (H200: 1.06-1.28x faster, more on the
+    // launch bounds that spilled). Row row0 + tile_rows goes on past the tile:
+    // its end is the tile's last non-zero.
+    const int span = tile_entries > tile_rows + 1 ? tile_entries : tile_rows + 1;
+    for (int j = rank; j < span; j += threads) {
+      const bool has_entry = j < tile_entries, has_row_end = j <= tile_rows;
+      int column = 0, row_end = tile_entries;
+      Entry a{};
+      if (has_entry) {
+        column = col_indices(k0 + j);
+        a = load_value<Entry, Inner>(values, k0 + j);
+      }
+      if (has_row_end && j < tile_rows) row_end = offsets(row0 + j + 1) - k0;
+      if (has_entry) {
+        vector_type product = traits::zero();
+        traits::multiply_add(product, a, load_value<vector_type, XInner>(x, column));
+        products(j) = product;
+      }
+      if (has_row_end) row_ends(j) = row_end;
+    }
     team.team_barrier();
 
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile.workers), [&](int w) {
@@ -248,7 +278,7 @@ struct MergePathFunctor {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile.workers), [&](int w) {
       const int row = carry_rows(w);
       if (row >= num_rows || (w > 0 && carry_rows(w - 1) == row)) return;
-      const vector_type sum = sum_run<traits>(carry_rows, carry_values, w, tile.workers);
+      const vector_type sum = sum_run<traits, false>(carry_rows, carry_values, w, tile.workers);
       if (row < row0 + tile_rows) {
         result.accumulate(y, row, sum);  // its end, and store(), came later in this tile
       } else {
@@ -275,7 +305,7 @@ struct MergePathFixup {
   KOKKOS_INLINE_FUNCTION void operator()(int tile) const {
     const int row = state.carry_rows(tile);
     if (row >= num_rows || (tile > 0 && state.carry_rows(tile - 1) == row)) return;
-    result.accumulate(y, row, sum_run<traits>(state.carry_rows, state.carry_values, tile, tiles));
+    result.accumulate(y, row, sum_run<traits, true>(state.carry_rows, state.carry_values, tile, tiles));
   }
 };
 
