@@ -133,12 +133,14 @@ void merge_path_index(const Matrix& m) {
 /// The sum of the run of carries that starts at `first` (those of rows(first)),
 /// in order. Eight slots' rows are loaded at a time, before any is tested: a
 /// loop that tested each slot's row before loading the next waited one memory
-/// latency per slot. With PreloadValues their values are loaded with them: in
-/// global memory (the fix-up pass), a value loaded only once its row had
-/// matched waited one latency per tile of a long row (a row of 49K non-zeros
-/// spans 40-70 tiles: 5-8 us of the pass on the H200). In scratch (a tile's
-/// own runs) the latency is short and the eight values' registers would spill
-/// at 8 teams of 256 threads per multiprocessor.
+/// latency per slot. With PreloadValues their values are loaded with them, so
+/// that in global memory (the fix-up pass) a run of 64 tiles waits eight
+/// latencies, not 64 more. On the H200 this did not measurably shorten the pass
+/// (4.0-7.8 us after, 4.3-8.5 us before, on circuit-1m and rmat-s20): what the
+/// pass costs lies elsewhere (its launch, its one thread per run; not yet
+/// measured apart). In scratch (a tile's own runs) values stay loaded on
+/// demand: eight values' registers spilled at 8 teams of 256 threads per
+/// multiprocessor.
 template <class Traits, bool PreloadValues, class Rows, class Values>
 KOKKOS_INLINE_FUNCTION typename Traits::vector_type sum_run(const Rows& rows, const Values& values, int first,
                                                             int count) {
