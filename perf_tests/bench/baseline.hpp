@@ -5,6 +5,7 @@
 
 #include <compound_sparse/tuning/measure.hpp>
 #include <compound_sparse/tuning/timing.hpp>
+#include <cstring>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,7 +23,26 @@ struct BaselineResult {
   double seconds = 0;
   double relative_error = 0;
   int rotation = 1;
+  /// Bitwise reproducibility: after the check, the product was run `repeats` more
+  /// times on the same inputs; `repeats_differing` of them gave other bits than the
+  /// checked one (floating-point atomics reorder sums from run to run).
+  int repeats = 0;
+  int repeats_differing = 0;
 };
+
+/// Products rerun after the check to see whether a method reproduces its bits.
+/// cuSPARSE's CSR ALG1 differed on every rerun on the H200 (circuit-1m, rmat-s20),
+/// so a few are enough to tell.
+constexpr int reproducibility_repeats = 5;
+
+/// The raw bytes of a device View, for bitwise comparison.
+template <class Scalar>
+std::vector<unsigned char> device_bits(const Kokkos::View<Scalar*>& d) {
+  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  std::vector<unsigned char> bits(h.extent(0) * sizeof(Scalar));
+  if (!bits.empty()) std::memcpy(bits.data(), h.data(), bits.size());
+  return bits;
+}
 
 /// A compound vector's scalars (AoS) as a flat device View.
 template <class Scalar, class Value>
@@ -62,6 +82,14 @@ void check_and_time(BaselineResult& result, const std::vector<Reference>& refere
   if (!(result.relative_error <= tolerance)) {
     result.error = "result differs from the reference: relative error " + std::to_string(result.relative_error);
     return;
+  }
+  // Bitwise reproducibility, on the checked copy: run(0) overwrites ys[0] (beta = 0).
+  const auto checked = device_bits(ys[0]);
+  result.repeats = reproducibility_repeats;
+  for (int i = 0; i < reproducibility_repeats; ++i) {
+    run(0);
+    Kokkos::fence();
+    if (device_bits(ys[0]) != checked) ++result.repeats_differing;
   }
   const int rotation = static_cast<int>(ys.size());
   // A form far slower than the others (cuSPARSE's BSR or Sliced ELL on a matrix with rows

@@ -40,6 +40,7 @@
 #include <compound_sparse/io/matrix_market.hpp>
 #include <compound_sparse/tuning/database.hpp>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -186,6 +187,10 @@ json baseline_json(const compound_sparse_bench::BaselineResult& b) {
             {"relative_error", b.relative_error},
             {"error", b.error}};
   if (!b.note.empty()) j["note"] = b.note;
+  if (b.repeats > 0) {
+    j["repeats"] = b.repeats;
+    j["repeats_differing"] = b.repeats_differing;
+  }
   return j;
 }
 
@@ -194,6 +199,30 @@ json baseline_json(const compound_sparse_bench::BaselineResult& b) {
 std::string structure_of(const json& info) {
   const auto it = info.find("structure");
   return it != info.end() && it->is_string() && !it->get<std::string>().empty() ? it->get<std::string>() : "unknown";
+}
+
+/// How many of compound_sparse_bench::reproducibility_repeats reruns of `key` on
+/// `host` and `x` give other bits than its first product (0 for every variant:
+/// spmv is deterministic, which the unit tests check; the bench records it beside
+/// the baselines' count).
+template <class Entry>
+int repeats_differing(const cs::HostCsr<Entry>& host, const std::vector<cs::vector_type_t<Entry>>& x,
+                      const cs::VariantKey& key) {
+  using coefficient = cs::coefficient_type_t<Entry>;
+  const auto& registry = cs::variant_registry<Entry>();
+  const auto a = registry.convert_matrix(key.outer, key.inner, host);
+  const auto xd = registry.convert_vector(key.vector, x);
+  const auto y = registry.convert_vector(key.vector, std::vector<cs::vector_type_t<Entry>>(host.num_rows));
+  const auto one = cs::real_value<coefficient>(1), zero = cs::real_value<coefficient>(0);
+  registry.spmv(key, one, a, xd, zero, y);
+  const auto first = y.to_host();
+  int differing = 0;
+  for (int i = 0; i < compound_sparse_bench::reproducibility_repeats; ++i) {
+    registry.spmv(key, one, a, xd, zero, y);
+    const auto again = y.to_host();
+    if (std::memcmp(again.data(), first.data(), first.size() * sizeof(first[0])) != 0) ++differing;
+  }
+  return differing;
 }
 
 /// The fastest `count` successful measurements among those accepted by `keep`.
@@ -360,6 +389,10 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     }
   out["results"].push_back(measurement_json("ours_default", best_default ? *best_default : failed));
   out["results"].push_back(measurement_json("ours_tuned", best_tuned ? *best_tuned : failed));
+  if (best_tuned) {
+    out["results"].back()["repeats"] = compound_sparse_bench::reproducibility_repeats;
+    out["results"].back()["repeats_differing"] = repeats_differing(host, inputs.x, best_tuned->key());
+  }
 
   // Baselines on the same x and reference as our check.
   const auto& [x, reference, tolerance] = inputs;

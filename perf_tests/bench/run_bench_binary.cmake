@@ -35,6 +35,12 @@ foreach(i 0 1)
   if(NOT method STREQUAL "ours_tuned" OR NOT ok)
     message(FATAL_ERROR "matrix ${i}: ${method} ok=${ok}, expected ours_tuned to run correctly")
   endif()
+  # Reruns of the tuned variant reproduce its bits (spmv is deterministic).
+  string(JSON repeats GET "${bench}" matrices ${i} results 1 repeats)
+  string(JSON differing GET "${bench}" matrices ${i} results 1 repeats_differing)
+  if(NOT repeats GREATER 0 OR NOT differing EQUAL 0)
+    message(FATAL_ERROR "matrix ${i}: ours_tuned reruns ${repeats}, ${differing} with other bits; expected some, none")
+  endif()
 endforeach()
 
 # Benches the zoo of INDEX into OUT/DIR with --device-memory far too small: both matrices must

@@ -486,10 +486,24 @@ def cusparse_forms_tables(ms):
                                      f"{fmt_time(t)} ({t / best:.2f}×)" if best else fmt_time(t))
                     if f is not None and f.get("note"):
                         cells[-1] += f" (note: {f['note']})"
+                    if f is not None and f.get("repeats_differing"):
+                        cells[-1] += f" (not reproducible: {f['repeats_differing']} of {f['repeats']} reruns other bits)"
                 r = result(m, "cusparse")
                 rows.append([m["name"], structure(m)] + cells +
                             [r["variant"] if best else failed(m, "cusparse")])
             out += ["", f"**{cls}, {p}**", "", md_table(["Matrix", "structure", *names, "baseline"], rows)]
+    rerun = [(m, f) for m in with_forms for f in m["cusparse_forms"] if f.get("repeats")]
+    if rerun:
+        unreproducible = sorted({f["variant"] for m, f in rerun if f.get("repeats_differing")})
+        ours = [r for m in ms for r in m.get("results", []) if r.get("method") == "ours_tuned" and r.get("repeats")]
+        ours_differ = sum(1 for r in ours if r.get("repeats_differing"))
+        out += ["", "Each form was rerun after its check on the same inputs, and its bits compared with the "
+                "checked product's. " +
+                ("Not reproducible bit for bit on some matrix: " + ", ".join(f"`{v}`" for v in unreproducible) +
+                 " (floating-point atomics); it stays in the baseline when it is the fastest."
+                 if unreproducible else "Every form reproduced its bits.") +
+                (f" Ours (tuned) reproduced its bits on {len(ours) - ours_differ} of {len(ours)} matrix runs."
+                 if ours else "")]
     if without:
         counts = {}
         for m in without:

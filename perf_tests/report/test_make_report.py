@@ -127,6 +127,12 @@ STRUCT = dict(run([
     forms_matrix("mesh-b", "block3", "mesh", 1e6, [form("bsr3x3", 4e-6)], 2e-6, 4e-6, cusparse_forms=None),
     forms_matrix("unk-q", "quaternion", None, 1e6, [form("bsrmv4x4", 3e-6)], 1.5e-6, 3e-6),
 ]), copy_bandwidth_bytes_per_s=1e12)
+# irr-c1 was rerun for bitwise reproducibility: ALG1 gave other bits on all 5 reruns.
+for _f in STRUCT["matrices"][0]["cusparse_forms"]:
+    _f["repeats"], _f["repeats_differing"] = 5, 5 if "ALG1" in _f["variant"] else 0
+for _r in STRUCT["matrices"][0]["results"]:
+    if _r["method"] == "ours_tuned":
+        _r["repeats"], _r["repeats_differing"] = 5, 0
 for _m in STRUCT["matrices"]:  # the old way: no forms list; no structure in an older index
     for key in ("cusparse_forms", "structure"):
         if _m.get(key) is None:
@@ -319,8 +325,11 @@ class StructureTest(RenderedReport, unittest.TestCase):
     def test_cusparse_forms_tables(self):
         self.assertIn("| Matrix | structure | cusparseSpMV_CSR_default | cusparseSpMV_CSR_ALG1_preprocess | "
                       "cusparseSpMV_CSR_ALG2_preprocess | cusparseSpMV_CSR_ALG2 | baseline |", self.report)
-        self.assertIn("| irr-c1 | irregular | 10.00 µs (1.25×) | **8.00 µs** | 9.00 µs (1.12×) | — | "
-                      "cusparseSpMV_CSR_ALG1_preprocess |", self.report)
+        self.assertIn("| irr-c1 | irregular | 10.00 µs (1.25×) | **8.00 µs** (not reproducible: 5 of 5 reruns "
+                      "other bits) | 9.00 µs (1.12×) | — | cusparseSpMV_CSR_ALG1_preprocess |", self.report)
+        self.assertIn("Not reproducible bit for bit on some matrix: `cusparseSpMV_CSR_ALG1_preprocess` (floating-point "
+                      "atomics); it stays in the baseline when it is the fastest. Ours (tuned) reproduced its bits "
+                      "on 1 of 1 matrix runs.", self.report)
         self.assertIn("| irr-c2 | irregular | 20.00 µs (1.25×) | failed: CUSPARSE_STATUS_NOT_SUPPORTED | — | "
                       "**16.00 µs** (note: cusparseSpMV_preprocess: not supported; timed without preprocessing) | "
                       "cusparseSpMV_CSR_ALG2 |", self.report)
