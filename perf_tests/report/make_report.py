@@ -500,7 +500,7 @@ def cusparse_forms_tables(ms):
         out += ["", "Each form was rerun after its check on the same inputs, and its bits compared with the "
                 "checked product's. " +
                 ("Not reproducible bit for bit on some matrix: " + ", ".join(f"`{v}`" for v in unreproducible) +
-                 " (floating-point atomics); it stays in the baseline when it is the fastest."
+                 " (its sums change order between runs); it stays in the baseline when it is the fastest."
                  if unreproducible else "Every form reproduced its bits.") +
                 (f" Ours (tuned) reproduced its bits on {len(ours) - ours_differ} of {len(ours)} matrix runs."
                  if ours else "")]

@@ -327,8 +327,8 @@ class StructureTest(RenderedReport, unittest.TestCase):
                       "cusparseSpMV_CSR_ALG2_preprocess | cusparseSpMV_CSR_ALG2 | baseline |", self.report)
         self.assertIn("| irr-c1 | irregular | 10.00 µs (1.25×) | **8.00 µs** (not reproducible: 5 of 5 reruns "
                       "other bits) | 9.00 µs (1.12×) | — | cusparseSpMV_CSR_ALG1_preprocess |", self.report)
-        self.assertIn("Not reproducible bit for bit on some matrix: `cusparseSpMV_CSR_ALG1_preprocess` (floating-point "
-                      "atomics); it stays in the baseline when it is the fastest. Ours (tuned) reproduced its bits "
+        self.assertIn("Not reproducible bit for bit on some matrix: `cusparseSpMV_CSR_ALG1_preprocess` (its sums change "
+                      "order between runs); it stays in the baseline when it is the fastest. Ours (tuned) reproduced its bits "
                       "on 1 of 1 matrix runs.", self.report)
         self.assertIn("| irr-c2 | irregular | 20.00 µs (1.25×) | failed: CUSPARSE_STATUS_NOT_SUPPORTED | — | "
                       "**16.00 µs** (note: cusparseSpMV_preprocess: not supported; timed without preprocessing) | "
