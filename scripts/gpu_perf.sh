@@ -23,10 +23,12 @@
 # also works on a fresh machine. Carried: third_party_src/{kokkos,kokkos-kernels,
 # testmatrices}, .carry/deps (stage_gpu_deps.sh), .carry/meshes (the zoo's surface
 # meshes) and .carry/commit (the source commit). Launch bounds: $LAUNCH_BOUNDS, by default
-# n_t 256 x n_b 1, 2, 4, 8 and 512:4, 256 to 2048 threads per SM. n_t = 128 is left out
-# to save build time: it was never the best in the 54 records of the first H200 database
-# (six pairs, 128 and 256 x 1, 2, 4), and 2048 threads per SM made complex matrices 5-38%
-# faster (perf_tests/results/h200/launch_bounds/).
+# n_t 256 x n_b 1, 2, 4, 8 and 512:4, 256 to 2048 threads per SM (2048 threads per SM made
+# complex matrices 5-38% faster, perf_tests/results/h200/launch_bounds/), and 128:4 and
+# 128:16: teams of 128 threads made the merge path 3-4% faster on circuit-1m and rmat-s20
+# (perf_tests/results/h200/merge_path_profile/, team_size/). Other n_t = 128 pairs are
+# left out to save build time: none was the best in the 54 records of the first H200
+# database (six pairs, 128 and 256 x 1, 2, 4), which had no merge path.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-gpu_out}
@@ -35,7 +37,7 @@ deps=$PWD/.carry/deps
 prefix=/tmp/kokkos-cuda-$arch
 zoo=/tmp/compound_zoo_tune
 zoo_args=(--scale tune --meshes .carry/meshes --mhd1280b third_party_src/testmatrices/mhd1280b.cua)
-bounds=${LAUNCH_BOUNDS:-256:1;256:2;256:4;256:8;512:4}
+bounds=${LAUNCH_BOUNDS:-128:4;128:16;256:1;256:2;256:4;256:8;512:4}
 export PATH=$deps/bin:$PATH LD_LIBRARY_PATH=$deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export COMPOUND_SPARSE_COMMIT=$(cat .carry/commit 2>/dev/null || echo unknown)
 mkdir -p "$out"
