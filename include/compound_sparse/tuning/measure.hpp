@@ -303,13 +303,18 @@ inline void with_lanes(VariantKey key, const std::vector<int>& lanes, std::vecto
 /// The reduced search of the method: tune threads per SM (n_t * n_b) rather than
 /// n_t and n_b separately. For each compiled (layout, vector layout, kind) keep,
 /// per distinct n_t * n_b, the compiled pair whose n_t is closest to 256, and
-/// combine it with lanes_per_row in `lanes` (with_lanes).
+/// combine it with lanes_per_row in `lanes` (with_lanes). Kinds that split rows
+/// (merge_path) keep every compiled pair: there n_t sets the tile and how many
+/// threads share each barrier, and at the same threads per SM teams of 128 ran
+/// up to 8% faster than teams of 256 on the H200
+/// (perf_tests/results/h200/merge_path_profile/, team_size/).
 template <class Entry>
 std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1, 4, 32}) {
   std::map<std::string, VariantKey> chosen;  // compiled name without bounds + threads per SM -> key
   for (const auto& key : variant_registry<Entry>().variants()) {
     const std::string group = key.outer + "." + key.inner + "." + key.vector + "." + to_string(key.kind) + "." +
-                              std::to_string(key.threads * key.teams_per_sm);
+                              std::to_string(key.threads * key.teams_per_sm) +
+                              (splits_rows(key.kind) ? ".t" + std::to_string(key.threads) : std::string());
     const auto it = chosen.find(group);
     if (it == chosen.end() || std::abs(key.threads - 256) < std::abs(it->second.threads - 256)) chosen[group] = key;
   }
