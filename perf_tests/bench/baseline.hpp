@@ -35,13 +35,31 @@ struct BaselineResult {
 /// so a few are enough to tell.
 constexpr int reproducibility_repeats = 5;
 
-/// The raw bytes of a device View, for bitwise comparison.
+/// The raw bytes of `n` values at `data`, for bitwise comparison.
+template <class T>
+std::vector<unsigned char> raw_bits(const T* data, std::size_t n) {
+  std::vector<unsigned char> bits(n * sizeof(T));
+  if (!bits.empty()) std::memcpy(bits.data(), data, bits.size());
+  return bits;
+}
+
+/// The raw bytes of a device View.
 template <class Scalar>
 std::vector<unsigned char> device_bits(const Kokkos::View<Scalar*>& d) {
-  auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
-  std::vector<unsigned char> bits(h.extent(0) * sizeof(Scalar));
-  if (!bits.empty()) std::memcpy(bits.data(), h.data(), bits.size());
-  return bits;
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  return raw_bits(h.data(), h.extent(0));
+}
+
+/// How many of reproducibility_repeats calls of `rerun` (a product on the same
+/// inputs) leave other bits than `checked` behind, as `bits()` reads them.
+template <class Rerun, class Bits>
+int differing_reruns(const std::vector<unsigned char>& checked, Rerun&& rerun, Bits&& bits) {
+  int differing = 0;
+  for (int i = 0; i < reproducibility_repeats; ++i) {
+    rerun();
+    if (bits() != checked) ++differing;
+  }
+  return differing;
 }
 
 /// A compound vector's scalars (AoS) as a flat device View.
@@ -84,13 +102,9 @@ void check_and_time(BaselineResult& result, const std::vector<Reference>& refere
     return;
   }
   // Bitwise reproducibility, on the checked copy: run(0) overwrites ys[0] (beta = 0).
-  const auto checked = device_bits(ys[0]);
   result.repeats = reproducibility_repeats;
-  for (int i = 0; i < reproducibility_repeats; ++i) {
-    run(0);
-    Kokkos::fence();
-    if (device_bits(ys[0]) != checked) ++result.repeats_differing;
-  }
+  result.repeats_differing = differing_reruns(
+      device_bits(ys[0]), [&] { run(0); }, [&] { return device_bits(ys[0]); });
   const int rotation = static_cast<int>(ys.size());
   // A form far slower than the others (cuSPARSE's BSR or Sliced ELL on a matrix with rows
   // of 32K non-zeros, 6-14 ms a product on the H200) would take many seconds of full

@@ -40,7 +40,6 @@
 #include <compound_sparse/io/matrix_market.hpp>
 #include <compound_sparse/tuning/database.hpp>
 #include <cstdio>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -214,15 +213,13 @@ int repeats_differing(const cs::HostCsr<Entry>& host, const std::vector<cs::vect
   const auto xd = registry.convert_vector(key.vector, x);
   const auto y = registry.convert_vector(key.vector, std::vector<cs::vector_type_t<Entry>>(host.num_rows));
   const auto one = cs::real_value<coefficient>(1), zero = cs::real_value<coefficient>(0);
+  const auto bits = [&] {
+    const auto h = y.to_host();
+    return compound_sparse_bench::raw_bits(h.data(), h.size());
+  };
   registry.spmv(key, one, a, xd, zero, y);
-  const auto first = y.to_host();
-  int differing = 0;
-  for (int i = 0; i < compound_sparse_bench::reproducibility_repeats; ++i) {
-    registry.spmv(key, one, a, xd, zero, y);
-    const auto again = y.to_host();
-    if (std::memcmp(again.data(), first.data(), first.size() * sizeof(first[0])) != 0) ++differing;
-  }
-  return differing;
+  return compound_sparse_bench::differing_reruns(
+      bits(), [&] { registry.spmv(key, one, a, xd, zero, y); }, bits);
 }
 
 /// The fastest `count` successful measurements among those accepted by `keep`.

@@ -492,9 +492,9 @@ def cusparse_forms_tables(ms):
                 rows.append([m["name"], structure(m)] + cells +
                             [r["variant"] if best else failed(m, "cusparse")])
             out += ["", f"**{cls}, {p}**", "", md_table(["Matrix", "structure", *names, "baseline"], rows)]
-    rerun = [(m, f) for m in with_forms for f in m["cusparse_forms"] if f.get("repeats")]
+    rerun = [f for m in with_forms for f in m["cusparse_forms"] if f.get("repeats")]
     if rerun:
-        unreproducible = sorted({f["variant"] for m, f in rerun if f.get("repeats_differing")})
+        unreproducible = sorted({f["variant"] for f in rerun if f.get("repeats_differing")})
         ours = [r for m in ms for r in m.get("results", []) if r.get("method") == "ours_tuned" and r.get("repeats")]
         ours_differ = sum(1 for r in ours if r.get("repeats_differing"))
         out += ["", "Each form was rerun after its check on the same inputs, and its bits compared with the "
