@@ -50,13 +50,17 @@ compound_sparse_inner_layout("compound_sparse::Soa")
 # FIXED_LANES if the kind does not use lanes_per_row (always 1), SPLITS_ROWS if it
 # shares a long row among threads, and OUTER <tag>... if it runs only on those
 # outer layouts. Their behaviour is in
-# impl/spmv_functor.hpp (the row schedules) and impl/merge_path.hpp.
+# impl/spmv_functor.hpp (the row schedules), impl/merge_path.hpp and
+# impl/segmented_sum.hpp.
 compound_sparse_schedule_kind(static Static)
 compound_sparse_schedule_kind(dynamic_team DynamicTeam)
 compound_sparse_schedule_kind(dynamic_warp DynamicWarp)
 # Work split by non-zeros and rows together (merge path): a long row is shared by
 # many threads and teams. One thread walks each part of the merge, so no lanes.
 compound_sparse_schedule_kind(merge_path MergePath FIXED_LANES SPLITS_ROWS OUTER "compound_sparse::Csr")
+# Work split by non-zeros alone, 64 per warp, rows summed by a warp's segmented scan
+# (impl/segmented_sum.hpp): no search, no scratch, no barrier.
+compound_sparse_schedule_kind(segmented_sum SegmentedSum FIXED_LANES SPLITS_ROWS OUTER "compound_sparse::Csr")
 
 # Launch bounds threads:min_teams_per_sm (n_t:n_b). GPUs: a 3 x 3 grid of the
 # method's space, n_t in {128, 256, 512} and n_b in {1, 2, 4} (128 to 2048 threads

@@ -46,7 +46,8 @@ TEST(Registry, ListsEveryConfiguredVariant) {
   cs::for_each_value(cs::ScheduleKinds{}, [&](auto kind) {
     kinds_and_outers += cs::schedule_outer_layouts<decltype(kind)::value>::type::size;
   });
-  EXPECT_EQ(kinds_and_outers, cs::OuterLayouts::size * (cs::ScheduleKinds::size - 1) + 1);  // merge_path: csr only
+  // merge_path and segmented_sum run on CSR only
+  EXPECT_EQ(kinds_and_outers, cs::OuterLayouts::size * (cs::ScheduleKinds::size - 2) + 2);
   EXPECT_EQ(keys.size(), kinds_and_outers * cs::InnerLayouts::size * cs::InnerLayouts::size * num_bounds);
   EXPECT_GE(keys.size(), 4u * 2 * 2 * 3 * num_bounds);  // at least the space of the published method
   for (const auto& key : keys) {
@@ -430,10 +431,11 @@ TEST(Measure, ReducedSearchKeepsOnePairPerThreadsPerSM) {
   for (const auto& k : keys)
     if (cs::splits_rows(k.kind)) {
       ++split_rows_keys;
-      split_groups.insert(k.outer + k.inner + k.vector + std::to_string(k.threads * k.teams_per_sm));
+      split_groups.insert(k.outer + k.inner + k.vector + cs::to_string(k.kind) +
+                          std::to_string(k.threads * k.teams_per_sm));
     }
   EXPECT_EQ(groups.size(), keys.size() - (split_rows_keys - split_groups.size()));
-  // Every compiled pair of the CSR-AoS-AoS merge path is searched.
+  // Every compiled pair of the CSR-AoS-AoS kinds that split rows is searched.
   const auto csr_aos_merge_path = [](const cs::VariantKey& k) {
     return cs::splits_rows(k.kind) && k.layout_name() == "csr.aos" && k.vector == "aos";
   };

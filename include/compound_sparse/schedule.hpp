@@ -24,6 +24,14 @@
 //                threads and teams; a second pass adds the partial sums of
 //                rows that span tiles (impl/merge_path.hpp). Deterministic, no
 //                atomics on y.
+//   SegmentedSum CSR only, lanes_per_row 1: the non-zeros alone are cut into
+//                tiles of 64, one per warp (Threads / 32 per team, so its
+//                league is the tile count over that); the warp's lanes take 32
+//                consecutive non-zeros at a time and a segmented scan across
+//                them sums each row, found from a bitmap of the non-zeros that
+//                start rows; a second pass adds the partial sums of rows that
+//                span tiles and writes the empty rows (impl/segmented_sum.hpp).
+//                Deterministic, no atomics on y.
 //
 // The kind and the launch bounds are template parameters (compile-time variants,
 // selected at run time by the tuning database); lanes_per_row is a run-time value.

@@ -35,6 +35,27 @@ struct MergePathState {
   Kokkos::View<vector_type_t<Entry>*, MemorySpace> carry_values;
 };
 
+/// State of the segmented-sum schedule (impl/segmented_sum.hpp), for tiles of
+/// impl::segmented_tile_entries non-zeros: a bitmap of the non-zeros that start
+/// a row (bit num_entries set too), the count of such non-zeros before each
+/// tile, the rows without non-zeros and, only where there are any, the others
+/// in order; the rows that span tiles (those spanning at most
+/// impl::segmented_long_span further tiles first); and two partial-sum slots per
+/// tile.
+template <class Entry, class MemorySpace>
+struct SegmentedSumState {
+  Kokkos::View<unsigned*, MemorySpace> heads;
+  Kokkos::View<int*, MemorySpace> heads_before;
+  Kokkos::View<int*, MemorySpace> empty_rows;
+  Kokkos::View<int*, MemorySpace> nonempty_rows;
+  Kokkos::View<int*, MemorySpace> split_rows;
+  Kokkos::View<vector_type_t<Entry>*, MemorySpace> partials;
+  int tiles = 0;
+  int empty_count = 0;
+  int short_splits = 0;
+  int long_splits = 0;
+};
+
 template <class Entry, class Outer, class Inner,
           class MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space>
 struct SparseMatrix {
@@ -72,6 +93,10 @@ struct SparseMatrix {
   /// are, like work_counter, shared by the products on this matrix. Not counted
   /// in memory_bytes: for complex<double> they add about 3% to the CSR arrays.
   MergePathState<Entry, MemorySpace> merge_path;
+  /// Csr only: the segmented-sum schedule's bitmap, lists and partial sums,
+  /// shared like the carries. About 0.6 bytes per non-zero for complex<float>,
+  /// plus 4 bytes per row where some rows are empty; not counted in memory_bytes.
+  SegmentedSumState<Entry, MemorySpace> segmented;
 };
 
 /// Bytes of device memory the matrix occupies, with the accounting of the

@@ -4,8 +4,8 @@
 //   spmv(Schedule<ScheduleKind::DynamicWarp, 256, 2>{}, alpha, A, x, beta, y);
 //
 // Deterministic: lanes sharing a row reduce in a fixed order, and the merge-path
-// schedule adds the parts of a row that span workers in worker order (no atomics
-// on y), so repeated calls give identical bits.
+// and segmented-sum schedules add the parts of a row that span workers in worker
+// order (no atomics on y), so repeated calls give identical bits.
 // beta == 0 overwrites y without reading it (NaNs in y do not propagate).
 
 #include <Kokkos_Core.hpp>
@@ -16,6 +16,7 @@
 #include "entry_traits.hpp"
 #include "error.hpp"
 #include "impl/merge_path.hpp"
+#include "impl/segmented_sum.hpp"
 #include "impl/spmv_functor.hpp"
 #include "schedule.hpp"
 #include "sparse_matrix.hpp"
@@ -144,6 +145,53 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
   launch_merge_path<Threads, MinTeams>(exec, f, team_size, tile);
 }
 
+/// The segmented-sum schedule (impl/segmented_sum.hpp): pass 1 on one warp (on
+/// host backends one thread) per tile, Threads / 32 tiles per team on GPUs;
+/// pass 2 over the rows that span tiles and the empty rows.
+template <class ExecutionSpace, unsigned Threads, unsigned MinTeams, class Entry, class Inner, class XInner,
+          class YInner, class MemorySpace>
+void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>& result,
+                        const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a,
+                        const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x,
+                        const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
+  const auto& state = a.segmented;
+  const int tiles = segmented_tiles(a.num_entries);
+  COMPOUND_SPARSE_REQUIRE(state.tiles == tiles &&
+                              state.heads.extent(0) == static_cast<std::size_t>(tiles) * segmented_steps + 1 &&
+                              state.partials.extent(0) == 2 * static_cast<std::size_t>(tiles),
+                          "spmv: the matrix has no segmented-sum state (build it with to_device or "
+                          "matrix_from_csr_views)");
+  constexpr bool gpu = is_gpu_space<ExecutionSpace>();
+  constexpr int vector_length = gpu ? 32 : 1;
+  if (tiles > 0) {
+    using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
+    SegmentedSumFunctor<Entry, Inner, XInner, YInner, MemorySpace> f;
+    f.col_indices = a.col_indices;
+    f.values = a.values;
+    f.x = x.data;
+    f.y = y.data;
+    f.state = state;
+    f.result = result;
+    f.num_entries = static_cast<int>(a.num_entries);
+    const int team_size = gpu ? static_cast<int>(Threads) / 32 : launch_team_size<policy_type>(exec, f, 32);
+    Kokkos::parallel_for("compound_sparse::spmv_segmented_sum",
+                         policy_type(exec, (tiles + team_size - 1) / team_size, team_size, vector_length), f);
+  }
+  const int fixup_team = gpu ? 4 : 1;
+  const int short_teams = (state.short_splits + state.empty_count + 32 * fixup_team - 1) / (32 * fixup_team);
+  const int long_teams = (state.long_splits + fixup_team - 1) / fixup_team;
+  if (short_teams + long_teams == 0) return;
+  SegmentedSumFixup<Entry, YInner, MemorySpace> fixup;
+  fixup.y = y.data;
+  fixup.state = state;
+  fixup.offsets = a.offsets;
+  fixup.result = result;
+  fixup.short_teams = short_teams;
+  Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_fixup",
+                       Kokkos::TeamPolicy<ExecutionSpace>(exec, short_teams + long_teams, fixup_team, vector_length),
+                       fixup);
+}
+
 /// Slots per batch of the row kernel for these launch bounds (impl/row_batch.hpp):
 /// one on host backends.
 template <class ExecutionSpace, class Entry, unsigned Threads, unsigned MinTeams>
@@ -203,7 +251,7 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
 /// Throws compound_sparse::InvalidInput if x or y do not match A's columns/rows or
 /// lanes_per_row is not one of 1, 2, 4, 8, 16, 32 (1 for a kind that does not use
 /// lanes, schedule_kind_uses_lanes). A kind runs only on the outer layouts it is
-/// declared for (schedule_supports_outer_v; MergePath: Csr), checked at compile time.
+/// declared for (schedule_supports_outer_v; MergePath, SegmentedSum: Csr), checked at compile time.
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
           class Inner, class XInner, class YInner, class MemorySpace>
 void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
@@ -234,6 +282,8 @@ void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   result.beta_is_zero = is_zero(beta);
   if constexpr (Kind == ScheduleKind::MergePath) {
     impl::merge_path_spmv<ExecutionSpace, Threads, MinTeams>(exec, result, a, x, y);
+  } else if constexpr (Kind == ScheduleKind::SegmentedSum) {
+    impl::segmented_sum_spmv<ExecutionSpace, Threads, MinTeams>(exec, result, a, x, y);
   } else {
     impl::row_spmv(exec, schedule, result, a, x, y);
   }

@@ -1,7 +1,8 @@
 #pragma once
 // The per-matrix state of the schedules, made with the matrix by every
 // conversion once its offsets are on the device: the dynamic schedules' work
-// counter and, for CSR, the merge-path index and carries.
+// counter and, for CSR, the merge-path index and carries and the segmented-sum
+// bitmap, lists and partial sums.
 
 #include <Kokkos_Core.hpp>
 #include <string>
@@ -9,6 +10,7 @@
 
 #include "../sparse_matrix.hpp"
 #include "merge_path.hpp"
+#include "segmented_sum.hpp"
 
 namespace compound_sparse {
 namespace impl {
@@ -27,6 +29,7 @@ void make_schedule_state(SparseMatrix<Entry, Outer, Inner, MemorySpace>& m) {
     state.carry_rows = decltype(state.carry_rows)(alloc("compound_sparse::carry_rows"), length - 1);
     state.carry_values = decltype(state.carry_values)(alloc("compound_sparse::carry_values"), length - 1);
     merge_path_index(m);
+    make_segmented_state(m);
     Kokkos::fence();
   }
 }

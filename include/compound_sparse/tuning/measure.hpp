@@ -304,10 +304,12 @@ inline void with_lanes(VariantKey key, const std::vector<int>& lanes, std::vecto
 /// n_t and n_b separately. For each compiled (layout, vector layout, kind) keep,
 /// per distinct n_t * n_b, the compiled pair whose n_t is closest to 256, and
 /// combine it with lanes_per_row in `lanes` (with_lanes). Kinds that split rows
-/// (merge_path) keep every compiled pair: there n_t sets the tile and how many
-/// threads share each barrier, and at the same threads per SM teams of 128 ran
-/// up to 8% faster than teams of 256 on the H200
-/// (perf_tests/results/h200/merge_path_profile/, team_size/).
+/// (merge_path, segmented_sum) keep every compiled pair: in the merge path n_t
+/// sets the tile and how many threads share each barrier, and at the same
+/// threads per SM teams of 128 ran up to 8% faster than teams of 256 on the H200
+/// (perf_tests/results/h200/merge_path_profile/, team_size/); the segmented sum
+/// has no barrier, but its register budget (n_b) decides how many tiles'
+/// loads are in flight.
 template <class Entry>
 std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1, 4, 32}) {
   std::map<std::string, VariantKey> chosen;  // compiled name without bounds + threads per SM -> key

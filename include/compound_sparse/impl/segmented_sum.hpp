@@ -1,0 +1,351 @@
+#pragma once
+// The segmented-sum schedule (ScheduleKind::SegmentedSum, CSR only): work split by
+// non-zeros alone, rows summed by a warp's segmented scan in registers.
+//
+// The non-zeros are cut into tiles of segmented_tile_entries (64) consecutive
+// non-zeros, one warp each, whatever the rows: a row of 32K non-zeros spans 512
+// tiles, and a tile may hold many rows. Which non-zeros start a row comes from a
+// bitmap made with the matrix (bit k of `heads`: non-zero k is its row's first;
+// bit num_entries is set too, so the last non-zero ends a row). In each of a
+// tile's two steps the warp's lanes take 32 consecutive non-zeros (coalesced
+// loads, no search, no scratch, no barrier), multiply them by x, and a segmented
+// inclusive scan over the lanes (5 shuffle steps; a lane adds its neighbour's sum
+// only while no row starts in between) leaves each row's sum in the lane of its
+// last non-zero. That lane writes y. The row's index is the count of heads
+// before it: heads_before(tile), made with the matrix, plus the heads in the
+// tile up to the lane (a popcount of the bitmap's word). Rows without
+// non-zeros have no head: where a matrix has any, the count indexes
+// nonempty_rows, and the second pass writes the empty rows.
+//
+// A row that spans tiles leaves partial sums in fixed slots: 2t for tile t's
+// first row when it began in an earlier tile, 2t + 1 for its last row when it
+// ends in a later one (a tile inside one row uses 2t). The second pass adds, for
+// each such row (found with the matrix: split_rows), slot 2 t1 + 1 and then
+// slots 2t for t1 < t <= t2 in tile order, one thread per row, or one warp per
+// row where it spans more than segmented_long_span tiles. No atomics on y, and
+// the same bits on every call.
+//
+// Against the merge path (merge_path.hpp), which stages a tile in scratch and
+// searches it per thread, this executes far fewer instructions per non-zero: on
+// the H200 it ran 1.3-1.6x faster than the merge path on circuit-1m and
+// rmat-s20 in complex float and double, and 1.10-1.14x faster than cuSPARSE's
+// CSR ALG1 (perf_tests/results/h200/segmented_sum/lab/).
+//
+// Host backends run the same tiles, each walked in order by one thread.
+
+#include <Kokkos_Core.hpp>
+#include <string>
+
+#include "../compound_vector.hpp"
+#include "../entry_traits.hpp"
+#include "../sparse_matrix.hpp"
+#include "row_result.hpp"
+#include "streaming_load.hpp"
+#include "value_access.hpp"
+
+namespace compound_sparse {
+namespace impl {
+
+/// Warp steps per tile. Two steps of 32 non-zeros ran 5-25% faster than four,
+/// eight or sixteen in complex double (H200 lab): more warps in flight, each
+/// with both steps' loads issued before the first scan.
+constexpr int segmented_steps = 2;
+constexpr int segmented_tile_entries = 32 * segmented_steps;
+/// A split row spanning more tiles than this is summed by a warp in the second pass.
+constexpr int segmented_long_span = 16;
+
+KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
+#if defined(__CUDA_ARCH__)
+  return __popc(v);
+#else
+  return __builtin_popcount(v);
+#endif
+}
+
+/// Tiles of a matrix with `num_entries` non-zeros.
+inline int segmented_tiles(std::size_t num_entries) {
+  return static_cast<int>((num_entries + segmented_tile_entries - 1) / segmented_tile_entries);
+}
+
+/// The rows r of [0, n) with keep(r), in order: write(i, r) for the i-th of them
+/// at position `first` + i. Returns their count. Two scans (count, then write).
+template <class ExecutionSpace, class Keep, class Write>
+int compact_rows(int n, int first, const Keep& keep, const Write& write) {
+  int count = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::segmented_count", Kokkos::RangePolicy<ExecutionSpace>(0, n),
+      KOKKOS_LAMBDA(int r, int& c) { c += keep(r) ? 1 : 0; }, count);
+  if (count > 0)
+    Kokkos::parallel_scan(
+        "compound_sparse::segmented_compact", Kokkos::RangePolicy<ExecutionSpace>(0, n),
+        KOKKOS_LAMBDA(int r, int& position, bool final) {
+          if (!keep(r)) return;
+          if (final) write(first + position, r);
+          ++position;
+        });
+  return count;
+}
+
+/// Builds m.segmented from m.offsets (CSR).
+template <class Matrix>
+void make_segmented_state(Matrix& m) {
+  using execution_space = typename Matrix::execution_space;
+  using memory_space = typename Matrix::memory_space;
+  using index_view = Kokkos::View<int*, memory_space>;
+  auto& s = m.segmented;
+  const int n = m.num_rows;
+  const int num_entries = static_cast<int>(m.num_entries);
+  const int tiles = segmented_tiles(m.num_entries);
+  s.tiles = tiles;
+  // One word past the last tile's: a tile's last lane reads the next word's bit 0.
+  const auto heads = Kokkos::View<unsigned*, memory_space>("compound_sparse::segmented_heads",
+                                                           static_cast<std::size_t>(tiles) * segmented_steps + 1);
+  s.heads = heads;
+  const auto offsets = m.offsets;
+  Kokkos::parallel_for(
+      "compound_sparse::segmented_heads", Kokkos::RangePolicy<execution_space>(0, n + 1), KOKKOS_LAMBDA(int r) {
+        const int k = r == n ? num_entries : offsets(r);
+        if (r == n || offsets(r + 1) > k) Kokkos::atomic_fetch_or(&heads(k / 32), 1u << (k % 32));
+      });
+  const auto heads_before = index_view("compound_sparse::segmented_heads_before", tiles + 1);
+  s.heads_before = heads_before;
+  Kokkos::parallel_scan(
+      "compound_sparse::segmented_heads_before", Kokkos::RangePolicy<execution_space>(0, tiles),
+      KOKKOS_LAMBDA(int t, int& before, bool final) {
+        if (final) heads_before(t) = before;
+        for (int w = 0; w < segmented_steps; ++w) before += count_bits(heads(t * segmented_steps + w));
+      });
+
+  const auto is_empty = KOKKOS_LAMBDA(int r) {
+    return offsets(r + 1) == offsets(r);
+  };
+  const auto span = KOKKOS_LAMBDA(int r) {  // tiles after the first that row r reaches
+    return (offsets(r + 1) - 1) / segmented_tile_entries - offsets(r) / segmented_tile_entries;
+  };
+  int empty_count = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::segmented_count", Kokkos::RangePolicy<execution_space>(0, n),
+      KOKKOS_LAMBDA(int r, int& c) { c += is_empty(r) ? 1 : 0; }, empty_count);
+  s.empty_rows = index_view("compound_sparse::segmented_empty_rows", empty_count);
+  s.nonempty_rows = index_view("compound_sparse::segmented_nonempty_rows", empty_count > 0 ? n - empty_count : 0);
+  if (empty_count > 0) {
+    const auto empty_rows = s.empty_rows, nonempty_rows = s.nonempty_rows;
+    compact_rows<execution_space>(
+        n, 0, is_empty, KOKKOS_LAMBDA(int i, int r) { empty_rows(i) = r; });
+    compact_rows<execution_space>(
+        n, 0, KOKKOS_LAMBDA(int r) { return !is_empty(r); }, KOKKOS_LAMBDA(int i, int r) { nonempty_rows(i) = r; });
+  }
+  s.empty_count = empty_count;
+
+  const auto is_short_split = KOKKOS_LAMBDA(int r) {
+    return !is_empty(r) && span(r) > 0 && span(r) <= segmented_long_span;
+  };
+  const auto is_long_split = KOKKOS_LAMBDA(int r) {
+    return !is_empty(r) && span(r) > segmented_long_span;
+  };
+  int short_count = 0, long_count = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::segmented_count", Kokkos::RangePolicy<execution_space>(0, n),
+      KOKKOS_LAMBDA(int r, int& c) { c += is_short_split(r) ? 1 : 0; }, short_count);
+  Kokkos::parallel_reduce(
+      "compound_sparse::segmented_count", Kokkos::RangePolicy<execution_space>(0, n),
+      KOKKOS_LAMBDA(int r, int& c) { c += is_long_split(r) ? 1 : 0; }, long_count);
+  // Short ones first, then long ones: the second pass takes them by position.
+  const auto split_rows = index_view("compound_sparse::segmented_split_rows", short_count + long_count);
+  s.split_rows = split_rows;
+  const auto write_split = KOKKOS_LAMBDA(int i, int r) {
+    split_rows(i) = r;
+  };
+  compact_rows<execution_space>(n, 0, is_short_split, write_split);
+  compact_rows<execution_space>(n, short_count, is_long_split, write_split);
+  s.short_splits = short_count;
+  s.long_splits = long_count;
+  s.partials = decltype(s.partials)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_partials")),
+      2 * static_cast<std::size_t>(tiles));
+}
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+/// v moved between lanes component by component: shuffle(scalar) is one
+/// __shfl_*_sync of the whole warp.
+template <class Vector, class Shuffle>
+__device__ Vector shuffle_components(const Vector& v, const Shuffle& shuffle) {
+  using traits = component_traits<Vector>;
+  Vector r = v;
+  for (int c = 0; c < traits::size; ++c) traits::get(r, c) = shuffle(traits::get(v, c));
+  return r;
+}
+#endif
+
+/// Pass 1: one tile per team thread; on CUDA a team thread is a warp (vector
+/// length 32, lanes on threadIdx.x), on host backends one thread.
+template <class Entry, class Inner, class XInner, class YInner, class MemorySpace>
+struct SegmentedSumFunctor {
+  using traits = entry_traits<Entry>;
+  using vector_type = typename traits::vector_type;
+  using matrix_type = SparseMatrix<Entry, Csr, Inner, MemorySpace>;
+  using execution_space = typename MemorySpace::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+
+  typename matrix_type::index_view col_indices;
+  typename matrix_type::values_view values;
+  typename CompoundVector<vector_type, XInner, MemorySpace>::view_type x;
+  typename CompoundVector<vector_type, YInner, MemorySpace>::view_type y;
+  SegmentedSumState<Entry, MemorySpace> state;
+  RowResult<Entry, YInner> result;
+  int num_entries = 0;
+
+  /// The row of the segment-th non-empty row.
+  KOKKOS_INLINE_FUNCTION int row_of(int segment) const {
+    return state.empty_count > 0 ? state.nonempty_rows(segment) : segment;
+  }
+  KOKKOS_INLINE_FUNCTION bool head(int k) const { return (state.heads(k / 32) >> (k % 32)) & 1u; }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int tile = team.league_rank() * team.team_size() + team.team_rank();
+    if (tile >= state.tiles) return;  // uniform over a warp: its lanes share the team rank
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+    warp_tile(tile, static_cast<int>(threadIdx.x));
+#else
+    serial_tile(tile);
+#endif
+  }
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  __device__ void warp_tile(int tile, int lane) const {
+    const int k0 = tile * segmented_tile_entries;
+    const unsigned up_to_lane = (2u << lane) - 1u;  // bits 0..lane
+    // Both steps' loads first: each lane has two products in flight.
+    vector_type products[segmented_steps];
+    unsigned words[segmented_steps + 1];
+    for (int u = 0; u < segmented_steps; ++u) {
+      const int k = k0 + 32 * u + lane;
+      products[u] = traits::zero();
+      if (k < num_entries)
+        traits::multiply_add(products[u], load_streaming<Entry, Inner>(values, k),
+                             load_readonly<vector_type, XInner>(x, load_index_streaming(col_indices, k)));
+    }
+    for (int u = 0; u <= segmented_steps; ++u) words[u] = state.heads(tile * segmented_steps + u);
+
+    int segment = state.heads_before(tile) - 1;  // the last row begun before this step
+    bool head_seen = false;                      // a row began in this tile before this step
+    vector_type carry = traits::zero();          // the sum of the row lane 31 was in at the last step
+    for (int u = 0; u < segmented_steps; ++u) {
+      const int k = k0 + 32 * u + lane;
+      const unsigned heads_to_lane = words[u] & up_to_lane;
+      const int own_head = heads_to_lane ? 31 - __clz(heads_to_lane) : -1;  // -1: the row began before the step
+      vector_type sum = products[u];
+      for (int d = 1; d < 32; d <<= 1) {
+        const vector_type below = shuffle_components(sum, [d](auto s) { return __shfl_up_sync(0xffffffffu, s, d); });
+        if (lane >= d && own_head <= lane - d) sum = traits::add(below, sum);
+      }
+      if (own_head < 0) sum = traits::add(carry, sum);
+      const bool last_of_row = lane < 31 ? (words[u] >> (lane + 1)) & 1u : words[u + 1] & 1u;
+      if (last_of_row && k < num_entries) {
+        if (head_seen || own_head >= 0)
+          result.store(y, row_of(segment + count_bits(heads_to_lane)), sum);
+        else
+          state.partials(2 * tile) = sum;  // the tile's first row, begun in an earlier tile
+      }
+      carry = shuffle_components(sum, [](auto s) { return __shfl_sync(0xffffffffu, s, 31); });
+      segment += count_bits(words[u]);
+      head_seen = head_seen || words[u] != 0;
+      if (u == segmented_steps - 1 && lane == 31 && !last_of_row && k < num_entries)
+        state.partials(2 * tile + (head_seen ? 1 : 0)) = sum;  // the row goes on in the next tile
+    }
+  }
+#endif
+
+  KOKKOS_INLINE_FUNCTION void serial_tile(int tile) const {
+    const int k0 = tile * segmented_tile_entries;
+    const int k1 = k0 + segmented_tile_entries < num_entries ? k0 + segmented_tile_entries : num_entries;
+    int segment = state.heads_before(tile) - 1;
+    bool head_seen = false;
+    vector_type sum = traits::zero();
+    for (int k = k0; k < k1; ++k) {
+      if (head(k)) {
+        ++segment;
+        head_seen = true;
+        sum = traits::zero();
+      }
+      traits::multiply_add(sum, load_value<Entry, Inner>(values, k),
+                           load_value<vector_type, XInner>(x, col_indices(k)));
+      if (head(k + 1)) {
+        if (head_seen)
+          result.store(y, row_of(segment), sum);
+        else
+          state.partials(2 * tile) = sum;
+      }
+    }
+    if (!head(k1)) state.partials(2 * tile + (head_seen ? 1 : 0)) = sum;  // k1 < num_entries: bit num_entries is set
+  }
+};
+
+/// Pass 2: the rows that span tiles add their partial sums, and the empty rows
+/// get y = beta y. Teams [0, short_teams): 32 rows per team thread (on CUDA one
+/// per lane), the short split rows and then the empty rows; the rest: one long
+/// split row per team thread (on CUDA a warp: each lane adds every 32nd slot in
+/// order, then a butterfly gives every lane the same total).
+template <class Entry, class YInner, class MemorySpace>
+struct SegmentedSumFixup {
+  using traits = entry_traits<Entry>;
+  using vector_type = typename traits::vector_type;
+  using execution_space = typename MemorySpace::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+
+  typename CompoundVector<vector_type, YInner, MemorySpace>::view_type y;
+  SegmentedSumState<Entry, MemorySpace> state;
+  Kokkos::View<const int*, MemorySpace> offsets;
+  RowResult<Entry, YInner> result;
+  int short_teams = 0;
+
+  /// Slot q of split row i's run: q = 0 is slot 2 t1 + 1, q > 0 slot 2 (t1 + q).
+  KOKKOS_INLINE_FUNCTION vector_type slot(int first_tile, int q) const {
+    return state.partials(q == 0 ? 2 * first_tile + 1 : 2 * (first_tile + q));
+  }
+  KOKKOS_INLINE_FUNCTION int first_tile(int row) const { return offsets(row) / segmented_tile_entries; }
+  KOKKOS_INLINE_FUNCTION int slots(int row) const {
+    return (offsets(row + 1) - 1) / segmented_tile_entries - first_tile(row) + 1;
+  }
+
+  KOKKOS_INLINE_FUNCTION void short_row(int i) const {
+    if (i < state.short_splits) {
+      const int row = state.split_rows(i), t1 = first_tile(row), count = slots(row);
+      vector_type sum = slot(t1, 0);
+      for (int q = 1; q < count; ++q) sum = traits::add(sum, slot(t1, q));
+      result.store(y, row, sum);
+    } else if (i - state.short_splits < state.empty_count) {
+      result.store(y, state.empty_rows(i - state.short_splits), traits::zero());
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int worker = team.league_rank() * team.team_size() + team.team_rank();
+    if (team.league_rank() < short_teams) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+      short_row(worker * 32 + static_cast<int>(threadIdx.x));
+#else
+      for (int lane = 0; lane < 32; ++lane) short_row(worker * 32 + lane);
+#endif
+      return;
+    }
+    const int i = state.short_splits + worker - short_teams * team.team_size();
+    if (i >= state.short_splits + state.long_splits) return;  // uniform over a warp
+    const int row = state.split_rows(i), t1 = first_tile(row), count = slots(row);
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+    const int lane = static_cast<int>(threadIdx.x);
+    vector_type sum = traits::zero();
+    for (int q = lane; q < count; q += 32) sum = traits::add(sum, slot(t1, q));
+    for (int mask = 16; mask >= 1; mask >>= 1)
+      sum = traits::add(sum, shuffle_components(sum, [mask](auto s) { return __shfl_xor_sync(0xffffffffu, s, mask); }));
+    if (lane == 0) result.store(y, row, sum);
+#else
+    vector_type sum = slot(t1, 0);
+    for (int q = 1; q < count; ++q) sum = traits::add(sum, slot(t1, q));
+    result.store(y, row, sum);
+#endif
+  }
+};
+
+}  // namespace impl
+}  // namespace compound_sparse
