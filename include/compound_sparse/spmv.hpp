@@ -163,9 +163,9 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
                           "matrix_from_csr_views)");
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   constexpr int vector_length = gpu ? 32 : 1;
-  if (tiles > 0) {
+  const auto pass1 = [&](auto beta_is_zero) {
     using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
-    SegmentedSumFunctor<Entry, Inner, XInner, YInner, MemorySpace> f;
+    SegmentedSumFunctor<Entry, Inner, XInner, YInner, MemorySpace, decltype(beta_is_zero)::value> f;
     f.col_indices = a.col_indices;
     f.values = a.values;
     f.x = x.data;
@@ -176,6 +176,12 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
     const int team_size = gpu ? static_cast<int>(Threads) / 32 : launch_team_size<policy_type>(exec, f, 32);
     Kokkos::parallel_for("compound_sparse::spmv_segmented_sum",
                          policy_type(exec, (tiles + team_size - 1) / team_size, team_size, vector_length), f);
+  };
+  if (tiles > 0) {
+    if (result.beta_is_zero)
+      pass1(std::true_type{});
+    else
+      pass1(std::false_type{});
   }
   const int fixup_team = gpu ? 4 : 1;
   const int short_teams = (state.short_splits + state.empty_count + 32 * fixup_team - 1) / (32 * fixup_team);

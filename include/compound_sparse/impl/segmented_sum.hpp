@@ -178,8 +178,11 @@ __device__ Vector shuffle_components(const Vector& v, const Shuffle& shuffle) {
 #endif
 
 /// Pass 1: one tile per team thread; on CUDA a team thread is a warp (vector
-/// length 32, lanes on threadIdx.x), on host backends one thread.
-template <class Entry, class Inner, class XInner, class YInner, class MemorySpace>
+/// length 32, lanes on threadIdx.x), on host backends one thread. BetaIsZero:
+/// y is written without being read. A kernel that may also read y (beta != 0)
+/// needed 62 registers for complex<double> and spilled at 32 (2048 threads per
+/// multiprocessor); without that path it fits 32, so the two are compiled apart.
+template <class Entry, class Inner, class XInner, class YInner, class MemorySpace, bool BetaIsZero>
 struct SegmentedSumFunctor {
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
@@ -195,6 +198,13 @@ struct SegmentedSumFunctor {
   RowResult<Entry, YInner> result;
   int num_entries = 0;
 
+  /// y(row) = alpha * sum + beta * y(row).
+  KOKKOS_INLINE_FUNCTION void store(int row, const vector_type& sum) const {
+    if constexpr (BetaIsZero)
+      store_value<vector_type, YInner>(y, row, traits::scale(result.alpha, sum));
+    else
+      result.store(y, row, sum);
+  }
   /// The row of the segment-th non-empty row.
   KOKKOS_INLINE_FUNCTION int row_of(int segment) const {
     return state.empty_count > 0 ? state.nonempty_rows(segment) : segment;
@@ -243,7 +253,7 @@ struct SegmentedSumFunctor {
       const bool last_of_row = lane < 31 ? (words[u] >> (lane + 1)) & 1u : words[u + 1] & 1u;
       if (last_of_row && k < num_entries) {
         if (head_seen || own_head >= 0)
-          result.store(y, row_of(segment + count_bits(heads_to_lane)), sum);
+          store(row_of(segment + count_bits(heads_to_lane)), sum);
         else
           state.partials(2 * tile) = sum;  // the tile's first row, begun in an earlier tile
       }
@@ -272,7 +282,7 @@ struct SegmentedSumFunctor {
                            load_value<vector_type, XInner>(x, col_indices(k)));
       if (head(k + 1)) {
         if (head_seen)
-          result.store(y, row_of(segment), sum);
+          store(row_of(segment), sum);
         else
           state.partials(2 * tile) = sum;
       }
