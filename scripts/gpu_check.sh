@@ -68,19 +68,22 @@ for t in complex_double block3_double; do
     > "$out/memcheck_$t.log" 2>&1
   echo "memcheck $t: rc=$? $(grep -a -E 'ERROR SUMMARY|PASSED|FAILED' "$out/memcheck_$t.log" | tr '\n' ' ')"
 done
-# The merge-path schedule (issue 14) in full: every entry type's merge_path cases,
-# and the tests of its pieces (many workers per row, the diagonal search).
+# The schedules that split rows (issue 14) in full: every entry type's merge_path and
+# segmented_sum cases, and the tests of their pieces (rows spanning workers and tiles,
+# the diagonal search, the segmented sum's bitmap and lists).
 for t in complex_double block3_double quaternion_float; do
   exe=build-cuda/unit_tests/test_spmv_$t
-  compute-sanitizer --tool memcheck --error-exitcode 3 "$exe" --gtest_filter='*merge_path*' \
-    > "$out/memcheck_merge_path_$t.log" 2>&1
-  echo "memcheck merge_path $t: rc=$? $(grep -a -E 'ERROR SUMMARY|PASSED|FAILED' "$out/memcheck_merge_path_$t.log" | tr '\n' ' ')"
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$exe" --gtest_filter='*merge_path*:*segmented_sum*' \
+    > "$out/memcheck_split_rows_$t.log" 2>&1
+  echo "memcheck merge_path+segmented_sum $t: rc=$? $(grep -a -E 'ERROR SUMMARY|PASSED|FAILED' "$out/memcheck_split_rows_$t.log" | tr '\n' ' ')"
 done
-compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_merge_path > "$out/memcheck_merge_path.log" 2>&1
-echo "memcheck test_merge_path: rc=$? $(grep -a -E 'ERROR SUMMARY|PASSED|FAILED' "$out/memcheck_merge_path.log" | tr '\n' ' ')"
+for t in merge_path segmented_sum; do
+  compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_$t > "$out/memcheck_test_$t.log" 2>&1
+  echo "memcheck test_$t: rc=$? $(grep -a -E 'ERROR SUMMARY|PASSED|FAILED' "$out/memcheck_test_$t.log" | tr '\n' ' ')"
+done
 compute-sanitizer --tool racecheck --error-exitcode 3 build-cuda/unit_tests/test_spmv_complex_float \
-  --gtest_filter='*merge_path*' > "$out/racecheck_merge_path.log" 2>&1
-echo "racecheck merge_path: rc=$? $(grep -a -E 'RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED' "$out/racecheck_merge_path.log" | tr '\n' ' ')"
+  --gtest_filter='*merge_path*:*segmented_sum*' > "$out/racecheck_split_rows.log" 2>&1
+echo "racecheck merge_path+segmented_sum: rc=$? $(grep -a -E 'RACECHECK SUMMARY|ERROR SUMMARY|PASSED|FAILED' "$out/racecheck_split_rows.log" | tr '\n' ' ')"
 exe=build-cuda/unit_tests/test_spmv_complex_float
 compute-sanitizer --tool racecheck --error-exitcode 3 "$exe" --gtest_filter="$(sample "$exe" 13)" \
   > "$out/racecheck.log" 2>&1
