@@ -35,6 +35,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <string>
+#include <vector>
 
 #include "../compound_vector.hpp"
 #include "../entry_traits.hpp"
@@ -67,99 +68,67 @@ inline int segmented_tiles(std::size_t num_entries) {
   return static_cast<int>((num_entries + segmented_tile_entries - 1) / segmented_tile_entries);
 }
 
-/// The rows r of [0, n) with keep(r), in order: write(i, r) for the i-th of them
-/// at position `first` + i. Returns their count. Two scans (count, then write).
-template <class ExecutionSpace, class Keep, class Write>
-int compact_rows(int n, int first, const Keep& keep, const Write& write) {
-  int count = 0;
-  Kokkos::parallel_reduce(
-      "compound_sparse::segmented_count", Kokkos::RangePolicy<ExecutionSpace>(0, n),
-      KOKKOS_LAMBDA(int r, int& c) { c += keep(r) ? 1 : 0; }, count);
-  if (count > 0)
-    Kokkos::parallel_scan(
-        "compound_sparse::segmented_compact", Kokkos::RangePolicy<ExecutionSpace>(0, n),
-        KOKKOS_LAMBDA(int r, int& position, bool final) {
-          if (!keep(r)) return;
-          if (final) write(first + position, r);
-          ++position;
-        });
-  return count;
+/// A device copy of `values`.
+template <class MemorySpace>
+Kokkos::View<int*, MemorySpace> device_list(const std::vector<int>& values, const char* label) {
+  Kokkos::View<int*, MemorySpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
+  Kokkos::deep_copy(d,
+                    Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(values.data(), values.size()));
+  return d;
 }
 
-/// Builds m.segmented from m.offsets (CSR).
+/// Builds m.segmented from m.offsets (CSR), on the host: a walk over the rows
+/// and the tiles, once per matrix. (Built with Kokkos scans and reductions on
+/// the device, the same state drew thousands of compute-sanitizer racecheck
+/// warnings from their shared-memory code, which would hide real ones.)
 template <class Matrix>
 void make_segmented_state(Matrix& m) {
-  using execution_space = typename Matrix::execution_space;
   using memory_space = typename Matrix::memory_space;
-  using index_view = Kokkos::View<int*, memory_space>;
   auto& s = m.segmented;
   const int n = m.num_rows;
   const int num_entries = static_cast<int>(m.num_entries);
   const int tiles = segmented_tiles(m.num_entries);
-  s.tiles = tiles;
+  const auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.offsets);
   // One word past the last tile's: a tile's last lane reads the next word's bit 0.
-  const auto heads = Kokkos::View<unsigned*, memory_space>("compound_sparse::segmented_heads",
-                                                           static_cast<std::size_t>(tiles) * segmented_steps + 1);
-  s.heads = heads;
-  const auto offsets = m.offsets;
-  Kokkos::parallel_for(
-      "compound_sparse::segmented_heads", Kokkos::RangePolicy<execution_space>(0, n + 1), KOKKOS_LAMBDA(int r) {
-        const int k = r == n ? num_entries : offsets(r);
-        if (r == n || offsets(r + 1) > k) Kokkos::atomic_fetch_or(&heads(k / 32), 1u << (k % 32));
-      });
-  const auto heads_before = index_view("compound_sparse::segmented_heads_before", tiles + 1);
-  s.heads_before = heads_before;
-  Kokkos::parallel_scan(
-      "compound_sparse::segmented_heads_before", Kokkos::RangePolicy<execution_space>(0, tiles),
-      KOKKOS_LAMBDA(int t, int& before, bool final) {
-        if (final) heads_before(t) = before;
-        for (int w = 0; w < segmented_steps; ++w) before += count_bits(heads(t * segmented_steps + w));
-      });
-
-  const auto is_empty = KOKKOS_LAMBDA(int r) {
-    return offsets(r + 1) == offsets(r);
-  };
-  const auto span = KOKKOS_LAMBDA(int r) {  // tiles after the first that row r reaches
-    return (offsets(r + 1) - 1) / segmented_tile_entries - offsets(r) / segmented_tile_entries;
-  };
-  int empty_count = 0;
-  Kokkos::parallel_reduce(
-      "compound_sparse::segmented_count", Kokkos::RangePolicy<execution_space>(0, n),
-      KOKKOS_LAMBDA(int r, int& c) { c += is_empty(r) ? 1 : 0; }, empty_count);
-  s.empty_rows = index_view("compound_sparse::segmented_empty_rows", empty_count);
-  s.nonempty_rows = index_view("compound_sparse::segmented_nonempty_rows", empty_count > 0 ? n - empty_count : 0);
-  if (empty_count > 0) {
-    const auto empty_rows = s.empty_rows, nonempty_rows = s.nonempty_rows;
-    compact_rows<execution_space>(
-        n, 0, is_empty, KOKKOS_LAMBDA(int i, int r) { empty_rows(i) = r; });
-    compact_rows<execution_space>(
-        n, 0, KOKKOS_LAMBDA(int r) { return !is_empty(r); }, KOKKOS_LAMBDA(int i, int r) { nonempty_rows(i) = r; });
+  std::vector<unsigned> heads(static_cast<std::size_t>(tiles) * segmented_steps + 1, 0u);
+  std::vector<int> empty_rows, nonempty_rows, short_splits, long_splits;
+  for (int r = 0; r < n; ++r) {
+    const int first = offsets(r), end = offsets(r + 1);
+    if (first == end) {
+      empty_rows.push_back(r);
+      continue;
+    }
+    heads[first / 32] |= 1u << (first % 32);
+    nonempty_rows.push_back(r);
+    const int span = (end - 1) / segmented_tile_entries - first / segmented_tile_entries;
+    if (span > segmented_long_span)
+      long_splits.push_back(r);
+    else if (span > 0)
+      short_splits.push_back(r);
   }
-  s.empty_count = empty_count;
+  heads[num_entries / 32] |= 1u << (num_entries % 32);
+  std::vector<int> heads_before(static_cast<std::size_t>(tiles) + 1, 0);
+  for (int t = 0; t < tiles; ++t) {
+    int count = 0;
+    for (int w = 0; w < segmented_steps; ++w) count += __builtin_popcount(heads[t * segmented_steps + w]);
+    heads_before[t + 1] = heads_before[t] + count;
+  }
+  if (empty_rows.empty()) nonempty_rows.clear();  // the i-th non-empty row is row i
+  std::vector<int> split_rows = short_splits;
+  split_rows.insert(split_rows.end(), long_splits.begin(), long_splits.end());
 
-  const auto is_short_split = KOKKOS_LAMBDA(int r) {
-    return !is_empty(r) && span(r) > 0 && span(r) <= segmented_long_span;
-  };
-  const auto is_long_split = KOKKOS_LAMBDA(int r) {
-    return !is_empty(r) && span(r) > segmented_long_span;
-  };
-  int short_count = 0, long_count = 0;
-  Kokkos::parallel_reduce(
-      "compound_sparse::segmented_count", Kokkos::RangePolicy<execution_space>(0, n),
-      KOKKOS_LAMBDA(int r, int& c) { c += is_short_split(r) ? 1 : 0; }, short_count);
-  Kokkos::parallel_reduce(
-      "compound_sparse::segmented_count", Kokkos::RangePolicy<execution_space>(0, n),
-      KOKKOS_LAMBDA(int r, int& c) { c += is_long_split(r) ? 1 : 0; }, long_count);
-  // Short ones first, then long ones: the second pass takes them by position.
-  const auto split_rows = index_view("compound_sparse::segmented_split_rows", short_count + long_count);
-  s.split_rows = split_rows;
-  const auto write_split = KOKKOS_LAMBDA(int i, int r) {
-    split_rows(i) = r;
-  };
-  compact_rows<execution_space>(n, 0, is_short_split, write_split);
-  compact_rows<execution_space>(n, short_count, is_long_split, write_split);
-  s.short_splits = short_count;
-  s.long_splits = long_count;
+  s.tiles = tiles;
+  s.heads = Kokkos::View<unsigned*, memory_space>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_heads")), heads.size());
+  Kokkos::deep_copy(
+      s.heads, Kokkos::View<const unsigned*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(heads.data(), heads.size()));
+  s.heads_before = device_list<memory_space>(heads_before, "compound_sparse::segmented_heads_before");
+  s.empty_rows = device_list<memory_space>(empty_rows, "compound_sparse::segmented_empty_rows");
+  s.nonempty_rows = device_list<memory_space>(nonempty_rows, "compound_sparse::segmented_nonempty_rows");
+  s.split_rows = device_list<memory_space>(split_rows, "compound_sparse::segmented_split_rows");
+  s.empty_count = static_cast<int>(empty_rows.size());
+  s.short_splits = static_cast<int>(short_splits.size());
+  s.long_splits = static_cast<int>(long_splits.size());
   s.partials = decltype(s.partials)(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_partials")),
       2 * static_cast<std::size_t>(tiles));
