@@ -17,7 +17,7 @@
 // The chosen layout always fits options.budget when any layout does; when none
 // does, construction throws compound_sparse::BudgetExceeded from the conversion.
 // A matrix with a row too long for one lane group on this device
-// (dense_row_threshold) always gets a kind that splits rows (merge_path), so no
+// (dense_row_threshold) always gets a kind that splits rows (merge_path, segmented_sum), so no
 // choice serialises that row.
 //
 // Quick tuning (quick_tune.hpp; options.quick_tune, by default QuickTune::Auto):
