@@ -26,10 +26,11 @@
 // the same bits on every call.
 //
 // Against the merge path (merge_path.hpp), which stages a tile in scratch and
-// searches it per thread, this executes far fewer instructions per non-zero: on
-// the H200 it ran 1.3-1.6x faster than the merge path on circuit-1m and
-// rmat-s20 in complex float and double, and 1.10-1.14x faster than cuSPARSE's
-// CSR ALG1 (perf_tests/results/h200/segmented_sum/lab/).
+// searches it per thread, this executes far fewer instructions per non-zero. On the
+// H200 irregular family the tuner chose it for every matrix and precision, 1.02-1.51x
+// faster than the merge path (search times, c8f7d94) and at 0.97-1.04x of
+// cuSPARSE's CSR ALG1 on the complex matrices (whose bits do not reproduce); the
+// lab's raw CUDA kernel was 1.10-1.14x ALG1 (perf_tests/results/h200/segmented_sum/).
 //
 // Host backends run the same tiles, each walked in order by one thread.
 
@@ -47,9 +48,10 @@
 namespace compound_sparse {
 namespace impl {
 
-/// Warp steps per tile. Two steps of 32 non-zeros ran 5-25% faster than four,
-/// eight or sixteen in complex double (H200 lab): more warps in flight, each
-/// with both steps' loads issued before the first scan.
+/// Warp steps per tile. Of tiles of 32, 64, 128 and 256 non-zeros, 64 ran
+/// fastest on circuit-1m and rmat-s20 in complex double, 5-8% ahead of the next
+/// (H200 lab, run2): more warps in flight, each with both steps' loads issued
+/// before the first scan.
 constexpr int segmented_steps = 2;
 constexpr int segmented_tile_entries = 32 * segmented_steps;
 /// A split row spanning more tiles than this is summed by a warp in the second pass.
