@@ -71,11 +71,11 @@ inline int segmented_tiles(std::size_t num_entries) {
 }
 
 /// A device copy of `values`.
-template <class MemorySpace>
-Kokkos::View<int*, MemorySpace> device_list(const std::vector<int>& values, const char* label) {
-  Kokkos::View<int*, MemorySpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
+template <class MemorySpace, class T>
+Kokkos::View<T*, MemorySpace> device_list(const std::vector<T>& values, const char* label) {
+  Kokkos::View<T*, MemorySpace> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), values.size());
   Kokkos::deep_copy(d,
-                    Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(values.data(), values.size()));
+                    Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(values.data(), values.size()));
   return d;
 }
 
@@ -120,10 +120,7 @@ void make_segmented_state(Matrix& m) {
   split_rows.insert(split_rows.end(), long_splits.begin(), long_splits.end());
 
   s.tiles = tiles;
-  s.heads = Kokkos::View<unsigned*, memory_space>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_heads")), heads.size());
-  Kokkos::deep_copy(
-      s.heads, Kokkos::View<const unsigned*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(heads.data(), heads.size()));
+  s.heads = device_list<memory_space>(heads, "compound_sparse::segmented_heads");
   s.heads_before = device_list<memory_space>(heads_before, "compound_sparse::segmented_heads_before");
   s.empty_rows = device_list<memory_space>(empty_rows, "compound_sparse::segmented_empty_rows");
   s.nonempty_rows = device_list<memory_space>(nonempty_rows, "compound_sparse::segmented_nonempty_rows");
@@ -288,13 +285,18 @@ struct SegmentedSumFixup {
   KOKKOS_INLINE_FUNCTION int slots(int row) const {
     return (offsets(row + 1) - 1) / segmented_tile_entries - first_tile(row) + 1;
   }
+  /// The sum of split row `row`'s slots, in tile order, by one thread.
+  KOKKOS_INLINE_FUNCTION vector_type slot_sum(int row) const {
+    const int t1 = first_tile(row), count = slots(row);
+    vector_type sum = slot(t1, 0);
+    for (int q = 1; q < count; ++q) sum = traits::add(sum, slot(t1, q));
+    return sum;
+  }
 
   KOKKOS_INLINE_FUNCTION void short_row(int i) const {
     if (i < state.short_splits) {
-      const int row = state.split_rows(i), t1 = first_tile(row), count = slots(row);
-      vector_type sum = slot(t1, 0);
-      for (int q = 1; q < count; ++q) sum = traits::add(sum, slot(t1, q));
-      result.store(y, row, sum);
+      const int row = state.split_rows(i);
+      result.store(y, row, slot_sum(row));
     } else if (i - state.short_splits < state.empty_count) {
       result.store(y, state.empty_rows(i - state.short_splits), traits::zero());
     }
@@ -312,18 +314,16 @@ struct SegmentedSumFixup {
     }
     const int i = state.short_splits + worker - short_teams * team.team_size();
     if (i >= state.short_splits + state.long_splits) return;  // uniform over a warp
-    const int row = state.split_rows(i), t1 = first_tile(row), count = slots(row);
+    const int row = state.split_rows(i);
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-    const int lane = static_cast<int>(threadIdx.x);
+    const int lane = static_cast<int>(threadIdx.x), t1 = first_tile(row), count = slots(row);
     vector_type sum = traits::zero();
     for (int q = lane; q < count; q += 32) sum = traits::add(sum, slot(t1, q));
     for (int mask = 16; mask >= 1; mask >>= 1)
       sum = traits::add(sum, shuffle_components(sum, [mask](auto s) { return __shfl_xor_sync(0xffffffffu, s, mask); }));
     if (lane == 0) result.store(y, row, sum);
 #else
-    vector_type sum = slot(t1, 0);
-    for (int q = 1; q < count; ++q) sum = traits::add(sum, slot(t1, q));
-    result.store(y, row, sum);
+    result.store(y, row, slot_sum(row));
 #endif
   }
 };
