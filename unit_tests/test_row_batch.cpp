@@ -121,3 +121,40 @@ TEST(RowBatch, EveryBatchGivesTheBitsOfOneSlotAtATimeBlocks) {
   expect_every_batch_matches_one_slot_at_a_time<E, cs::Csr>(26);
   expect_every_batch_matches_one_slot_at_a_time<E, cs::Ell>(27);
 }
+
+#if defined(COMPOUND_SPARSE_PREFERS_L1)
+// Kokkos 3.4 launches team kernels preferring shared memory, which leaves Hopper 28 KB
+// of L1 (impl/team_launch.hpp). The row kernel prefers L1 instead, set on the kernel
+// that Kokkos launches, found from Kokkos' own launch types: CUDA must accept that
+// kernel (a wrong function is refused), and a kernel with team scratch keeps
+// Kokkos' preference.
+TEST(TeamLaunch, RowKernelsPreferL1) {
+  using C = Kokkos::complex<double>;
+  std::mt19937 rng(4);
+  const auto host = random_csr<C>(3000, 2000, 0, 30, -1, rng);
+  const auto x_host = random_vector<C>(host.num_cols, rng);
+  auto y0 = random_vector<C>(host.num_rows, rng);
+  const auto a = cs::to_device<cs::Csr, cs::Aos>(host);
+  const auto x = cs::to_device<cs::Aos>(x_host);
+  const auto y = cs::to_device<cs::Aos>(y0);
+  const C alpha(1, 0), beta(0.5, 0);
+  cs::Schedule<cs::ScheduleKind::Static, 256, 4> schedule;
+  schedule.lanes_per_row = 4;
+  for (int call = 0; call < 2; ++call) {  // the second runs with the preference set after the first
+    cs::spmv(schedule, alpha, a, x, beta, y);
+    expect_matches_reference<C>("call " + std::to_string(call), alpha, host, x_host, beta, y0, cs::to_host(y));
+    y0 = cs::to_host(y);
+  }
+  using functor = cs::impl::SpmvFunctor<cs::ScheduleKind::Static, C, cs::Csr, cs::Aos, cs::Aos, cs::Aos,
+                                        Kokkos::CudaSpace, cs::impl::row_spmv_batch<Kokkos::Cuda, C, 256, 4>()>;
+  using policy = Kokkos::TeamPolicy<Kokkos::Cuda, Kokkos::LaunchBounds<256, 4>>;
+  EXPECT_TRUE(cs::impl::prefer_l1_for_team_kernel<functor>(policy(Kokkos::Cuda(), 1, 64, 4)));
+  EXPECT_FALSE(cs::impl::prefer_l1_for_team_kernel<functor>(
+      policy(Kokkos::Cuda(), 1, 64, 4).set_scratch_size(0, Kokkos::PerTeam(1024))));
+  cudaFuncAttributes attributes{};
+  EXPECT_EQ(
+      cudaFuncGetAttributes(&attributes, reinterpret_cast<const void*>(cs::impl::kokkos_kernel_of<functor, policy>())),
+      cudaSuccess);
+  EXPECT_EQ(attributes.maxThreadsPerBlock, 256);  // the launch bounds' kernel, not another instantiation
+}
+#endif

@@ -18,6 +18,7 @@
 #include "impl/merge_path.hpp"
 #include "impl/segmented_sum.hpp"
 #include "impl/spmv_functor.hpp"
+#include "impl/team_launch.hpp"
 #include "schedule.hpp"
 #include "sparse_matrix.hpp"
 
@@ -101,7 +102,7 @@ void launch_merge_path(const ExecutionSpace& exec, Functor f, int team_size, con
   // A tile is a whole number of the index's strides, as pass 1 counts them.
   const int strides_per_tile = tile.items() / merge_path_index_stride;
   const int tiles = (f.num_index_strides + strides_per_tile - 1) / strides_per_tile;
-  Kokkos::parallel_for(
+  team_parallel_for(
       "compound_sparse::spmv_merge_path",
       policy_type(exec, tiles, team_size, 1).set_scratch_size(0, Kokkos::PerTeam(Functor::scratch_bytes(tile))), f);
 
@@ -174,8 +175,17 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
     f.result = result;
     f.num_entries = static_cast<int>(a.num_entries);
     const int team_size = gpu ? static_cast<int>(Threads) / 32 : launch_team_size<policy_type>(exec, f, 32);
-    Kokkos::parallel_for("compound_sparse::spmv_segmented_sum",
-                         policy_type(exec, (tiles + team_size - 1) / team_size, team_size, vector_length), f);
+    const int teams = (tiles + team_size - 1) / team_size;
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+    if constexpr (gpu) {  // a plain kernel (impl/segmented_sum.hpp says why)
+      launch_segmented_sum_kernel<segmented_sum_tiles<decltype(f), Threads, MinTeams>>(exec, teams, Threads, f,
+                                                                                       "first pass");
+    } else
+#endif
+    {
+      Kokkos::parallel_for("compound_sparse::spmv_segmented_sum", policy_type(exec, teams, team_size, vector_length),
+                           f);
+    }
   };
   if (tiles > 0) {
     if (result.beta_is_zero)
@@ -193,9 +203,17 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
   fixup.offsets = a.offsets;
   fixup.result = result;
   fixup.short_teams = short_teams;
-  Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_fixup",
-                       Kokkos::TeamPolicy<ExecutionSpace>(exec, short_teams + long_teams, fixup_team, vector_length),
-                       fixup);
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (gpu) {
+    launch_segmented_sum_kernel<segmented_sum_fixup<decltype(fixup)>>(exec, short_teams + long_teams, 32 * fixup_team,
+                                                                      fixup, "second pass");
+  } else
+#endif
+  {
+    Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_fixup",
+                         Kokkos::TeamPolicy<ExecutionSpace>(exec, short_teams + long_teams, fixup_team, vector_length),
+                         fixup);
+  }
 }
 
 /// Slots per batch of the row kernel for these launch bounds (impl/row_batch.hpp):
@@ -248,7 +266,7 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
       std::max(1, std::min(work_items, multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
 
   if (Kind != ScheduleKind::Static) Kokkos::deep_copy(exec, a.work_counter, 0u);
-  Kokkos::parallel_for("compound_sparse::spmv", policy_type(exec, league, team_size, f.lanes), f);
+  team_parallel_for("compound_sparse::spmv", policy_type(exec, league, team_size, f.lanes), f);
 }
 
 }  // namespace impl

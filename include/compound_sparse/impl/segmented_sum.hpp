@@ -28,9 +28,11 @@
 // Against the merge path (merge_path.hpp), which stages a tile in scratch and
 // searches it per thread, this executes far fewer instructions per non-zero. On the
 // H200 irregular family the tuner chose it for every matrix and precision, 1.02-1.51x
-// faster than the merge path (search times, c8f7d94) and at 0.97-1.04x of
-// cuSPARSE's CSR ALG1 on the complex matrices (whose bits do not reproduce); the
-// lab's raw CUDA kernel was 1.10-1.14x ALG1 (perf_tests/results/h200/segmented_sum/).
+// faster than the merge path (search times, c8f7d94). Both passes are plain CUDA
+// kernels that prefer L1 (see segmented_sum_tiles): so launched, the library's
+// product ran at 1.23-1.72x cuSPARSE's CSR ALG1 on circuit-1m and rmat-s20, complex
+// float and double (H200 lab, perf_tests/results/h200/l1_carveout/run4), where
+// launched by Kokkos with its shared-memory preference it had been at 0.97-1.04x.
 //
 // Host backends run the same tiles, each walked in order by one thread.
 
@@ -40,6 +42,7 @@
 
 #include "../compound_vector.hpp"
 #include "../entry_traits.hpp"
+#include "../error.hpp"
 #include "../sparse_matrix.hpp"
 #include "row_result.hpp"
 #include "streaming_load.hpp"
@@ -304,29 +307,80 @@ struct SegmentedSumFixup {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int worker = team.league_rank() * team.team_size() + team.team_rank();
-    if (team.league_rank() < short_teams) {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-      short_row(worker * 32 + static_cast<int>(threadIdx.x));
+    warp_work(team.league_rank(), worker, team.team_size(), static_cast<int>(threadIdx.x));
 #else
+    if (team.league_rank() < short_teams) {
       for (int lane = 0; lane < 32; ++lane) short_row(worker * 32 + lane);
-#endif
       return;
     }
     const int i = state.short_splits + worker - short_teams * team.team_size();
+    if (i < state.short_splits + state.long_splits) {
+      const int row = state.split_rows(i);
+      result.store(y, row, slot_sum(row));
+    }
+#endif
+  }
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  /// The work of warp `worker` (of team `team`, `team_size` warps a team).
+  __device__ void warp_work(int team, int worker, int team_size, int lane) const {
+    if (team < short_teams) {
+      short_row(worker * 32 + lane);
+      return;
+    }
+    const int i = state.short_splits + worker - short_teams * team_size;
     if (i >= state.short_splits + state.long_splits) return;  // uniform over a warp
     const int row = state.split_rows(i);
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-    const int lane = static_cast<int>(threadIdx.x), t1 = first_tile(row), count = slots(row);
+    const int t1 = first_tile(row), count = slots(row);
     vector_type sum = traits::zero();
     for (int q = lane; q < count; q += 32) sum = traits::add(sum, slot(t1, q));
     for (int mask = 16; mask >= 1; mask >>= 1)
       sum = traits::add(sum, shuffle_components(sum, [mask](auto s) { return __shfl_xor_sync(0xffffffffu, s, mask); }));
     if (lane == 0) result.store(y, row, sum);
-#else
-    result.store(y, row, slot_sum(row));
-#endif
   }
+#endif
 };
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+// On CUDA both passes are plain kernels on the instance's stream: launched
+// by Kokkos as team kernels, the same pass-1 functor ran 5-13% slower on the
+// H200 (circuit-1m, rmat-s20; perf_tests/results/h200/l1_carveout/), and neither
+// pass uses anything of a team but its warps. They prefer L1 (team_launch.hpp).
+
+/// Pass 1: warp w of block b takes tile b * Threads / 32 + w.
+template <class Functor, unsigned Threads, unsigned MinBlocks>
+__global__ void __launch_bounds__(Threads, MinBlocks) segmented_sum_tiles(const Functor f) {
+#if defined(__CUDA_ARCH__)
+  const int tile = static_cast<int>(blockIdx.x * (Threads / 32) + threadIdx.x / 32);
+  if (tile < f.state.tiles) f.warp_tile(tile, static_cast<int>(threadIdx.x % 32));
+#endif
+}
+
+/// Pass 2 in blocks of 128 threads (4 warps), as SegmentedSumFixup's teams.
+template <class Functor>
+__global__ void __launch_bounds__(128) segmented_sum_fixup(const Functor f) {
+#if defined(__CUDA_ARCH__)
+  const int warp = static_cast<int>(threadIdx.x / 32);
+  f.warp_work(static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.x) * 4 + warp, 4,
+              static_cast<int>(threadIdx.x % 32));
+#endif
+}
+
+/// Launches Kernel<<<blocks, threads>>>(f) on exec's stream, preferring L1 (set
+/// once per kernel); a failed launch is a DeviceError.
+template <auto Kernel, class Functor>
+void launch_segmented_sum_kernel(const Kokkos::Cuda& exec, int blocks, int threads, const Functor& f,
+                                 const char* what) {
+  static const bool prefers_l1 = cudaFuncSetCacheConfig(Kernel, cudaFuncCachePreferL1) == cudaSuccess;
+  if (!prefers_l1) (void)cudaGetLastError();  // a refused hint, not an error
+  Kernel<<<blocks, threads, 0, exec.cuda_stream()>>>(f);
+  const cudaError_t status = cudaGetLastError();
+  COMPOUND_SPARSE_REQUIRE_KIND(
+      DeviceError, status == cudaSuccess,
+      "spmv: launching the segmented sum's " << what << " failed: " << cudaGetErrorString(status));
+}
+#endif
 
 }  // namespace impl
 }  // namespace compound_sparse

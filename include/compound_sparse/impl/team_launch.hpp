@@ -1,0 +1,71 @@
+#pragma once
+// Team kernels launched preferring L1 cache over shared memory, where they use no
+// team scratch.
+//
+// Kokkos 3.4 to 3.6 launch every TeamPolicy kernel preferring shared memory
+// (cudaFuncCachePreferShared, Kokkos_Cuda_KernelLaunch.hpp), which on a Hopper
+// multiprocessor leaves 28 KB of its 256 KB to L1, however little shared memory the
+// kernel uses; its RangePolicy kernels prefer L1. Our row and segmented-sum kernels
+// use a few hundred bytes (Kokkos' own team space) and gather x through L1: with
+// Kokkos' preference the segmented sum ran 1.1-1.6x slower on the H200 (circuit-1m,
+// rmat-s20, perf_tests/results/h200/l1_carveout/). team_parallel_for launches like
+// Kokkos::parallel_for and then, once per kernel (Kokkos sets its preference at the
+// kernel's first launch and never again), prefers L1 for a kernel without team
+// scratch, as Kokkos does for RangePolicy; the driver still gives the kernel the
+// shared memory its launch needs. Kernels that stage data in scratch (the merge
+// path) keep Kokkos' preference. Later Kokkos versions size the carveout
+// themselves, and other backends have no such setting: there it is
+// Kokkos::parallel_for.
+
+#include <Kokkos_Core.hpp>
+#include <type_traits>
+
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+namespace compound_sparse {
+namespace impl {
+
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 30700
+#define COMPOUND_SPARSE_PREFERS_L1 1
+
+/// The CUDA kernel Kokkos launches for parallel_for(policy, Functor).
+template <class Functor, class Policy>
+auto kokkos_kernel_of() {
+  using driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
+  using kernel =
+      Kokkos::Impl::CudaParallelLaunchKernelFunc<driver, typename Policy::launch_bounds,
+                                                 Kokkos::Impl::DeduceCudaLaunchMechanism<driver>::launch_mechanism>;
+  return kernel::get_kernel_func();
+}
+
+/// Prefers L1 for Functor's team kernel where `policy` asks for no team scratch;
+/// whether it did. A refusal leaves Kokkos' preference: a hint, never an error.
+template <class Functor, class Policy>
+bool prefer_l1_for_team_kernel(const Policy& policy) {
+  if (policy.scratch_size(0, policy.team_size()) > 0) return false;
+  if (cudaFuncSetCacheConfig(reinterpret_cast<const void*>(kokkos_kernel_of<Functor, Policy>()),
+                             cudaFuncCachePreferL1) != cudaSuccess) {
+    (void)cudaGetLastError();  // the refused hint, not a kernel's error
+    return false;
+  }
+  return true;
+}
+#endif
+
+/// Kokkos::parallel_for(label, policy, f) for a TeamPolicy; on CUDA with Kokkos
+/// before 3.7 the kernel prefers L1 where it uses no team scratch (see above).
+template <class Policy, class Functor>
+void team_parallel_for(const char* label, const Policy& policy, const Functor& f) {
+  Kokkos::parallel_for(label, policy, f);
+#if defined(COMPOUND_SPARSE_PREFERS_L1)
+  if constexpr (std::is_same<typename Policy::execution_space, Kokkos::Cuda>::value) {
+    static const bool preferred = prefer_l1_for_team_kernel<Functor>(policy);
+    (void)preferred;
+  }
+#endif
+}
+
+}  // namespace impl
+}  // namespace compound_sparse
