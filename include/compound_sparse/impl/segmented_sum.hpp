@@ -344,7 +344,7 @@ struct SegmentedSumFixup {
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
 // On CUDA both passes are plain kernels on the instance's stream: launched
-// by Kokkos as team kernels, the same pass-1 functor ran 5-13% slower on the
+// by Kokkos as team kernels, the same pass-1 functor ran 3-17% slower on the
 // H200 (circuit-1m, rmat-s20; perf_tests/results/h200/l1_carveout/), and neither
 // pass uses anything of a team but its warps. They prefer L1 (team_launch.hpp).
 
