@@ -64,7 +64,12 @@ compound_sparse_schedule_kind(segmented_sum SegmentedSum FIXED_LANES SPLITS_ROWS
 
 # Launch bounds threads:min_teams_per_sm (n_t:n_b). GPUs: a 3 x 3 grid of the
 # method's space, n_t in {128, 256, 512} and n_b in {1, 2, 4} (128 to 2048 threads
-# per SM); every further pair adds a full set of kernels per entry type to the
-# build. Host backends ignore launch bounds, so one pair is enough there.
-set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU "128:1;128:2;128:4;256:1;256:2;256:4;512:1;512:2;512:4")
+# per SM), plus 128:16 and 256:8 (2048 threads per SM in teams of 128 and 256): on the
+# H200 those two were the best of 17 of the 74 records of tuning/sm_90.json (the
+# segmented sum on irregular matrices, row kernels on meshes), where no 512:n pair was
+# the best of any. Every further pair adds a full set of kernels per entry type to the
+# build (about 23 s of one core's compile time per entry type, H200 machine,
+# perf_tests/results/h200/build_cost/). Host backends ignore launch bounds, so one pair
+# is enough there.
+set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU "128:1;128:2;128:4;128:16;256:1;256:2;256:4;256:8;512:1;512:2;512:4")
 set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_HOST "128:4")
