@@ -162,10 +162,10 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
                               state.partials.extent(0) == 2 * static_cast<std::size_t>(tiles),
                           "spmv: the matrix has no segmented-sum state (build it with to_device or "
                           "matrix_from_csr_views)");
+  // CUDA runs both passes as plain kernels (impl/segmented_sum.hpp says why), a
+  // warp per tile; host backends through Kokkos, a team thread per tile.
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
-  constexpr int vector_length = gpu ? 32 : 1;
   const auto pass1 = [&](auto beta_is_zero) {
-    using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
     SegmentedSumFunctor<Entry, Inner, XInner, YInner, MemorySpace, decltype(beta_is_zero)::value> f;
     f.col_indices = a.col_indices;
     f.values = a.values;
@@ -174,17 +174,18 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
     f.state = state;
     f.result = result;
     f.num_entries = static_cast<int>(a.num_entries);
-    const int team_size = gpu ? static_cast<int>(Threads) / 32 : launch_team_size<policy_type>(exec, f, 32);
-    const int teams = (tiles + team_size - 1) / team_size;
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-    if constexpr (gpu) {  // a plain kernel (impl/segmented_sum.hpp says why)
-      launch_segmented_sum_kernel<segmented_sum_tiles<decltype(f), Threads, MinTeams>>(exec, teams, Threads, f,
-                                                                                       "first pass");
+    if constexpr (gpu) {
+      constexpr int warps = static_cast<int>(Threads) / 32;
+      launch_segmented_sum_kernel<segmented_sum_tiles<decltype(f), Threads, MinTeams>>(
+          exec, (tiles + warps - 1) / warps, Threads, f, "first pass");
     } else
 #endif
     {
-      Kokkos::parallel_for("compound_sparse::spmv_segmented_sum", policy_type(exec, teams, team_size, vector_length),
-                           f);
+      using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
+      const int team_size = launch_team_size<policy_type>(exec, f, 32);
+      Kokkos::parallel_for("compound_sparse::spmv_segmented_sum",
+                           policy_type(exec, (tiles + team_size - 1) / team_size, team_size, 1), f);
     }
   };
   if (tiles > 0) {
@@ -211,8 +212,7 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
 #endif
   {
     Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_fixup",
-                         Kokkos::TeamPolicy<ExecutionSpace>(exec, short_teams + long_teams, fixup_team, vector_length),
-                         fixup);
+                         Kokkos::TeamPolicy<ExecutionSpace>(exec, short_teams + long_teams, fixup_team, 1), fixup);
   }
 }
 

@@ -46,6 +46,7 @@
 #include "../sparse_matrix.hpp"
 #include "row_result.hpp"
 #include "streaming_load.hpp"
+#include "team_launch.hpp"
 #include "value_access.hpp"
 
 namespace compound_sparse {
@@ -148,8 +149,9 @@ __device__ Vector shuffle_components(const Vector& v, const Shuffle& shuffle) {
 }
 #endif
 
-/// Pass 1: one tile per team thread; on CUDA a team thread is a warp (vector
-/// length 32, lanes on threadIdx.x), on host backends one thread. BetaIsZero:
+/// Pass 1: one tile per warp on CUDA (warp_tile, from the plain kernel
+/// segmented_sum_tiles), per team thread on host backends (Kokkos' launch,
+/// serial_tile). BetaIsZero:
 /// y is written without being read. A kernel that may also read y (beta != 0)
 /// needed 62 registers for complex<double> and spilled at 32 (2048 threads per
 /// multiprocessor); without that path it fits 32, so the two are compiled apart.
@@ -182,14 +184,10 @@ struct SegmentedSumFunctor {
   }
   KOKKOS_INLINE_FUNCTION bool head(int k) const { return (state.heads(k / 32) >> (k % 32)) & 1u; }
 
+  /// Kokkos' launch, host backends only: CUDA runs warp_tile from segmented_sum_tiles.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int tile = team.league_rank() * team.team_size() + team.team_rank();
-    if (tile >= state.tiles) return;  // uniform over a warp: its lanes share the team rank
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-    warp_tile(tile, static_cast<int>(threadIdx.x));
-#else
-    serial_tile(tile);
-#endif
+    if (tile < state.tiles) serial_tile(tile);
   }
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
@@ -305,11 +303,9 @@ struct SegmentedSumFixup {
     }
   }
 
+  /// Kokkos' launch, host backends only: CUDA runs warp_work from segmented_sum_fixup.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int worker = team.league_rank() * team.team_size() + team.team_rank();
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-    warp_work(team.league_rank(), worker, team.team_size(), static_cast<int>(threadIdx.x));
-#else
     if (team.league_rank() < short_teams) {
       for (int lane = 0; lane < 32; ++lane) short_row(worker * 32 + lane);
       return;
@@ -319,7 +315,6 @@ struct SegmentedSumFixup {
       const int row = state.split_rows(i);
       result.store(y, row, slot_sum(row));
     }
-#endif
   }
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
@@ -372,8 +367,8 @@ __global__ void __launch_bounds__(128) segmented_sum_fixup(const Functor f) {
 template <auto Kernel, class Functor>
 void launch_segmented_sum_kernel(const Kokkos::Cuda& exec, int blocks, int threads, const Functor& f,
                                  const char* what) {
-  static const bool prefers_l1 = cudaFuncSetCacheConfig(Kernel, cudaFuncCachePreferL1) == cudaSuccess;
-  if (!prefers_l1) (void)cudaGetLastError();  // a refused hint, not an error
+  static const bool prefers_l1 = prefer_l1(reinterpret_cast<const void*>(Kernel));
+  (void)prefers_l1;
   Kernel<<<blocks, threads, 0, exec.cuda_stream()>>>(f);
   const cudaError_t status = cudaGetLastError();
   COMPOUND_SPARSE_REQUIRE_KIND(

@@ -27,6 +27,16 @@
 namespace compound_sparse {
 namespace impl {
 
+#if defined(KOKKOS_ENABLE_CUDA)
+/// Prefers L1 over shared memory for `kernel`; whether CUDA took the hint. A
+/// refusal leaves the kernel's preference as it was: a hint, never an error.
+inline bool prefer_l1(const void* kernel) {
+  if (cudaFuncSetCacheConfig(kernel, cudaFuncCachePreferL1) == cudaSuccess) return true;
+  (void)cudaGetLastError();  // the refused hint, not a kernel's error
+  return false;
+}
+#endif
+
 #if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 30700
 #define COMPOUND_SPARSE_PREFERS_L1 1
 
@@ -41,16 +51,11 @@ auto kokkos_kernel_of() {
 }
 
 /// Prefers L1 for Functor's team kernel where `policy` asks for no team scratch;
-/// whether it did. A refusal leaves Kokkos' preference: a hint, never an error.
+/// whether it did (a refusal leaves Kokkos' preference).
 template <class Functor, class Policy>
 bool prefer_l1_for_team_kernel(const Policy& policy) {
-  if (policy.scratch_size(0, policy.team_size()) > 0) return false;
-  if (cudaFuncSetCacheConfig(reinterpret_cast<const void*>(kokkos_kernel_of<Functor, Policy>()),
-                             cudaFuncCachePreferL1) != cudaSuccess) {
-    (void)cudaGetLastError();  // the refused hint, not a kernel's error
-    return false;
-  }
-  return true;
+  return policy.scratch_size(0, policy.team_size()) == 0 &&
+         prefer_l1(reinterpret_cast<const void*>(kokkos_kernel_of<Functor, Policy>()));
 }
 #endif
 
