@@ -40,6 +40,11 @@ compound_sparse_outer_layout("compound_sparse::Csr")
 compound_sparse_outer_layout("compound_sparse::SlicedEll<32>")
 compound_sparse_outer_layout("compound_sparse::SlicedEll<16>")
 compound_sparse_outer_layout("compound_sparse::Ell")
+# Sliced ELL with 16-bit column offsets from a base column per slice (sell32c16):
+# fewer bytes per non-zero than any layout above, for matrices whose slices span at
+# most 65536 columns (others refuse it before conversion, layout_refusal). Last, so
+# that the heuristic's fallback order is not changed by a layout that may not apply.
+compound_sparse_outer_layout("compound_sparse::SlicedEll<32, 16>")
 
 # Inner layouts, for the matrix entries and, independently, for x and y. The first
 # is the default.

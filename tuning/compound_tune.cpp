@@ -185,7 +185,7 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   // The heuristic's choice (and the variants most like it) first: the early drop
   // compares every later candidate with the fastest so far.
   const auto fits = [&](const std::string& outer) {
-    return registry.memory_bytes(outer, a) <= o.budget &&
+    return registry.memory_bytes(outer, a) <= o.budget && registry.refusal(outer, a).empty() &&
            (!cs::measure_bound_enabled(o.max_padding) ||
             static_cast<double>(registry.num_slots(outer, a)) <=
                 o.max_padding * static_cast<double>(std::max<std::size_t>(1, a.num_entries())));

@@ -45,10 +45,73 @@ TEST(Layouts, MemoryAccountingMatchesHandCount) {
   // Sliced ELL 16: one slice of width 5 -> 80 slots, 2 slice offsets, 5 lengths
   EXPECT_EQ(cs::layout_memory_bytes<cs::SlicedEll<16>>(a), 7u * 4 + 80u * 20);
   EXPECT_EQ(cs::layout_memory_bytes<cs::SlicedEll<32>>(a), 7u * 4 + 160u * 20);
+  // 16-bit columns: the slots of Sliced ELL 32 with 2-byte indices, plus one base column.
+  EXPECT_EQ((cs::layout_memory_bytes<cs::SlicedEll<32, 16>>(a)), 8u * 4 + 160u * 18);
   const auto m = cs::to_device<cs::Ell, cs::Soa>(a);
   EXPECT_EQ(m.ell_width, 5);
   EXPECT_EQ(m.ell_stride, 32);
   EXPECT_EQ(cs::memory_bytes(m), 5u * 4 + 160u * 20);
+  const auto short_columns = cs::to_device<cs::SlicedEll<32, 16>, cs::Aos>(a);
+  EXPECT_EQ(cs::memory_bytes(short_columns), 8u * 4 + 160u * 18);
+  static_assert(sizeof(decltype(short_columns.col_indices)::value_type) == 2, "16-bit column offsets");
+}
+
+namespace {
+// Two slices of 32 rows (the last one short): slice 0 spans columns 0..`span`, slice 1
+// lies far to the right (columns 200000..200040) and has an empty row.
+cs::HostCsr<C> two_distant_slices(int span) {
+  std::mt19937 rng(17);
+  cs::HostCsr<C> a;
+  a.num_rows = 50;
+  a.num_cols = 200041;
+  a.row_offsets = {0};
+  for (int r = 0; r < a.num_rows; ++r) {
+    if (r == 40) {
+      a.row_offsets.push_back(static_cast<int>(a.col_indices.size()));
+      continue;
+    }
+    const int first = r < 32 ? r : 200000 + (r - 32);
+    a.col_indices.push_back(first);
+    if (r == 7) a.col_indices.push_back(span);  // the widest slot of slice 0
+    if (r >= 32) a.col_indices.push_back(200040);
+    a.row_offsets.push_back(static_cast<int>(a.col_indices.size()));
+  }
+  for (std::size_t k = 0; k < a.col_indices.size(); ++k) a.values.push_back(compound_sparse_test::random_value<C>(rng));
+  return a;
+}
+}  // namespace
+
+TEST(Layouts, ShortColumnsCountFromEachSlicesSmallestColumn) {
+  const auto a = two_distant_slices(65535);  // slice 0: offsets 0..65535, the most 16 bits hold
+  EXPECT_EQ((cs::layout_refusal<cs::SlicedEll<32, 16>>(a)), "");
+  const auto m = cs::to_device<cs::SlicedEll<32, 16>, cs::Soa>(a);
+  auto bases = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.column_bases);
+  ASSERT_EQ(bases.extent(0), 2u);
+  EXPECT_EQ(bases(0), 0);
+  EXPECT_EQ(bases(1), 200000);
+  auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.col_indices);
+  EXPECT_EQ(cols(1 * 32 + 7), 65535);  // row 7's second slot: column 65535 - 0
+  auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.offsets);
+  EXPECT_EQ(cols(offsets(1) + 1 * 32 + 3), 40);  // row 35's second slot: column 200040 - 200000
+  expect_round_trip<cs::SlicedEll<32, 16>, cs::Aos>(a);
+  expect_round_trip<cs::SlicedEll<16, 16>, cs::Soa>(a);
+}
+
+TEST(Layouts, ShortColumnsRefuseASliceTooWideBeforeAllocating) {
+  const auto a = two_distant_slices(65536);  // one column past what 16-bit offsets reach
+  const std::string why = cs::layout_refusal<cs::SlicedEll<32, 16>>(a);
+  EXPECT_NE(why.find("sell32c16 layout stores 16-bit column offsets"), std::string::npos) << why;
+  EXPECT_NE(why.find("spans columns up to 65536 apart (at most 65535)"), std::string::npos) << why;
+  try {
+    cs::to_device<cs::SlicedEll<32, 16>, cs::Aos>(a);
+    ADD_FAILURE() << "no exception";
+  } catch (const cs::BudgetExceeded& e) {
+    EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("convert.hpp"), std::string::npos) << e.what();  // file and line
+  }
+  // The same matrix in any other layout, and 32-bit Sliced ELL, is fine.
+  EXPECT_EQ(cs::layout_refusal<cs::SlicedEll<32>>(a), "");
+  expect_round_trip<cs::SlicedEll<32>, cs::Aos>(a);
 }
 
 TEST(Layouts, EllPlacesSlotsColumnMajor) {
@@ -88,6 +151,8 @@ TEST(Layouts, RoundTripEveryLayout) {
     expect_round_trip<cs::SlicedEll<16>, cs::Soa>(a);
     expect_round_trip<cs::SlicedEll<32>, cs::Aos>(a);
     expect_round_trip<cs::SlicedEll<32>, cs::Soa>(a);
+    expect_round_trip<cs::SlicedEll<32, 16>, cs::Aos>(a);
+    expect_round_trip<cs::SlicedEll<32, 16>, cs::Soa>(a);
   }
 }
 

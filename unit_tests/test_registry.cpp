@@ -358,6 +358,42 @@ TEST(Measure, LayoutsAreMeasuredInTheOrderTheyFirstAppear) {
     EXPECT_EQ(sorted[i].layout_name() == likely.layout_name(), i < same_layout) << i << " " << sorted[i].name();
 }
 
+TEST(Measure, ShortColumnsAreRefusedWhereASliceSpansTooManyColumns) {
+  const auto& registry = cs::variant_registry<C>();
+  // 64 rows: row 5 reaches column 70000, so its slice spans more than 16-bit offsets hold.
+  cs::HostCsr<C> host;
+  host.num_rows = 64;
+  host.num_cols = 70001;
+  host.row_offsets = {0};
+  for (int r = 0; r < host.num_rows; ++r) {
+    host.col_indices.push_back(r);
+    if (r == 5) host.col_indices.push_back(70000);
+    host.row_offsets.push_back(static_cast<int>(host.col_indices.size()));
+  }
+  host.values.assign(host.col_indices.size(), C(1.0, -0.5));
+  ASSERT_NE(registry.refusal("sell32c16", host), "");
+  EXPECT_EQ(registry.refusal("sell32", host), "");
+  EXPECT_THROW(registry.refusal("nonsense", host), cs::NotCompiled);
+  cs::MeasureOptions options;
+  options.timing.samples = 1;
+  options.timing.batch = 1;
+  std::vector<cs::VariantKey> keys;
+  for (const auto& k : cs::all_variant_keys<C>({1}))
+    if (k.kind == cs::ScheduleKind::Static && k.vector == "aos") keys.push_back(k);
+  int refused = 0;
+  for (const auto& m : cs::measure_variants(host, keys, options)) {
+    if (m.key().outer == "sell32c16") {
+      ++refused;
+      EXPECT_FALSE(m.ok) << m.variant;
+      EXPECT_TRUE(m.refused) << m.variant;
+      EXPECT_NE(m.error.find("spans columns up to 70000 apart"), std::string::npos) << m.error;
+    } else {
+      EXPECT_TRUE(m.ok) << m.variant << ": " << m.error;
+    }
+  }
+  EXPECT_GT(refused, 0);
+}
+
 TEST(Measure, PaddingHeavyLayoutsAreRefusedBeforeConversion) {
   using Q = C;
   const auto& registry = cs::variant_registry<Q>();

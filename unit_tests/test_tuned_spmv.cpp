@@ -133,6 +133,26 @@ TEST(TunedSpmv, MemoryBudgetSkipsLayoutsThatDoNotFit) {
   expect_reference(op, a);
 }
 
+TEST(TunedSpmv, SkipsShortColumnsWhereTheMatrixSpansTooManyColumns) {
+  const ScratchDir dir("tuned_short_columns");
+  // Banded, plus row 3 reaching column 80000: its slice spans more than 16-bit offsets hold.
+  cs::HostCsr<C> a = banded<C>(80001, 3);
+  a.col_indices.insert(a.col_indices.begin() + a.row_offsets[4], 80000);
+  a.values.insert(a.values.begin() + a.row_offsets[4], C(0.25, 1));
+  for (std::size_t r = 4; r < a.row_offsets.size(); ++r) ++a.row_offsets[r];
+  ASSERT_NE(cs::variant_registry<C>().refusal("sell32c16", a), "");
+  write(dir,
+        {record("me", cs::matrix_features(a),
+                {{variant("sell32c16.aos.aos.static", "l1"), 1e-6}, {variant("sell32.aos.aos.static", "l1"), 2e-6}})});
+  auto o = in(dir);
+  o.dense_row_threshold = std::numeric_limits<double>::infinity();
+  const cs::TunedSpmv<C> op(a, o);
+  EXPECT_EQ(op.rule(), "exact");
+  EXPECT_EQ(op.variant().name(), variant("sell32.aos.aos.static", "l1"));
+  EXPECT_TRUE(contains(op.explanation(), "16-bit column offsets")) << op.explanation();
+  expect_reference(op, a);
+}
+
 TEST(TunedSpmv, MissingDatabaseUsesTheHeuristic) {
   const ScratchDir dir("tuned_missing");
   const auto a = banded<C>(300, 7);

@@ -8,7 +8,9 @@
 // ELL pads every row to the longest one, so a single long row can multiply the
 // memory of a matrix. Before anything is allocated the conversion computes the
 // exact size (layout_memory_bytes) and throws BudgetExceeded if it exceeds the
-// caller's budget, does not fit 32-bit slot offsets, or is more than the memory
+// caller's budget, if the layout cannot hold the matrix (layout_refusal: slots
+// beyond 32-bit offsets, or a slice spanning more columns than 16-bit column
+// offsets reach), or if it is more than the memory
 // the target space has (memory_capacity_bytes: the GPU's memory, or the host's
 // physical memory), so that an oversized padding is refused with its size rather
 // than failing in the allocator or, on a host that overcommits, being killed
@@ -20,6 +22,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -47,6 +50,10 @@ struct LayoutShape {
   int ell_width = 0;
   int ell_stride = 0;
   std::vector<std::uint64_t> slice_offsets;  ///< SlicedEll only
+  /// Layouts with 16-bit column offsets (has_column_bases_v): each slice's smallest
+  /// column, and the largest offset from it over all slices.
+  std::vector<int> column_bases;
+  std::uint64_t largest_column_offset = 0;
 };
 
 namespace impl {
@@ -74,11 +81,20 @@ LayoutShape layout_shape(const HostCsr<Entry>& a) {
     constexpr int c = Outer::slice_size;
     const std::uint64_t slices = (n + c - 1) / c;
     shape.slice_offsets.assign(slices + 1, 0);
+    if constexpr (has_column_bases_v<Outer>) shape.column_bases.assign(slices, 0);
     for (std::uint64_t s = 0; s < slices; ++s) {
       int width = 0;
       for (std::uint64_t r = s * c; r < std::min(n, (s + 1) * c); ++r)
         width = std::max(width, a.row_length(static_cast<int>(r)));
       shape.slice_offsets[s + 1] = shape.slice_offsets[s] + static_cast<std::uint64_t>(width) * c;
+      if constexpr (has_column_bases_v<Outer>) {
+        const std::size_t first = a.row_offsets[s * c], last = a.row_offsets[std::min(n, (s + 1) * c)];
+        if (first == last) continue;  // no entries: base 0
+        const auto [low, high] = std::minmax_element(a.col_indices.begin() + first, a.col_indices.begin() + last);
+        shape.column_bases[s] = *low;
+        shape.largest_column_offset =
+            std::max(shape.largest_column_offset, static_cast<std::uint64_t>(*high) - static_cast<std::uint64_t>(*low));
+      }
     }
     shape.num_slots = shape.slice_offsets.back();
     shape.offsets_size = slices + 1;
@@ -111,13 +127,36 @@ std::size_t memory_capacity_bytes() {
   }
 }
 
+/// Why `Outer` cannot hold a matrix of this shape, or "" if it can: its slots must
+/// fit 32-bit offsets, and for 16-bit column offsets every slice must span at most
+/// 65536 columns. Such a refusal is a BudgetExceeded: the input is valid, another
+/// layout holds it.
+template <class Outer>
+std::string layout_refusal(const LayoutShape& shape) {
+  std::ostringstream why;
+  if (shape.num_slots > static_cast<std::uint64_t>(std::numeric_limits<int>::max()))
+    why << Outer::name() << " layout needs " << shape.num_slots << " slots, more than 32-bit offsets can address";
+  else if (shape.largest_column_offset > std::numeric_limits<column_index_t<Outer>>::max())
+    why << Outer::name() << " layout stores 16-bit column offsets from each slice's smallest column, but a slice of "
+        << "this matrix spans columns up to " << shape.largest_column_offset << " apart (at most "
+        << std::numeric_limits<column_index_t<Outer>>::max() << ")";
+  return why.str();
+}
+
+/// layout_refusal for this matrix, computed without allocating the layout.
+template <class Outer, class Entry>
+std::string layout_refusal(const HostCsr<Entry>& a) {
+  return layout_refusal<Outer>(layout_shape<Outer>(a));
+}
+
 /// Device bytes of `Outer` for this matrix, with the accounting of memory_bytes().
 template <class Outer, class Entry>
 std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
   const LayoutShape s = layout_shape<Outer>(a);
   // num_slots < 2^62 for any int-sized matrix; long double keeps the product exact enough to compare.
-  const long double bytes = static_cast<long double>(s.offsets_size + s.lengths_size) * sizeof(int) +
-                            static_cast<long double>(s.num_slots) * (sizeof(int) + sizeof(Entry));
+  const long double bytes =
+      static_cast<long double>(s.offsets_size + s.lengths_size + s.column_bases.size()) * sizeof(int) +
+      static_cast<long double>(s.num_slots) * (sizeof(column_index_t<Outer>) + sizeof(Entry));
   return bytes >= static_cast<long double>(std::numeric_limits<std::uint64_t>::max())
              ? std::numeric_limits<std::uint64_t>::max()
              : static_cast<std::uint64_t>(bytes);
@@ -142,9 +181,8 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
       Outer::name() << " layout of a " << a.num_rows << " x " << a.num_cols << " matrix with " << a.num_entries()
                     << " entries needs " << bytes << " bytes (" << shape.num_slots - a.num_entries()
                     << " padding slots), more than the memory budget of " << budget.max_bytes << " bytes");
-  COMPOUND_SPARSE_REQUIRE_KIND(
-      BudgetExceeded, shape.num_slots <= static_cast<std::uint64_t>(std::numeric_limits<int>::max()),
-      Outer::name() << " layout needs " << shape.num_slots << " slots, more than 32-bit offsets can address");
+  const std::string refusal = layout_refusal<Outer>(shape);
+  COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, refusal.empty(), refusal);
   const auto require_fits = [&](std::size_t capacity, const std::string& where) {
     COMPOUND_SPARSE_REQUIRE_KIND(
         BudgetExceeded, capacity == 0 || bytes <= capacity,
@@ -170,15 +208,17 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   };
   m.offsets = typename matrix_type::index_view(alloc("compound_sparse::offsets"), shape.offsets_size);
   m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), shape.lengths_size);
-  m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), shape.num_slots);
+  m.col_indices = typename matrix_type::column_view(alloc("compound_sparse::col_indices"), shape.num_slots);
+  m.column_bases = typename matrix_type::index_view(alloc("compound_sparse::column_bases"), shape.column_bases.size());
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), shape.num_slots);
 
   auto offsets = Kokkos::create_mirror_view(m.offsets);
   auto lengths = Kokkos::create_mirror_view(m.row_lengths);
   auto cols = Kokkos::create_mirror_view(m.col_indices);
+  auto bases = Kokkos::create_mirror_view(m.column_bases);
   auto vals = Kokkos::create_mirror_view(m.values);
-  // Padding: column 0 and a zero entry, so that no slot holds garbage.
-  Kokkos::deep_copy(cols, 0);
+  // Padding: column 0 (the slice's base column) and a zero entry, so that no slot holds garbage.
+  Kokkos::deep_copy(cols, column_index_t<Outer>(0));
   Kokkos::deep_copy(vals, scalar_type_t<Entry>(0));
 
   if constexpr (std::is_same<Outer, Csr>::value) {
@@ -186,19 +226,22 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   } else {
     for (std::size_t s = 0; s < shape.slice_offsets.size(); ++s) offsets(s) = static_cast<int>(shape.slice_offsets[s]);
     for (int r = 0; r < a.num_rows; ++r) lengths(r) = a.row_length(r);
+    for (std::size_t s = 0; s < shape.column_bases.size(); ++s) bases(s) = shape.column_bases[s];
   }
   for (int r = 0; r < a.num_rows; ++r) {
     const impl::RowSlots slots = impl::row_slots<Outer>(offsets, lengths, shape.ell_stride, r);
+    const int base = impl::column_base<Outer>(bases, r);
     for (int k = 0; k < slots.length; ++k) {
       const int slot = slots.first + k * slots.step;
       const int src = a.row_offsets[r] + k;
-      cols(slot) = a.col_indices[src];
+      cols(slot) = static_cast<column_index_t<Outer>>(a.col_indices[src] - base);
       for (int c = 0; c < traits::size; ++c) vals(slot, c) = traits::get(a.values[src], c);
     }
   }
   Kokkos::deep_copy(m.offsets, offsets);
   Kokkos::deep_copy(m.row_lengths, lengths);
   Kokkos::deep_copy(m.col_indices, cols);
+  Kokkos::deep_copy(m.column_bases, bases);
   Kokkos::deep_copy(m.values, vals);
   impl::make_schedule_state(m);
   return m;
@@ -211,6 +254,7 @@ HostCsr<Entry> to_host_csr(const SparseMatrix<Entry, Outer, Inner, MemorySpace>&
   auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.offsets);
   auto lengths = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.row_lengths);
   auto cols = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.col_indices);
+  auto bases = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.column_bases);
   auto vals = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.values);
 
   HostCsr<Entry> a;
@@ -221,9 +265,10 @@ HostCsr<Entry> to_host_csr(const SparseMatrix<Entry, Outer, Inner, MemorySpace>&
   a.values.reserve(m.num_entries);
   for (int r = 0; r < m.num_rows; ++r) {
     const impl::RowSlots slots = impl::row_slots<Outer>(offsets, lengths, m.ell_stride, r);
+    const int base = impl::column_base<Outer>(bases, r);
     for (int k = 0; k < slots.length; ++k) {
       const int slot = slots.first + k * slots.step;
-      a.col_indices.push_back(cols(slot));
+      a.col_indices.push_back(base + static_cast<int>(cols(slot)));
       Entry e;
       for (int c = 0; c < traits::size; ++c) traits::get(e, c) = vals(slot, c);
       a.values.push_back(e);

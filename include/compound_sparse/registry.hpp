@@ -43,12 +43,14 @@ class VariantRegistry {
                                  const coefficient_type&, const vector_type&, int lanes_per_row);
   using matrix_converter = matrix_type (*)(const HostCsr<Entry>&, MemoryBudget);
   using memory_estimator = std::uint64_t (*)(const HostCsr<Entry>&);
+  using refusal_check = std::string (*)(const HostCsr<Entry>&);
   using vector_converter = vector_type (*)(const std::vector<value_type>&);
 
   void add_matrix_layout(const std::string& outer, const std::string& inner, matrix_converter convert,
-                         memory_estimator estimate) {
+                         memory_estimator estimate, refusal_check why_refused) {
     matrix_layouts_[outer + "." + inner] = convert;
     memory_estimators_[outer] = estimate;  // the inner layout moves components, not bytes
+    refusals_[outer] = why_refused;
   }
   void add_vector_layout(const std::string& layout, vector_converter convert) { vector_layouts_[layout] = convert; }
   void add_variant(const VariantKey& key, spmv_function run) {
@@ -74,6 +76,14 @@ class VariantRegistry {
     const auto it = memory_estimators_.find(outer);
     COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != memory_estimators_.end(),
                                  "no outer layout '" << outer << "' is registered");
+    return it->second(a);
+  }
+  /// Why the outer layout cannot hold this matrix, or "" if it can (layout_refusal:
+  /// 32-bit slot offsets, 16-bit column offsets; no allocation). Conversion
+  /// throws BudgetExceeded with this reason.
+  std::string refusal(const std::string& outer, const HostCsr<Entry>& a) const {
+    const auto it = refusals_.find(outer);
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != refusals_.end(), "no outer layout '" << outer << "' is registered");
     return it->second(a);
   }
   /// Slots the outer layout would store for this matrix, padding included
@@ -126,6 +136,7 @@ class VariantRegistry {
   };
   std::map<std::string, matrix_converter> matrix_layouts_;     ///< by "outer.inner"
   std::map<std::string, memory_estimator> memory_estimators_;  ///< by outer layout
+  std::map<std::string, refusal_check> refusals_;              ///< by outer layout
   std::map<std::string, vector_converter> vector_layouts_;
   std::map<std::string, Compiled> variants_;
 };

@@ -11,6 +11,9 @@
 //   Ell           (empty)                 n             k * ell_stride + r
 //   SlicedEll<C>  slice offsets, ⌈n/C⌉+1  n             offsets[r/C] + k*C + r%C
 //
+// SlicedEll<C, 16> places slots as SlicedEll<C> does; its col_indices are 16-bit
+// offsets from column_bases[r/C], the slice's smallest column.
+//
 // Padding slots (ELL, Sliced ELL) hold column 0 and a zero entry; kernels never
 // read them because they stop at row_lengths[r].
 
@@ -70,6 +73,8 @@ struct SparseMatrix {
   using scalar_type = typename component_traits<Entry>::scalar_type;
   static constexpr int components = component_traits<Entry>::size;
   using index_view = Kokkos::View<int*, MemorySpace>;
+  /// Column index of each slot: int, or a 16-bit offset from the slice's base column.
+  using column_view = Kokkos::View<column_index_t<Outer>*, MemorySpace>;
   /// [slot][component]; LayoutRight for Aos, LayoutLeft for Soa.
   using values_view = Kokkos::View<scalar_type* [components], typename Inner::kokkos_layout, MemorySpace>;
 
@@ -82,7 +87,9 @@ struct SparseMatrix {
 
   index_view offsets;
   index_view row_lengths;
-  index_view col_indices;
+  column_view col_indices;
+  /// SlicedEll<C, 16> only: each slice's smallest column, ⌈n/C⌉ of them.
+  index_view column_bases;
   values_view values;
   /// Work counter of the dynamic schedules. Shared by all spmv calls on this
   /// matrix, so two dynamically scheduled products on the same matrix must not
@@ -100,11 +107,12 @@ struct SparseMatrix {
 };
 
 /// Bytes of device memory the matrix occupies, with the accounting of the
-/// published memory table: 4-byte indices, offsets and row lengths, every
-/// padding slot counted as an index plus an entry.
+/// published memory table: 4-byte offsets, row lengths and base columns, 4-byte
+/// (or 2-byte) column indices, every padding slot counted as an index plus an entry.
 template <class Entry, class Outer, class Inner, class MemorySpace>
 std::size_t memory_bytes(const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a) {
-  return (a.offsets.extent(0) + a.row_lengths.extent(0)) * sizeof(int) + a.num_slots * (sizeof(int) + sizeof(Entry));
+  return (a.offsets.extent(0) + a.row_lengths.extent(0) + a.column_bases.extent(0)) * sizeof(int) +
+         a.num_slots * (sizeof(column_index_t<Outer>) + sizeof(Entry));
 }
 
 }  // namespace compound_sparse

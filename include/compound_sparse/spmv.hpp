@@ -240,6 +240,7 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   f.offsets = a.offsets;
   f.row_lengths = a.row_lengths;
   f.col_indices = a.col_indices;
+  f.column_bases = a.column_bases;
   f.values = a.values;
   f.work_counter = a.work_counter;
   f.x = x.data;

@@ -37,7 +37,7 @@ AnyVector<vector_type_t<Entry>, MemorySpace> convert_any_vector(const std::vecto
 template <class Entry, class MemorySpace, class Outer, class Inner>
 void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   registry.add_matrix_layout(Outer::name(), Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
-                             &layout_memory_bytes<Outer, Entry>);
+                             &layout_memory_bytes<Outer, Entry>, &layout_refusal<Outer, Entry>);
   VariantKey key;  // filled in place: one key per layout keeps the host code of the many variants small
   key.outer = Outer::name();
   key.inner = Inner::name();

@@ -34,5 +34,18 @@ KOKKOS_INLINE_FUNCTION RowSlots row_slots(const IndexView& offsets, const IndexV
   }
 }
 
+/// The column that slot offsets of `row` count from: the slice's base column for
+/// the layouts with 16-bit column offsets (has_column_bases_v), else 0.
+template <class Outer, class IndexView>
+KOKKOS_INLINE_FUNCTION int column_base(const IndexView& column_bases, int row) {
+  if constexpr (has_column_bases_v<Outer>) {
+    return column_bases(row / Outer::slice_size);
+  } else {
+    (void)column_bases;
+    (void)row;
+    return 0;
+  }
+}
+
 }  // namespace impl
 }  // namespace compound_sparse

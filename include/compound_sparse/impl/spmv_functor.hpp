@@ -36,7 +36,8 @@ struct SpmvFunctor {
   using execution_space = typename MemorySpace::execution_space;
   using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
 
-  typename matrix_type::index_view offsets, row_lengths, col_indices;
+  typename matrix_type::index_view offsets, row_lengths, column_bases;
+  typename matrix_type::column_view col_indices;
   typename matrix_type::values_view values;
   Kokkos::View<unsigned, MemorySpace> work_counter;
   typename x_type::view_type x;
@@ -57,6 +58,7 @@ struct SpmvFunctor {
   KOKKOS_INLINE_FUNCTION void compute_row(const member_type& team, int row) const {
     if (row >= num_rows) return;
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
+    const int first_column = column_base<Outer>(column_bases, row);
     vector_type sum;
     Kokkos::parallel_reduce(
         Kokkos::ThreadVectorRange(team, lanes),
@@ -70,7 +72,7 @@ struct SpmvFunctor {
             for (int u = 0; u < Batch; ++u) {
               const int slot = slots.first + (k + u * lanes) * slots.step;
               if (k + u * lanes < slots.length) {
-                columns[u] = col_indices(slot);
+                columns[u] = first_column + static_cast<int>(col_indices(slot));
                 entries[u] = load_value<Entry, Inner>(values, slot);
               }
             }

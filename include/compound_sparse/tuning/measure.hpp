@@ -11,7 +11,8 @@
 // - padding: a layout that would store more than `max_padding_ratio` slots per
 //   non-zero (ELL pads every row to the longest, Sliced ELL each slice to its
 //   longest) is refused before it is converted or allocated (BudgetExceeded,
-//   recorded with the ratio);
+//   recorded with the ratio); so is a layout that cannot hold the matrix at all
+//   (layout_refusal: 16-bit column offsets on a slice spanning too many columns);
 // - early drop: a candidate whose first timed batch is more than
 //   `drop_slower_than` times the fastest median so far is not timed further; it is
 //   recorded ok and `dropped`, with that batch's time. Layouts are measured in the
@@ -193,6 +194,7 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
   const std::size_t cache = default_device_info().l2_cache_bytes;
   const double nonzeros = static_cast<double>(std::max<std::size_t>(1, a.num_entries()));
   std::map<std::string, std::uint64_t> slots;          // per outer layout, counted once
+  std::map<std::string, std::string> refusals;         // per outer layout, checked once
   double best_so_far = options.fastest_known_seconds;  // fastest median of a full timing
   std::vector<Measurement> results;
   std::string current_layout;
@@ -207,7 +209,10 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
       COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, registry.contains(key),
                                    "variant '" << key.name() << "' is not compiled into this build");
       m.memory_bytes = registry.memory_bytes(key.outer, a);
-      m.refused = true;  // until both bounds pass
+      m.refused = true;  // until the layout holds the matrix and both bounds pass
+      auto refusal = refusals.find(key.outer);
+      if (refusal == refusals.end()) refusal = refusals.emplace(key.outer, registry.refusal(key.outer, a)).first;
+      COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, refusal->second.empty(), refusal->second);
       COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, m.memory_bytes <= options.budget.max_bytes,
                                    key.outer << " needs " << m.memory_bytes << " bytes, over the memory budget");
       if (measure_bound_enabled(options.max_padding_ratio)) {

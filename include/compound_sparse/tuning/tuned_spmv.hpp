@@ -98,7 +98,7 @@ class TunedSpmv {
     const auto* registry = registry_;
     const std::uint64_t max_bytes = options.budget.max_bytes;
     context.fits = [registry, &a, max_bytes](const std::string& outer) {
-      return registry->memory_bytes(outer, a) <= max_bytes;
+      return registry->memory_bytes(outer, a) <= max_bytes && registry->refusal(outer, a).empty();
     };
     const std::string vector_layout = options.vector_layout;
     const auto& inners = inner_layout_names();
@@ -120,7 +120,8 @@ class TunedSpmv {
         why = key.outer + " needs " + std::to_string(bytes) + " bytes, over the budget of " + std::to_string(max_bytes);
         return false;
       }
-      return true;
+      why = registry->refusal(key.outer, a);
+      return why.empty();
     };
     const MatrixFeatures features = matrix_features(a);
     context.dense_row_threshold = options.dense_row_threshold >= 0
