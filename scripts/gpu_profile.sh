@@ -27,8 +27,9 @@ metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
 metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 metrics+=,lts__t_sector_hit_rate.pct,launch__registers_per_thread,launch__grid_size,launch__block_size
-# Our kernels (Kokkos functor SpmvFunctor), Kokkos Kernels' (SPMV_Functor) and cuSPARSE's.
-kernels='regex:SpmvFunctor|SPMV|[Ss]pmv|csrmv|bsrmv|bsr_|csr_'
+# Our kernels (Kokkos functor SpmvFunctor), Kokkos Kernels' (SPMV_Functor) and cuSPARSE's
+# (CSR, BSR and Sliced ELL).
+kernels='regex:SpmvFunctor|SPMV|[Ss]pmv|csrmv|bsrmv|bsr_|csr_|ELL|[Ss]ell|ell_'
 for t in "${targets[@]}"; do
   matrix=${t%%:*} precision=${t##*:}
   echo "=== ncu $matrix $precision ($(date +%T))"

@@ -47,11 +47,13 @@ def kernel_label(name):
         # (ncu's CSV prints the kind as a bare number, its log as a cast.)
         kind = re.search(r"SpmvFunctor<(?:\(compound_sparse::ScheduleKind\))?(\d)", name)
         kind = ["static", "dynamic_team", "dynamic_warp"][int(kind.group(1))] if kind else "?"
-        layouts = re.findall(r"compound_sparse::(SlicedEll<\d+\w*>|(?:Csr|Ell|Aos|Soa)\b)", name)
+        layouts = re.findall(r"compound_sparse::(SlicedEll<\d+\w*(?:,\s*\d+)?>|(?:Csr|Ell|Aos|Soa)\b)", name)
+        layouts = [re.sub(r"\s", "", layout) for layout in layouts]
         return f"ours {kind} {'.'.join(layouts[:4]).lower()}"
     if "SPMV" in name:
         return "kokkos_kernels " + re.sub(r"<.*", "", name.split("::")[-1])[:40]
-    return "cusparse " + re.sub(r"[<(].*", "", re.sub(r"^void ", "", name))[:50]
+    name = re.sub(r"^void ", "", name).replace("(anonymous namespace)::", "")
+    return "cusparse " + re.sub(r"[<(].*", "", name)[:50]
 
 
 def read_profile(path):
