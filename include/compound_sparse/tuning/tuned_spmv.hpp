@@ -31,6 +31,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -97,16 +98,28 @@ class TunedSpmv {
     context.device_name = default_device_info().name;
     const auto* registry = registry_;
     const std::uint64_t max_bytes = options.budget.max_bytes;
-    context.fits = [registry, &a, max_bytes](const std::string& outer) {
-      return registry->memory_bytes(outer, a) <= max_bytes && registry->refusal(outer, a).empty();
+    // Why an outer layout cannot hold `a` ("" if it can): over the budget, or refused
+    // (layout_refusal). Found once per layout: selection asks for every variant of its
+    // neighbours' records, and each answer walks the matrix's rows (and, for 16-bit
+    // columns, its non-zeros).
+    const auto obstacles = std::make_shared<std::map<std::string, std::string>>();
+    const auto obstacle = [registry, &a, max_bytes, obstacles](const std::string& outer) -> const std::string& {
+      auto it = obstacles->find(outer);
+      if (it != obstacles->end()) return it->second;
+      const std::uint64_t bytes = registry->memory_bytes(outer, a);
+      const std::string why = bytes > max_bytes ? outer + " needs " + std::to_string(bytes) +
+                                                      " bytes, over the budget of " + std::to_string(max_bytes)
+                                                : registry->refusal(outer, a);
+      return obstacles->emplace(outer, why).first->second;
     };
+    context.fits = [obstacle](const std::string& outer) { return obstacle(outer).empty(); };
     const std::string vector_layout = options.vector_layout;
     const auto& inners = inner_layout_names();
     COMPOUND_SPARSE_REQUIRE(
         vector_layout.empty() || std::find(inners.begin(), inners.end(), vector_layout) != inners.end(),
         "TunedSpmvOptions::vector_layout must be empty or an inner layout (" << impl::joined(inners) << "), got '"
                                                                              << vector_layout << "'");
-    context.usable = [registry, &a, max_bytes, vector_layout](const VariantKey& key, std::string& why) {
+    context.usable = [registry, obstacle, vector_layout](const VariantKey& key, std::string& why) {
       if (!vector_layout.empty() && key.vector != vector_layout) {
         why = "vector layout " + key.vector + ", the caller's vectors are " + vector_layout;
         return false;
@@ -115,12 +128,7 @@ class TunedSpmv {
         why = "not compiled into this build";
         return false;
       }
-      const std::uint64_t bytes = registry->memory_bytes(key.outer, a);
-      if (bytes > max_bytes) {
-        why = key.outer + " needs " + std::to_string(bytes) + " bytes, over the budget of " + std::to_string(max_bytes);
-        return false;
-      }
-      why = registry->refusal(key.outer, a);
+      why = obstacle(key.outer);
       return why.empty();
     };
     const MatrixFeatures features = matrix_features(a);
