@@ -13,6 +13,7 @@ mesh, irregular; "unknown" where the file has none) as well as by class.
 usage: make_report.py BENCH_DIR_OR_JSON... --out DIR
 """
 import argparse
+import gzip
 import json
 import math
 import os
@@ -60,12 +61,15 @@ def need(obj, keys, where):
 
 
 def load_runs(paths):
-    """Reads and checks every input (a bench.json or a directory holding one)."""
+    """Reads and checks every input: a bench.json, or a directory holding one, either of
+    them possibly gzip-compressed (bench.json.gz: older committed runs are kept that way)."""
     runs, seen = [], {}
     for path in paths:
         f = os.path.join(path, "bench.json") if os.path.isdir(path) else path
+        if os.path.isdir(path) and not os.path.exists(f) and os.path.exists(f + ".gz"):
+            f += ".gz"
         try:
-            with open(f, encoding="utf-8") as fh:
+            with (gzip.open(f, "rt", encoding="utf-8") if f.endswith(".gz") else open(f, encoding="utf-8")) as fh:
                 run = json.load(fh)
         except OSError as e:
             raise ReportError(f"{f}: cannot read: {e.strerror}") from None

@@ -8,6 +8,7 @@ heat map; plus malformed inputs, which must fail with a clear message. A third r
 per-structure geometric means and irregular-family figures are known by construction.
 """
 import copy
+import gzip
 import json
 import os
 import subprocess
@@ -171,7 +172,8 @@ class ReportTest(RenderedReport, unittest.TestCase):
         cls.tmp = tempfile.TemporaryDirectory(prefix="make_report_test_")
         root = cls.tmp.name
         os.makedirs(os.path.join(root, "double"))
-        with open(os.path.join(root, "double", "bench.json"), "w") as fh:
+        # A directory holding bench.json.gz: how older committed runs are kept.
+        with gzip.open(os.path.join(root, "double", "bench.json.gz"), "wt") as fh:
             json.dump(DOUBLE, fh)
         cls.float_json = os.path.join(root, "float.json")
         with open(cls.float_json, "w") as fh:
