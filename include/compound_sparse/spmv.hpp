@@ -177,8 +177,8 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
     if constexpr (gpu) {
       constexpr int warps = static_cast<int>(Threads) / 32;
-      launch_segmented_sum_kernel<segmented_sum_tiles<decltype(f), Threads, MinTeams>>(
-          exec, (tiles + warps - 1) / warps, Threads, f, "first pass");
+      launch_plain_kernel<segmented_sum_tiles<decltype(f), Threads, MinTeams>>(
+          exec, (tiles + warps - 1) / warps, Threads, f, "the segmented sum's first pass");
     } else
 #endif
     {
@@ -206,8 +206,8 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
   fixup.short_teams = short_teams;
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
   if constexpr (gpu) {
-    launch_segmented_sum_kernel<segmented_sum_fixup<decltype(fixup)>>(exec, short_teams + long_teams, 32 * fixup_team,
-                                                                      fixup, "second pass");
+    launch_plain_kernel<segmented_sum_fixup<decltype(fixup)>>(exec, short_teams + long_teams, 32 * fixup_team, fixup,
+                                                              "the segmented sum's second pass");
   } else
 #endif
   {
@@ -249,11 +249,12 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   f.num_rows = a.num_rows;
   f.ell_stride = a.ell_stride;
 
-  // Host backends ignore vector lanes beyond one thread's loop (launch_team_size).
+  // Host backends ignore vector lanes beyond one thread's loop (launch_team_size);
+  // CUDA runs the plain kernel row_kernel, Threads threads a block.
   const int lanes = schedule.lanes_per_row;
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
-  f.lanes = gpu ? lanes : 1;  // the vector length of the launch below
+  f.lanes = gpu ? lanes : 1;  // the lanes that share a row at launch
   f.rows_per_team_chunk = team_size;
   f.team_chunks = (a.num_rows + team_size - 1) / team_size;
   f.rows_per_warp_chunk = gpu ? 32 / lanes : 32;
@@ -267,7 +268,15 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
       std::max(1, std::min(work_items, multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
 
   if (Kind != ScheduleKind::Static) Kokkos::deep_copy(exec, a.work_counter, 0u);
-  team_parallel_for("compound_sparse::spmv", policy_type(exec, league, team_size, f.lanes), f);
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (gpu) {
+    launch_plain_kernel<row_kernel<functor_type, Threads, MinTeams>>(exec, league, static_cast<int>(Threads), f,
+                                                                     "the row kernel");
+  } else
+#endif
+  {
+    team_parallel_for("compound_sparse::spmv", policy_type(exec, league, team_size, f.lanes), f);
+  }
 }
 
 }  // namespace impl

@@ -44,6 +44,7 @@
 #include "../entry_traits.hpp"
 #include "../error.hpp"
 #include "../sparse_matrix.hpp"
+#include "plain_kernel.hpp"
 #include "row_result.hpp"
 #include "streaming_load.hpp"
 #include "team_launch.hpp"
@@ -136,18 +137,6 @@ void make_segmented_state(Matrix& m) {
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_partials")),
       2 * static_cast<std::size_t>(tiles));
 }
-
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-/// v moved between lanes component by component: shuffle(scalar) is one
-/// __shfl_*_sync of the whole warp.
-template <class Vector, class Shuffle>
-__device__ Vector shuffle_components(const Vector& v, const Shuffle& shuffle) {
-  using traits = component_traits<Vector>;
-  Vector r = v;
-  for (int c = 0; c < traits::size; ++c) traits::get(r, c) = shuffle(traits::get(v, c));
-  return r;
-}
-#endif
 
 /// Pass 1: one tile per warp on CUDA (warp_tile, from the plain kernel
 /// segmented_sum_tiles), per team thread on host backends (Kokkos' launch,
@@ -338,10 +327,8 @@ struct SegmentedSumFixup {
 };
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-// On CUDA both passes are plain kernels on the instance's stream: launched
-// by Kokkos as team kernels, the same pass-1 functor ran 3-17% slower on the
-// H200 (circuit-1m, rmat-s20; perf_tests/results/h200/l1_carveout/), and neither
-// pass uses anything of a team but its warps. They prefer L1 (team_launch.hpp).
+// On CUDA both passes are plain kernels (plain_kernel.hpp says why): neither
+// uses anything of a team but its warps.
 
 /// Pass 1: warp w of block b takes tile b * Threads / 32 + w.
 template <class Functor, unsigned Threads, unsigned MinBlocks>
@@ -360,20 +347,6 @@ __global__ void __launch_bounds__(128) segmented_sum_fixup(const Functor f) {
   f.warp_work(static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.x) * 4 + warp, 4,
               static_cast<int>(threadIdx.x % 32));
 #endif
-}
-
-/// Launches Kernel<<<blocks, threads>>>(f) on exec's stream, preferring L1 (set
-/// once per kernel); a failed launch is a DeviceError.
-template <auto Kernel, class Functor>
-void launch_segmented_sum_kernel(const Kokkos::Cuda& exec, int blocks, int threads, const Functor& f,
-                                 const char* what) {
-  static const bool prefers_l1 = prefer_l1(reinterpret_cast<const void*>(Kernel));
-  (void)prefers_l1;
-  Kernel<<<blocks, threads, 0, exec.cuda_stream()>>>(f);
-  const cudaError_t status = cudaGetLastError();
-  COMPOUND_SPARSE_REQUIRE_KIND(
-      DeviceError, status == cudaSuccess,
-      "spmv: launching the segmented sum's " << what << " failed: " << cudaGetErrorString(status));
 }
 #endif
 
