@@ -5,7 +5,7 @@
 //
 // Launched by Kokkos as team kernels, the same functors ran slower on the H200:
 // the segmented sum's first pass by 3-17% (circuit-1m, rmat-s20;
-// perf_tests/results/h200/l1_carveout/), the row kernel by 10-13% against a plain
+// perf_tests/results/h200/l1_carveout/), the row kernel by 3-14% against a plain
 // kernel of the same loop on Sliced ELL (Helmholtz grids, complex float and
 // double; perf_tests/results/h200/plain_row_kernel/). On CUDA these kernels are
 // launched here, on the execution space instance's stream; host backends keep

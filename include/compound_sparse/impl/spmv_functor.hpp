@@ -12,8 +12,8 @@
 // row is thread l of its group of `lanes` consecutive threads, and the lanes'
 // sums meet by shuffles. There the matrix is read with evict-first loads and x
 // through the read-only path (streaming_load.hpp): on the Helmholtz grids of the
-// same lab that took another 4-10% in complex float and double. Host backends
-// run operator() through Kokkos' TeamPolicy.
+// same lab that took another 1-12% in complex float and double (1% less on the
+// largest float grid). Host backends run operator() through Kokkos' TeamPolicy.
 
 #include <Kokkos_Core.hpp>
 #include <type_traits>
