@@ -33,7 +33,7 @@ case $stage in
     echo "launch bounds $bounds" | tee -a "$R/device.txt"
     echo "=== configure, compound-zoo ($(date +%T), ${SECONDS} s)"
     cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix" \
-      -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_PREFIX_PATH="$deps" -DCOMPOUND_SPARSE_ENABLE_TESTS=OFF \
+      -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_PREFIX_PATH="$deps" -DCOMPOUND_SPARSE_ENABLE_TESTS=OFF -DCOMPOUND_SPARSE_WITH_KOKKOS_KERNELS=ON \
       "-DCOMPOUND_SPARSE_LAUNCH_BOUNDS=$bounds" > "$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
     ninja -C build-cuda compound-zoo >> "$R/build.log" 2>&1 || { tail -30 "$R/build.log"; exit 1; }
     (build-cuda/perf_tests/zoo/compound-zoo --out /tmp/compound_zoo_tune "${zoo_args[@]}" > "$R/zoo.log" 2>&1; echo "zoo rc=$?" >> "$R/zoo.log") &
