@@ -53,7 +53,10 @@ build() {
     --jobs "$(nproc)" --kernels-eti none > "$out/kokkos_build.log" 2>&1 || { tail -30 "$out/kokkos_build.log"; return 1; }
   grep -a -E '^\s+\[|cusparse=' "$out/kokkos_build.log"
   echo "=== tools ($(date +%T))"
+  # Kokkos Kernels asked for explicitly: scripts/gpu_check.sh configures the same build
+  # directory without it, and CMake's cache would keep that.
   cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$prefix" -DKokkosKernels_ROOT="$prefix" \
+    -DCOMPOUND_SPARSE_WITH_KOKKOS_KERNELS=ON \
     -DCMAKE_CXX_COMPILER="$prefix/bin/nvcc_wrapper" -DCMAKE_PREFIX_PATH="$deps" -DCOMPOUND_SPARSE_ENABLE_TESTS=OFF \
     "-DCOMPOUND_SPARSE_LAUNCH_BOUNDS=$bounds" > "$out/build.log" 2>&1 ||
     { tail -30 "$out/build.log"; return 1; }
