@@ -188,6 +188,8 @@ struct SpmvFunctor {
 /// The row functor as a plain CUDA kernel of Threads threads a block.
 template <class Functor, unsigned Threads, unsigned MinBlocks>
 __global__ void __launch_bounds__(Threads, MinBlocks) row_kernel(const Functor f) {
+  static_assert(Threads % 32 == 0,
+                "a block of the row kernel is whole warps (launch bounds: threads a multiple of 32)");
 #if defined(__CUDA_ARCH__)
   f.plain_block();
 #endif
