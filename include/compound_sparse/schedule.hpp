@@ -1,9 +1,12 @@
 #pragma once
 // Parallel schedules: how rows are handed to GPU threads.
 //
-// Every schedule launches a Kokkos::TeamPolicy with LaunchBounds<Threads,
-// MinTeamsPerSM> (the register budget the compiler must meet) and a league of
-// n_s * MinTeamsPerSM teams, n_s the number of multiprocessors. Each team
+// Every schedule launches teams of Threads threads with launch bounds
+// <Threads, MinTeamsPerSM> (the register budget the compiler must meet) and a
+// league of n_s * MinTeamsPerSM teams, n_s the number of multiprocessors: a
+// Kokkos::TeamPolicy on host backends and for the merge path; on CUDA the row
+// kinds (Static, DynamicTeam, DynamicWarp) and the segmented sum run as plain
+// CUDA kernels whose blocks are the teams (impl/plain_kernel.hpp says why). Each team
 // thread owns `lanes_per_row` vector lanes that share one row and reduce its
 // sum in registers (1 = one thread per row; 2..32 = vector-per-row, for long
 // rows). A team of Threads threads therefore works on Threads / lanes_per_row
