@@ -72,7 +72,8 @@ TEST(Warnings, LibraryWarningGoesToTheSinkNotToStderr) {
     explanation = op.explanation();
   }
   const std::string expected = "no tuning database " + cs::database_file_name(cs::default_device_info()) +
-                               " for this device (searched " + empty.str() + "); using the heuristic";
+                               " for this device (searched " + empty.str() +
+                               "); using the portable prior or the heuristic";
   EXPECT_EQ(capture.texts(), std::vector<std::string>{expected});
   EXPECT_NE(explanation.find("warning: " + expected), std::string::npos) << explanation;
 }

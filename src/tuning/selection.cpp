@@ -241,6 +241,40 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
       why << "no " << f.entry_type << "/" << f.precision << " record; ";
     }
   }
+  // Rule 3: the portable prior's ranking for the matrix's region.
+  if (context.prior != nullptr) {
+    const PriorRanking* ranking = find_prior_ranking(*context.prior, f);
+    if (ranking == nullptr) {
+      why << "the prior has no " << f.entry_type << "/" << f.precision << " region; ";
+    } else {
+      std::vector<std::string> skipped;
+      for (const auto& name : ranking->variants) {
+        VariantKey key;
+        const std::string why_not = unusable(name, context, f, key);
+        if (why_not.empty())
+          s.ranked.push_back(key);
+        else
+          skipped.push_back(name + " (" + why_not + ")");
+      }
+      if (!s.ranked.empty()) {
+        s.key = s.ranked.front();
+        s.rule = "prior";
+        const PriorRegion own = prior_region(f);
+        why << "rule prior: region " << to_string(ranking->region) << " (" << ranking->records << " record(s)";
+        if (ranking->region.irregular != own.irregular || ranking->region.size_class != own.size_class)
+          why << "; the nearest to this matrix's " << to_string(own);
+        why << "), learned from";
+        for (std::size_t i = 0; i < context.prior->learned_from.size(); ++i)
+          why << (i ? "; " : " ") << context.prior->learned_from[i];
+        why << "; mean slowdown there " << std::exp(ranking->scores.front());
+        if (!skipped.empty()) why << " (" << summary(skipped) << ")";
+        s.explanation = why.str();
+        return s;
+      }
+      why << "the prior's " << to_string(ranking->region) << " ranking names no usable variant (" << summary(skipped)
+          << "); ";
+    }
+  }
   s.key = heuristic_variant(f, context.compiled, context.fits, context.dense_row_threshold);
   s.rule = "heuristic";
   why << "rule heuristic: ";

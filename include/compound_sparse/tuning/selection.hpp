@@ -9,10 +9,13 @@
 //    1 / (distance + 0.05); the lowest score wins. With k = 1 this is "the
 //    nearest neighbour's best variant". Variants that ran on only some of the k
 //    are scored with a slowdown of 4 where they are missing.
-// 3. heuristic (heuristic_variant): when the database is missing, unreadable,
-//    has no record of this entry type and precision, or names no usable variant.
+// 3. prior: when the database is missing, unreadable, has no record of this
+//    entry type and precision, or names no usable variant, and a portable prior
+//    (prior.hpp, tuning/prior.json) of this kind of device is given: its
+//    ranking for the matrix's region, first usable variant.
+// 4. heuristic (heuristic_variant): when neither decides.
 //
-// In rules 1 and 2 a variant is usable when its name parses, it is compiled into
+// In rules 1 to 3 a variant is usable when its name parses, it is compiled into
 // this build, and its outer layout fits the memory budget (`usable`); otherwise
 // the next best is taken, and the reason recorded.
 //
@@ -33,6 +36,7 @@
 #include "../device_info.hpp"
 #include "../variant_key.hpp"
 #include "database.hpp"
+#include "prior.hpp"
 
 namespace compound_sparse {
 
@@ -57,17 +61,19 @@ struct SelectionContext {
   /// this device beats another device's within 0.3 of its distance.
   std::string device_name;
   double other_device_distance = 0.3;
+  /// Rule 3's prior; null: none (the heuristic decides where the database does not).
+  const VariantPrior* prior = nullptr;
 };
 
 struct Selection {
   VariantKey key;
-  std::string rule;         ///< "exact", "nearest" or "heuristic"
+  std::string rule;         ///< "exact", "nearest", "prior" or "heuristic"
   std::string record;       ///< the database record used (exact, nearest: the closest)
   double distance = 0;      ///< feature distance to `record` (with the other-device term, if it applies)
   std::string explanation;  ///< human-readable: rule, neighbours, fallbacks
   std::vector<std::string> warnings;
-  /// Rules exact and nearest: every usable variant they scored, best first (`key` is the
-  /// first); empty for the heuristic. Quick tuning (tuned_spmv.hpp) times the first few.
+  /// Rules exact, nearest and prior: every usable variant they ranked, best first (`key` is
+  /// the first); empty for the heuristic. Quick tuning (tuned_spmv.hpp) times the first few.
   std::vector<VariantKey> ranked;
 };
 
@@ -99,7 +105,7 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
                              const std::function<bool(const std::string& outer)>& fits = {},
                              double dense_row_threshold = std::numeric_limits<double>::infinity());
 
-/// Rules 1-3. `db` may be null (no database); `db_note` describes where it
+/// Rules 1-4. `db` may be null (no database); `db_note` describes where it
 /// came from (or why there is none) for the explanation.
 Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, const std::string& db_note,
                          const SelectionContext& context);

@@ -11,7 +11,8 @@
 // CC 9.0 GPU, host_serial.json on the Serial backend) in options.database_dir, or
 // else the first of default_tuning_dirs() that has it, read once per process
 // (read_tuning_database_cached). Selection rules: selection.hpp. A missing, unreadable or corrupt database, or one that
-// names no usable variant, is not an error: the heuristic is used, and a warning
+// names no usable variant, is not an error: the portable prior (prior.hpp, prior.json
+// in the same directories; a GPU's on GPUs) or else the heuristic decides, and a warning
 // goes to the warning sink (warnings.hpp: std::cerr unless the application set
 // one; each distinct warning once per process) and into explanation().
 // The chosen layout always fits options.budget when any layout does; when none
@@ -21,7 +22,7 @@
 // choice serialises that row.
 //
 // Quick tuning (quick_tune.hpp; options.quick_tune, by default QuickTune::Auto):
-// when the database holds no record close to the matrix (the heuristic would decide,
+// when the database holds no record close to the matrix (the prior or the heuristic would decide,
 // or the nearest record is farther than options.close_distance), TunedSpmv times a
 // few candidates on the matrix itself, at most options.quick_tune_spmvs SpMVs in all,
 // takes the fastest (rule "quick"), and stores what it timed in the per-user cache
@@ -78,6 +79,17 @@ struct TunedSpmvOptions {
 /// The database for this device, or null; `note` says which file or why none.
 LoadedDatabase load_device_database(const DeviceInfo& device, const std::string& database_dir);
 
+/// The portable prior (prior.hpp) from the first of the tuning directories that holds
+/// prior_file_name: null without a warning when there is none, or when it was learned
+/// on another kind of device (a GPU prior on a host backend); null with a warning when
+/// it cannot be read (selection then uses the heuristic, never fails).
+struct LoadedPrior {
+  std::shared_ptr<const VariantPrior> prior;
+  std::string note;
+  std::vector<std::string> warnings;
+};
+LoadedPrior load_device_prior(const DeviceInfo& device, const std::string& database_dir);
+
 template <class Entry>
 class TunedSpmv {
  public:
@@ -92,7 +104,9 @@ class TunedSpmv {
       : registry_(&variant_registry<Entry>()) {
     validate(a);
     const LoadedDatabase loaded = load_device_database(default_device_info(), options.database_dir);
+    const LoadedPrior prior = load_device_prior(default_device_info(), options.database_dir);
     SelectionContext context;
+    context.prior = prior.prior.get();
     context.compiled = registry_->variants();
     context.neighbours = options.neighbours;
     context.device_name = default_device_info().name;
@@ -136,6 +150,7 @@ class TunedSpmv {
                                       ? options.dense_row_threshold
                                       : dense_row_threshold(features, default_device_info());
     std::vector<std::string> warnings = loaded.warnings;
+    warnings.insert(warnings.end(), prior.warnings.begin(), prior.warnings.end());
 
     // An earlier quick tuning of this pattern, in this process or another: an exact hit.
     std::string cache_path;
@@ -229,7 +244,7 @@ class TunedSpmv {
   }
 
   const VariantKey& variant() const { return key_; }
-  const std::string& rule() const { return rule_; }  ///< "exact", "nearest", "heuristic" or "quick"
+  const std::string& rule() const { return rule_; }  ///< "exact", "nearest", "prior", "heuristic" or "quick"
   /// SpMVs spent by quick tuning on this matrix (checks included); 0 when it did not run.
   int tuning_spmvs() const { return tuning_spmvs_; }
   const std::string& explanation() const { return explanation_; }
