@@ -10,6 +10,8 @@
 //   compound-tune --matrix FILE.mtx --entry CLASS [same options]
 //   (CLASS: an entry class compiled into the registry: complex, quaternion, block3, ...)
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
+//   compound-tune --learn-prior OUT.json --from A.json[,B.json...]  (the portable prior, prior.hpp)
+//   compound-tune --prior-loo DB.json --from A.json[,B.json...] --out PREFIX  (the prior alone, leave-one-out)
 //
 // Search: every candidate is timed cheaply (--samples x --batch launches), then
 // the candidates within --retime-within of the fastest (at least the --top
@@ -60,6 +62,7 @@
 #include "compound_sparse/io/matrix_market.hpp"
 #include "compound_sparse/tuning/database.hpp"
 #include "compound_sparse/tuning/measure.hpp"
+#include "compound_sparse/tuning/prior.hpp"
 #include "compound_sparse/tuning/selection.hpp"
 #include "entry_dispatch.hpp"
 #include "leave_one_out.hpp"
@@ -88,6 +91,8 @@ struct Options {
   bool resume = true;               // keep matching records (an interrupted run continues)
   std::string loo, out;
   int neighbours = 3;
+  std::string learn_prior, prior_loo;   // --learn-prior OUT, --prior-loo DB
+  std::vector<std::string> prior_from;  // --from: the databases a prior is learned from
 };
 
 /// Launches one measurement with `t` costs: warm-up and timed batches, plus about
@@ -128,7 +133,9 @@ int usage(const char* argv0, std::ostream& out, int code) {
          "                                              are timed; default: the device's rule)\n"
          "       "
       << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
-      << " --loo DB.json --out PREFIX [--neighbours K]\n";
+      << " --loo DB.json --out PREFIX [--neighbours K]\n       " << argv0
+      << " --learn-prior OUT.json --from A.json[,B.json...]\n       " << argv0
+      << " --prior-loo DB.json --from A.json[,B.json...] --out PREFIX\n";
   return code;
 }
 
@@ -452,7 +459,10 @@ int main(int argc, char** argv) {
       {"--timing", [&](const std::string& v) { o.quick.mode = o.final.mode = compound_tools::timing_mode(v); }},
       {"--loo", [&](const std::string& v) { o.loo = v; }},
       {"--out", [&](const std::string& v) { o.out = v; }},
-      {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }}};
+      {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }},
+      {"--learn-prior", [&](const std::string& v) { o.learn_prior = v; }},
+      {"--prior-loo", [&](const std::string& v) { o.prior_loo = v; }},
+      {"--from", [&](const std::string& v) { o.prior_from = compound_tools::split_list(v); }}};
   if (compound_tools::wants_help(argc, argv)) return usage(argv[0], std::cout, 0);  // asked for: not an error
   const std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (!problem.empty()) {
@@ -464,6 +474,23 @@ int main(int argc, char** argv) {
       if (o.out.empty()) return usage(argv[0], std::cerr, 2);
       compound_tune::write_loo_report(cs::read_tuning_database(o.loo), o.loo, o.neighbours, o.out);
       std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
+      return 0;
+    }
+    if (!o.learn_prior.empty() || !o.prior_loo.empty()) {
+      if (o.prior_from.empty() || (!o.prior_loo.empty() && o.out.empty())) return usage(argv[0], std::cerr, 2);
+      std::vector<cs::TuningDatabase> read;
+      for (const auto& path : o.prior_from) read.push_back(cs::read_tuning_database(path));
+      std::vector<const cs::TuningDatabase*> dbs;
+      for (const auto& db : read) dbs.push_back(&db);
+      if (!o.learn_prior.empty()) {
+        cs::write_variant_prior(cs::learn_prior(dbs, o.prior_from), o.learn_prior);
+        std::cerr << "compound-tune: wrote " << o.learn_prior << "\n";
+      }
+      if (!o.prior_loo.empty()) {
+        compound_tune::write_prior_loo_report(cs::read_tuning_database(o.prior_loo), o.prior_loo, dbs, o.prior_from,
+                                              o.out);
+        std::cerr << "compound-tune: wrote " << o.out << ".md\n";
+      }
       return 0;
     }
     if (o.zoo.empty() == o.matrix_file.empty() || (!o.matrix_file.empty() && o.entry.empty())) {

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "compound_sparse/error.hpp"
+#include "compound_sparse/tuning/prior.hpp"
 #include "compound_sparse/tuning/quick_tune.hpp"
 #include "compound_sparse/tuning/selection.hpp"
 
@@ -26,31 +27,47 @@ std::string fixed(double x, int digits) {
 }
 }  // namespace
 
+namespace {
+/// M's ok measurements (variant -> seconds); empty when M has no usable best.
+std::map<std::string, double> measured_times(const cs::TunedMatrix& m) {
+  std::map<std::string, double> measured;
+  for (const auto& x : m.measurements)
+    if (x.ok && x.seconds > 0) measured[x.variant] = x.seconds;
+  if (m.best.empty() || !measured.count(m.best)) measured.clear();
+  return measured;
+}
+
+/// Selection for left-out M as TunedSpmv would run it on the device that measured M,
+/// except that only variants that ran on M can be chosen, so the ratio is always defined
+/// (a variant over M's memory budget failed there and is excluded too).
+cs::SelectionContext left_out_context(const cs::TunedMatrix& m, const std::map<std::string, double>& measured,
+                                      const cs::TuningDatabase& db) {
+  cs::SelectionContext context;
+  std::map<std::string, cs::VariantKey> compiled;
+  for (const auto& [name, s] : measured) {
+    auto key = cs::parse_variant_key(name);
+    key.lanes_per_row = 1;
+    compiled[key.compiled_name()] = key;
+  }
+  for (const auto& [name, key] : compiled) context.compiled.push_back(key);
+  context.usable = [&measured](const cs::VariantKey& k, std::string& why) {
+    why = "did not run on the left-out matrix";
+    return measured.count(k.name()) > 0;
+  };
+  context.skip_record_name = m.name;
+  context.device_name = m.device;                                                // as TunedSpmv on that device
+  context.dense_row_threshold = cs::dense_row_threshold(m.features, db.device);  // likewise
+  return context;
+}
+}  // namespace
+
 std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours, double close_distance) {
   std::vector<LooRow> rows;
   for (const auto& m : db.matrices) {
-    std::map<std::string, double> measured;  // variant -> seconds, ok ones only
-    for (const auto& x : m.measurements)
-      if (x.ok && x.seconds > 0) measured[x.variant] = x.seconds;
-    if (measured.empty() || m.best.empty() || !measured.count(m.best)) continue;
-    // Only variants that ran on M can be chosen, so the ratio is always defined
-    // (a variant over M's memory budget failed there and is excluded too).
-    cs::SelectionContext context;
-    std::map<std::string, cs::VariantKey> compiled;
-    for (const auto& [name, s] : measured) {
-      auto key = cs::parse_variant_key(name);
-      key.lanes_per_row = 1;
-      compiled[key.compiled_name()] = key;
-    }
-    for (const auto& [name, key] : compiled) context.compiled.push_back(key);
-    context.usable = [&measured](const cs::VariantKey& k, std::string& why) {
-      why = "did not run on the left-out matrix";
-      return measured.count(k.name()) > 0;
-    };
+    std::map<std::string, double> measured = measured_times(m);
+    if (measured.empty()) continue;
+    cs::SelectionContext context = left_out_context(m, measured, db);
     context.neighbours = neighbours;
-    context.skip_record_name = m.name;
-    context.device_name = m.device;  // as TunedSpmv on the device that measured it
-    context.dense_row_threshold = cs::dense_row_threshold(m.features, db.device);  // as TunedSpmv on that device
     // Same entry type and precision, the only records selection looks at.
     cs::TuningDatabase others = db;
     others.matrices.clear();
@@ -228,6 +245,62 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
   for (const auto& r : rows)
     md << "| " << r.name << " | " << r.precision << " | " << r.quick_candidates << " | `" << r.quick_selected << "` | "
        << (r.quick_ratio > 0 ? fixed(r.quick_ratio, 3) : "not measured") << " |\n";
+  COMPOUND_SPARSE_REQUIRE(md, "writing " << out << ".md failed");
+}
+
+std::vector<LooRow> prior_leave_one_out(const cs::TuningDatabase& db,
+                                        const std::vector<const cs::TuningDatabase*>& prior_databases,
+                                        const std::vector<std::string>& prior_sources) {
+  std::vector<LooRow> rows;
+  for (const auto& m : db.matrices) {
+    const std::map<std::string, double> measured = measured_times(m);
+    if (measured.empty()) continue;
+    // No database: the prior learned without M's records (by name: every database's).
+    const cs::VariantPrior prior = cs::learn_prior(prior_databases, prior_sources, m.name);
+    cs::SelectionContext context = left_out_context(m, measured, db);
+    context.prior = &prior;
+    const auto s = cs::select_variant(m.features, nullptr, "none (prior only)", context);
+    LooRow row;
+    row.name = m.name;
+    row.entry_type = m.features.entry_type;
+    row.precision = m.features.precision;
+    row.rule = s.rule;
+    if (s.rule == "prior") row.neighbour = cs::to_string(cs::find_prior_ranking(prior, m.features)->region);
+    row.selected = s.key.name();
+    row.best = m.best;
+    row.best_seconds = measured.at(m.best);
+    const auto it = measured.find(row.selected);
+    row.selected_seconds = it == measured.end() ? 0 : it->second;
+    row.ratio = it == measured.end() ? 0 : row.selected_seconds / row.best_seconds;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+void write_prior_loo_report(const cs::TuningDatabase& db, const std::string& db_path,
+                            const std::vector<const cs::TuningDatabase*>& prior_databases,
+                            const std::vector<std::string>& prior_sources, const std::string& out) {
+  const auto rows = prior_leave_one_out(db, prior_databases, prior_sources);
+  const auto summary = summarize(rows);
+  const bool pass = summary.count > 0 && summary.median <= 1.25 && summary.worst <= 2.0;
+  std::ofstream md(out + ".md");
+  md << "# Selection quality of the portable prior alone: leave-one-out\n\n"
+     << "Database judged: `" << db_path << "` (" << db.device.name << "). For each of its matrices, a prior "
+     << "(include/compound_sparse/tuning/prior.hpp) is learned from these databases without any record of that "
+     << "matrix:\n\n";
+  for (const auto& source : prior_sources) md << "- `" << source << "`\n";
+  md << "\nand selection runs as on a device without a tuning database (rules prior, then heuristic); the "
+     << "selected variant is looked up in the left-out matrix's own measurements; ratio = selected time / "
+     << "exhaustive best time.\n\n"
+     << "| matrix | entry | precision | rule | region | selected | best | ratio |\n"
+     << "|---|---|---|---|---|---|---|---|\n";
+  for (const auto& r : rows)
+    md << "| " << r.name << " | " << r.entry_type << " | " << r.precision << " | " << r.rule << " | "
+       << (r.neighbour.empty() ? "-" : r.neighbour) << " | `" << r.selected << "` | `" << r.best << "` | "
+       << (r.ratio > 0 ? fixed(r.ratio, 3) : "not measured") << " |\n";
+  md << "\n**Median " << std::setprecision(3) << std::fixed << summary.median << ", worst " << summary.worst
+     << ", geometric mean " << summary.geometric_mean << "** over " << summary.count
+     << " matrices (target: median <= 1.25, worst <= 2.0: " << (pass ? "met" : "NOT met") << ").\n";
   COMPOUND_SPARSE_REQUIRE(md, "writing " << out << ".md failed");
 }
 

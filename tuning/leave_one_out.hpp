@@ -42,4 +42,15 @@ LooSummary summarize(const std::vector<LooRow>& rows, double LooRow::*ratio = &L
 void write_loo_report(const compound_sparse::TuningDatabase& db, const std::string& db_path, int neighbours,
                       const std::string& out);
 
+/// Leave-one-out of the portable prior alone (no database): for each record M of `db`,
+/// the prior learned from `prior_databases` without records named as M, then selection
+/// with that prior only; `neighbour` holds the prior region used.
+std::vector<LooRow> prior_leave_one_out(const compound_sparse::TuningDatabase& db,
+                                        const std::vector<const compound_sparse::TuningDatabase*>& prior_databases,
+                                        const std::vector<std::string>& prior_sources);
+/// Writes <out>.md: prior_leave_one_out's table and summary (target median <= 1.25, worst <= 2.0).
+void write_prior_loo_report(const compound_sparse::TuningDatabase& db, const std::string& db_path,
+                            const std::vector<const compound_sparse::TuningDatabase*>& prior_databases,
+                            const std::vector<std::string>& prior_sources, const std::string& out);
+
 }  // namespace compound_tune
