@@ -267,13 +267,19 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
   return db;
 }
 
-TuningDatabase read_tuning_database(const std::string& path) {
+namespace detail {
+std::string read_file_text(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, in, "cannot open tuning database " << path);
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, in, "cannot open " << what << " " << path);
   std::ostringstream text;
   text << in.rdbuf();
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !in.bad(), "reading tuning database " << path << " failed");
-  return parse_tuning_database(text.str(), path);
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !in.bad(), "reading " << what << " " << path << " failed");
+  return text.str();
+}
+}  // namespace detail
+
+TuningDatabase read_tuning_database(const std::string& path) {
+  return parse_tuning_database(detail::read_file_text(path, "tuning database"), path);
 }
 
 std::shared_ptr<const TuningDatabase> read_tuning_database_cached(const std::string& path) {

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -28,8 +27,7 @@ PriorRegion prior_region(const MatrixFeatures& f) {
   PriorRegion r;
   r.entry_type = f.entry_type;
   r.precision = f.precision;
-  const double mean = f.nnz_per_row_mean;
-  r.irregular = f.nnz_per_row_stddev > 0.5 * mean || f.nnz_per_row_max > 4 * mean;
+  r.irregular = rows_spread(f);
   r.size_class = f.nnz < 100000 ? 0 : (f.nnz < 1000000 ? 1 : 2);
   return r;
 }
@@ -185,12 +183,7 @@ VariantPrior parse_variant_prior(const std::string& text, const std::string& sou
 }
 
 VariantPrior read_variant_prior(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, in, "cannot open variant prior " << path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !in.bad(), "reading variant prior " << path << " failed");
-  return parse_variant_prior(text.str(), path);
+  return parse_variant_prior(detail::read_file_text(path, "variant prior"), path);
 }
 
 void write_variant_prior(const VariantPrior& prior, const std::string& path) {

@@ -49,8 +49,7 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
       }
   const std::string& inner = inner_layout_names().front();
   const double mean = f.nnz_per_row_mean;
-  const bool spread = f.nnz_per_row_stddev > 0.5 * mean || f.nnz_per_row_max > 4 * mean;
-  ScheduleKind kind = spread ? ScheduleKind::DynamicWarp : ScheduleKind::Static;
+  ScheduleKind kind = rows_spread(f) ? ScheduleKind::DynamicWarp : ScheduleKind::Static;
   if (f.nnz_per_row_max > dense_row_threshold) {
     // A dense row: a kind that splits rows, on the first layout it runs on that fits.
     const auto splitting = std::find_if(compiled.begin(), compiled.end(), [&](const VariantKey& k) {

@@ -6,20 +6,27 @@
 
 namespace compound_sparse {
 
-LoadedDatabase load_device_database(const DeviceInfo& device, const std::string& database_dir) {
-  LoadedDatabase result;
-  const std::string file = database_file_name(device);
-  const std::vector<std::string> dirs =
-      database_dir.empty() ? default_tuning_dirs() : std::vector<std::string>{database_dir};
-  std::string path;
+namespace {
+/// The directories searched: `database_dir` alone when set, else default_tuning_dirs().
+std::vector<std::string> tuning_dirs(const std::string& database_dir) {
+  return database_dir.empty() ? default_tuning_dirs() : std::vector<std::string>{database_dir};
+}
+/// `file` in the first of `dirs` that holds it, or "".
+std::string first_holding(const std::vector<std::string>& dirs, const std::string& file) {
   for (const auto& dir : dirs) {
     const auto candidate = std::filesystem::path(dir) / file;
     std::error_code ec;
-    if (std::filesystem::is_regular_file(candidate, ec)) {
-      path = candidate.string();
-      break;
-    }
+    if (std::filesystem::is_regular_file(candidate, ec)) return candidate.string();
   }
+  return "";
+}
+}  // namespace
+
+LoadedDatabase load_device_database(const DeviceInfo& device, const std::string& database_dir) {
+  LoadedDatabase result;
+  const std::string file = database_file_name(device);
+  const std::vector<std::string> dirs = tuning_dirs(database_dir);
+  const std::string path = first_holding(dirs, file);
   if (path.empty()) {
     std::string where;
     for (const auto& dir : dirs) where += (where.empty() ? "" : ", ") + dir;
@@ -33,28 +40,14 @@ LoadedDatabase load_device_database(const DeviceInfo& device, const std::string&
 
 LoadedPrior load_device_prior(const DeviceInfo& device, const std::string& database_dir) {
   LoadedPrior result;
-  const std::vector<std::string> dirs =
-      database_dir.empty() ? default_tuning_dirs() : std::vector<std::string>{database_dir};
-  for (const auto& dir : dirs) {
-    const auto candidate = std::filesystem::path(dir) / prior_file_name;
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(candidate, ec)) continue;
-    try {
-      auto prior = std::make_shared<const VariantPrior>(read_variant_prior(candidate.string()));
-      const bool gpu = device.compute_major > 0;
-      if (prior->gpu != gpu) {
-        result.note = candidate.string() + " (learned on " + (prior->gpu ? "GPUs" : "host backends") + ", not used)";
-        return result;
-      }
-      result.prior = std::move(prior);
-      result.note = candidate.string();
-    } catch (const std::exception& e) {
-      result.note = "unusable (" + candidate.string() + ")";
-      result.warnings.push_back(std::string("variant prior not used: ") + e.what());
-    }
-    return result;
+  const std::string path = first_holding(tuning_dirs(database_dir), prior_file_name);
+  if (path.empty()) return result;
+  try {
+    auto prior = std::make_shared<const VariantPrior>(read_variant_prior(path));
+    if (prior->gpu == (device.compute_major > 0)) result.prior = std::move(prior);
+  } catch (const std::exception& e) {
+    result.warnings.push_back(std::string("variant prior not used: ") + e.what());
   }
-  result.note = "none";
   return result;
 }
 

@@ -144,6 +144,9 @@ TuningDatabase update_tuning_database(const std::string& path, const std::vector
                                       std::string* set_aside_unreadable = nullptr);
 
 namespace detail {
+/// The whole of `path` as text; IoError "cannot open <what> <path>" or "reading <what>
+/// <path> failed". read_tuning_database's and read_variant_prior's reading.
+std::string read_file_text(const std::string& path, const std::string& what);
 /// write_tuning_database's mechanism; `before_rename` (tests) runs between the
 /// temporary file being complete and the rename, and may throw to simulate an
 /// interruption: the temporary file is removed and `path` left untouched.

@@ -33,6 +33,13 @@ struct MatrixFeatures {
   std::string fingerprint;  ///< 16 hex digits, see above
 };
 
+/// Whether row lengths spread: stddev over half the mean, or the longest over 4 times
+/// it. The heuristic gives such a matrix a dynamic schedule; the prior files it as
+/// irregular (prior.hpp).
+inline bool rows_spread(const MatrixFeatures& f) {
+  return f.nnz_per_row_stddev > 0.5 * f.nnz_per_row_mean || f.nnz_per_row_max > 4 * f.nnz_per_row_mean;
+}
+
 /// Features of a sparsity pattern; entry_type and precision go into the fingerprint.
 MatrixFeatures pattern_features(int num_rows, int num_cols, const std::vector<int>& row_offsets,
                                 const std::vector<int>& col_indices, const std::string& entry_type,

@@ -85,7 +85,6 @@ LoadedDatabase load_device_database(const DeviceInfo& device, const std::string&
 /// it cannot be read (selection then uses the heuristic, never fails).
 struct LoadedPrior {
   std::shared_ptr<const VariantPrior> prior;
-  std::string note;
   std::vector<std::string> warnings;
 };
 LoadedPrior load_device_prior(const DeviceInfo& device, const std::string& database_dir);
@@ -104,9 +103,7 @@ class TunedSpmv {
       : registry_(&variant_registry<Entry>()) {
     validate(a);
     const LoadedDatabase loaded = load_device_database(default_device_info(), options.database_dir);
-    const LoadedPrior prior = load_device_prior(default_device_info(), options.database_dir);
     SelectionContext context;
-    context.prior = prior.prior.get();
     context.compiled = registry_->variants();
     context.neighbours = options.neighbours;
     context.device_name = default_device_info().name;
@@ -150,7 +147,6 @@ class TunedSpmv {
                                       ? options.dense_row_threshold
                                       : dense_row_threshold(features, default_device_info());
     std::vector<std::string> warnings = loaded.warnings;
-    warnings.insert(warnings.end(), prior.warnings.begin(), prior.warnings.end());
 
     // An earlier quick tuning of this pattern, in this process or another: an exact hit.
     std::string cache_path;
@@ -166,6 +162,14 @@ class TunedSpmv {
     }
     const bool cached = s.rule == "exact";
     if (!cached) s = select_variant(features, loaded.db.get(), loaded.note, context);
+    // The prior is read (a file of its own) only where the database did not decide.
+    LoadedPrior prior;
+    if (s.rule == "heuristic") {
+      prior = load_device_prior(default_device_info(), options.database_dir);
+      warnings.insert(warnings.end(), prior.warnings.begin(), prior.warnings.end());
+      context.prior = prior.prior.get();
+      if (context.prior != nullptr) s = select_variant(features, loaded.db.get(), loaded.note, context);
+    }
     warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
     key_ = s.key;
     rule_ = s.rule;
