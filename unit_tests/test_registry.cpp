@@ -483,6 +483,40 @@ TEST(Measure, ReducedSearchKeepsOnePairPerThreadsPerSM) {
   EXPECT_TRUE(std::isnan(cs::relative_error(std::vector<double>{NAN}, std::vector<double>{1})));
 }
 
+// measure_variants checks each candidate where its y lives (fill, squared_distance,
+// the device relative_error): the same numbers as the host's relative_error, in both
+// vector layouts, NaN for any unwritten component, and 0 rows handled.
+TEST(Measure, DeviceCheckAgreesWithTheHostRelativeError) {
+  using Q = cs::Quaternion<double>;
+  using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<Q> reference(37), y(37);
+  for (std::size_t i = 0; i < reference.size(); ++i) {
+    reference[i] = Q{u(rng), u(rng), u(rng), u(rng)};
+    y[i] = reference[i] + Q{1e-3 * u(rng), 0, 1e-3 * u(rng), 0};
+  }
+  const auto device_ref = cs::device_reference<memory_space>(reference);
+  const double host_error = cs::relative_error(y, reference);
+  ASSERT_GT(host_error, 0);
+  for (const std::string layout : {"aos", "soa"}) {
+    const auto v = cs::variant_registry<Q>().convert_vector(layout, y);
+    EXPECT_NEAR(cs::relative_error(v, device_ref), host_error, 1e-14) << layout;
+    v.fill(std::numeric_limits<double>::quiet_NaN());
+    EXPECT_TRUE(std::isnan(cs::relative_error(v, device_ref))) << layout;
+    for (const auto& value : v.to_host())
+      for (int c = 0; c < 4; ++c) EXPECT_TRUE(std::isnan(cs::component_traits<Q>::get(value, c))) << layout;
+    v.fill(0);
+    EXPECT_NEAR(cs::relative_error(v, device_ref), 1.0, 1e-15) << layout;  // ||0 - ref|| / ||ref||
+  }
+  // A reference of another length is refused, not read out of bounds.
+  const auto short_v = cs::variant_registry<Q>().convert_vector("aos", std::vector<Q>(5));
+  EXPECT_THROW(short_v.squared_distance(device_ref.values), cs::Error);
+  // No rows: nothing to differ, error 0.
+  const auto empty_ref = cs::device_reference<memory_space>(std::vector<Q>{});
+  EXPECT_EQ(cs::relative_error(cs::variant_registry<Q>().convert_vector("soa", std::vector<Q>{}), empty_ref), 0);
+}
+
 // The variant space (variant_space.hpp, from cmake/CompoundSparseVariantSpace.cmake):
 // the names the parser accepts, the registry's variants and the Python scripts' list
 // all follow the one declaration.

@@ -52,10 +52,19 @@ class AnyMatrix {
 template <class Value, class MemorySpace>
 class AnyVector {
  public:
+  using scalar_type = typename component_traits<Value>::scalar_type;
+  /// A reference result in double, [value][component], on the vector's memory space.
+  using reference_view = Kokkos::View<const double**, Kokkos::LayoutRight, MemorySpace>;
+
   AnyVector() = default;
   template <class Inner>
   explicit AnyVector(CompoundVector<Value, Inner, MemorySpace> v)
-      : layout_(Inner::name()), size_(v.size()), to_host_(&copy_to_host<Inner>), vector_(std::move(v)) {}
+      : layout_(Inner::name()),
+        size_(v.size()),
+        to_host_(&copy_to_host<Inner>),
+        fill_(&fill_typed<Inner>),
+        distance_(&distance_typed<Inner>),
+        vector_(std::move(v)) {}
 
   template <class Inner>
   const CompoundVector<Value, Inner, MemorySpace>& get() const {
@@ -70,15 +79,39 @@ class AnyVector {
     COMPOUND_SPARSE_REQUIRE(to_host_ != nullptr, "empty AnyVector");
     return to_host_(vector_);
   }
+  /// fill_components: every component set to `value`, where the vector lives.
+  void fill(scalar_type value) const {
+    COMPOUND_SPARSE_REQUIRE(fill_ != nullptr, "empty AnyVector");
+    fill_(vector_, value);
+  }
+  /// squared_distance to `reference` ([value][component] in double), where the vector lives.
+  double squared_distance(const reference_view& reference) const {
+    COMPOUND_SPARSE_REQUIRE(distance_ != nullptr, "empty AnyVector");
+    return distance_(vector_, reference);
+  }
 
  private:
   template <class Inner>
+  static const CompoundVector<Value, Inner, MemorySpace>& typed(const std::any& v) {
+    return std::any_cast<const CompoundVector<Value, Inner, MemorySpace>&>(v);
+  }
+  template <class Inner>
   static std::vector<Value> copy_to_host(const std::any& v) {
-    return compound_sparse::to_host(std::any_cast<const CompoundVector<Value, Inner, MemorySpace>&>(v));
+    return compound_sparse::to_host(typed<Inner>(v));
+  }
+  template <class Inner>
+  static void fill_typed(const std::any& v, scalar_type value) {
+    fill_components(typed<Inner>(v), value);
+  }
+  template <class Inner>
+  static double distance_typed(const std::any& v, const reference_view& reference) {
+    return compound_sparse::squared_distance(typed<Inner>(v), reference);
   }
   std::string layout_;
   int size_ = 0;
   std::vector<Value> (*to_host_)(const std::any&) = nullptr;
+  void (*fill_)(const std::any&, scalar_type) = nullptr;
+  double (*distance_)(const std::any&, const reference_view&) = nullptr;
   std::any vector_;
 };
 

@@ -55,6 +55,42 @@ std::vector<Value> to_host(const CompoundVector<Value, Inner, MemorySpace>& v) {
   return host;
 }
 
+/// Sets every component of `v` to `value`, on v's memory space (no host copy).
+template <class Value, class Inner, class MemorySpace>
+void fill_components(const CompoundVector<Value, Inner, MemorySpace>& v,
+                     typename CompoundVector<Value, Inner, MemorySpace>::scalar_type value) {
+  Kokkos::deep_copy(v.data, value);
+}
+
+/// The sum over every value and component of (v - reference)^2, computed where v
+/// lives: `reference` holds the same values in double, [value][component] on v's
+/// memory space. A NaN in v makes the sum NaN. What the tuner's result check needs
+/// without copying each candidate's y to the host (at 8M rows of quaternion<double>
+/// that copy and the host loop cost more than the candidate's timing).
+template <class Value, class Inner, class MemorySpace>
+double squared_distance(const CompoundVector<Value, Inner, MemorySpace>& v,
+                        const Kokkos::View<const double**, Kokkos::LayoutRight, MemorySpace>& reference) {
+  using vector_type = CompoundVector<Value, Inner, MemorySpace>;
+  COMPOUND_SPARSE_REQUIRE(reference.extent(0) == v.data.extent(0) &&
+                              reference.extent(1) == static_cast<std::size_t>(vector_type::components),
+                          "squared_distance: the vector has "
+                              << v.data.extent(0) << " values of " << vector_type::components
+                              << " components, the reference " << reference.extent(0) << " of " << reference.extent(1));
+  using execution_space = typename MemorySpace::execution_space;
+  const auto data = v.data;
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::squared_distance", Kokkos::RangePolicy<execution_space>(0, data.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i, double& partial) {
+        for (int c = 0; c < vector_type::components; ++c) {
+          const double d = static_cast<double>(data(i, c)) - reference(i, c);
+          partial += d * d;
+        }
+      },
+      sum);
+  return sum;
+}
+
 /// Wraps an existing View [value][component] without copying. The View must
 /// have the vector's exact type: scalar* [components] in the Kokkos layout of
 /// Inner (LayoutRight for Aos, LayoutLeft for Soa).

@@ -57,6 +57,18 @@ struct LayoutShape {
 };
 
 namespace impl {
+/// create_mirror_view without Kokkos' initialisation of a new host copy: the view
+/// itself where it lives in host memory already, else a new host view whose memory the
+/// caller writes (the spelling of the library call differs between Kokkos 3 and 4).
+template <class View>
+typename View::HostMirror uninitialized_host_mirror(const View& view) {
+  using mirror_type = typename View::HostMirror;
+  if constexpr (std::is_same<typename View::memory_space, typename mirror_type::memory_space>::value)
+    return view;
+  else
+    return mirror_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, view.label()), view.layout());
+}
+
 inline std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
 }
@@ -149,10 +161,9 @@ std::string layout_refusal(const HostCsr<Entry>& a) {
   return layout_refusal<Outer>(layout_shape<Outer>(a));
 }
 
-/// Device bytes of `Outer` for this matrix, with the accounting of memory_bytes().
+/// Device bytes of `Outer` with `shape` (layout_shape), with the accounting of memory_bytes().
 template <class Outer, class Entry>
-std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
-  const LayoutShape s = layout_shape<Outer>(a);
+std::uint64_t layout_memory_bytes(const LayoutShape& s) {
   // num_slots < 2^62 for any int-sized matrix; long double keeps the product exact enough to compare.
   const long double bytes =
       static_cast<long double>(s.offsets_size + s.lengths_size + s.column_bases.size()) * sizeof(int) +
@@ -160,6 +171,12 @@ std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
   return bytes >= static_cast<long double>(std::numeric_limits<std::uint64_t>::max())
              ? std::numeric_limits<std::uint64_t>::max()
              : static_cast<std::uint64_t>(bytes);
+}
+
+/// Device bytes of `Outer` for this matrix, with the accounting of memory_bytes().
+template <class Outer, class Entry>
+std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
+  return layout_memory_bytes<Outer, Entry>(layout_shape<Outer>(a));
 }
 
 /// Builds the device matrix in layout <Outer, Inner> from a host CSR matrix.
@@ -175,7 +192,7 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   using traits = component_traits<Entry>;
   validate(a);
   const LayoutShape shape = layout_shape<Outer>(a);
-  const std::uint64_t bytes = layout_memory_bytes<Outer>(a);
+  const std::uint64_t bytes = layout_memory_bytes<Outer, Entry>(shape);
   COMPOUND_SPARSE_REQUIRE_KIND(
       BudgetExceeded, bytes <= budget.max_bytes,
       Outer::name() << " layout of a " << a.num_rows << " x " << a.num_cols << " matrix with " << a.num_entries()
@@ -212,14 +229,22 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   m.column_bases = typename matrix_type::index_view(alloc("compound_sparse::column_bases"), shape.column_bases.size());
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), shape.num_slots);
 
-  auto offsets = Kokkos::create_mirror_view(m.offsets);
-  auto lengths = Kokkos::create_mirror_view(m.row_lengths);
-  auto cols = Kokkos::create_mirror_view(m.col_indices);
-  auto bases = Kokkos::create_mirror_view(m.column_bases);
-  auto vals = Kokkos::create_mirror_view(m.values);
-  // Padding: column 0 (the slice's base column) and a zero entry, so that no slot holds garbage.
-  Kokkos::deep_copy(cols, column_index_t<Outer>(0));
-  Kokkos::deep_copy(vals, scalar_type_t<Entry>(0));
+  // Every slot is written below (CSR) or zeroed first (padded layouts), so the host
+  // copies skip Kokkos' initialisation: at 60M non-zeros each pass over them is
+  // a second or more of a conversion.
+  const auto mirror = [](const auto& view) { return impl::uninitialized_host_mirror(view); };
+  auto offsets = mirror(m.offsets);
+  auto lengths = mirror(m.row_lengths);
+  auto cols = mirror(m.col_indices);
+  auto bases = mirror(m.column_bases);
+  auto vals = mirror(m.values);
+  if (shape.num_slots > static_cast<std::uint64_t>(a.num_entries())) {
+    // Padding: column 0 (the slice's base column) and a zero entry, so that no slot
+    // holds garbage. The host copies are contiguous: a plain fill of their memory.
+    static_assert(std::is_trivially_copyable<column_index_t<Outer>>::value, "column indices are plain integers");
+    std::fill(cols.data(), cols.data() + cols.span(), column_index_t<Outer>(0));
+    std::fill(vals.data(), vals.data() + vals.span(), scalar_type_t<Entry>(0));
+  }
 
   if constexpr (std::is_same<Outer, Csr>::value) {
     for (int r = 0; r <= a.num_rows; ++r) offsets(r) = a.row_offsets[r];

@@ -280,6 +280,18 @@ std::string time_or_reason(const json& results, const std::string& method, bool 
   return "n/a (not run)";
 }
 
+/// "read_and_reference 3.1, search 20.4, ..." from a matrix's host_phase_seconds.
+std::string phase_summary(const json& phases) {
+  std::string text;
+  for (const char* phase : {"read_and_reference", "search", "leaders", "cusparse", "kokkos_kernels", "heatmap"}) {
+    if (!phases.contains(phase)) continue;
+    char value[32];
+    std::snprintf(value, sizeof value, " %.1f", phases[phase].get<double>());
+    text += (text.empty() ? "" : ", ") + std::string(phase) + value;
+  }
+  return text;
+}
+
 /// A matrix's size: what the device-memory check needs.
 struct MatrixSize {
   double rows = 0, cols = 0, nonzeros = 0;
@@ -324,12 +336,22 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   const auto indexed = indexed_size(info);
   if (indexed) refusal = device_memory_refusal<Entry>(*indexed, o);
   if (!refusal.empty()) return {};
+  // Host seconds per phase, recorded with the results: at 50M+ non-zeros the host side
+  // (conversions, checks) takes far longer than the timed products, and this says where.
+  json phases = json::object();
+  auto phase_start = std::chrono::steady_clock::now();
+  const auto end_phase = [&](const char* phase) {
+    const auto now = std::chrono::steady_clock::now();
+    phases[phase] = std::chrono::duration<double>(now - phase_start).count();
+    phase_start = now;
+  };
   const auto host = compound_tools::read_zoo_matrix<Entry>(dir / info.at("file").get<std::string>());
   if (!indexed)
     refusal = device_memory_refusal<Entry>(
         MatrixSize{double(host.num_rows), double(host.num_cols), double(host.num_entries())}, o);
   if (!refusal.empty()) return {};
   const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed);  // x and reference, once
+  end_phase("read_and_reference");
   json out = {{"name", name},
               {"class", info.at("class")},
               {"structure", structure_of(info)},
@@ -358,6 +380,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     out["search_source"] = o.db.string();
   }
   for (const auto& m : found) out["search"].push_back(measurement_json("search", m));
+  end_phase("search");
 
   // Re-time the leaders with full settings: the five fastest in the default layouts and the
   // five fastest of all, in one call, so that a layout both use is converted once and a
@@ -390,6 +413,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     out["results"].back()["repeats"] = compound_sparse_bench::reproducibility_repeats;
     out["results"].back()["repeats_differing"] = repeats_differing(host, inputs.x, best_tuned->key());
   }
+  end_phase("leaders");
 
   // Baselines on the same x and reference as our check.
   const auto& [x, reference, tolerance] = inputs;
@@ -403,6 +427,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
                                  : json{{"variant", "none"}, {"error", best.error}};
   out["cusparse_forms"] = json::array();
   for (const auto& f : forms) out["cusparse_forms"].push_back(baseline_json(f));
+  end_phase("cusparse");
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
   out["results"].push_back(
       baseline_json(compound_sparse_bench::kokkos_kernels_baseline(host, x, reference, o.timing, rotation, tolerance)));
@@ -414,6 +439,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
                                 {"relative_error", 0},
                                 {"error", "Kokkos Kernels not found at configure time"}});
 #endif
+  end_phase("kokkos_kernels");
 
   // Heat map: every compiled launch-bounds pair for the tuned layout, kind and lanes.
   if (name == o.heatmap && best_tuned) {
@@ -433,7 +459,9 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
           {{"threads", cell.threads}, {"teams_per_sm", cell.teams_per_sm}, {"seconds", m.seconds}, {"ok", m.ok}});
     }
     out["heatmap"] = heat;
+    end_phase("heatmap");
   }
+  out["host_phase_seconds"] = phases;
   return out;
 }
 
@@ -527,11 +555,12 @@ int main(int argc, char** argv) {
         }
         // One summary line per matrix: the numbers a person scans for, and for a
         // method that did not run, why (never a time of 0).
-        std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s)\n", name.c_str(),
+        std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s: %s)\n", name.c_str(),
                      precision.c_str(), time_or_reason(m["results"], "ours_tuned").c_str(),
                      time_or_reason(m["results"], "ours_default").c_str(),
                      time_or_reason(m["results"], "cusparse", true).c_str(),
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                     phase_summary(m["host_phase_seconds"]).c_str());
         for (const auto& r : m["results"])
           if (r["method"] == "ours_tuned" && !r["ok"].get<bool>()) failed.push_back(name + " (" + precision + ")");
         report["matrices"].push_back(m);
