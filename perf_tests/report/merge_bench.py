@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Merge compound-bench runs of one build on one device into one bench.json, for a set of
+matrices too large for one process in one sitting (the xl set beside the tuning zoo: a
+device session's calls are limited to ten minutes each).
+
+    merge_bench.py OUT.json RUN [RUN ...]
+
+Each RUN is a bench.json (or .json.gz, or a directory holding one). The runs must agree on
+the source commit, the device (name, compute capability), the timing settings, the search,
+and the compiled entry classes and layouts: otherwise their ratios were not measured
+alike, and the merge stops with the reason (exit 2). A matrix and precision measured in
+two runs is refused too (which would be the result?).
+
+The merged file holds every run's matrices and skipped entries in the order given. Each
+matrix keeps its own ratios: ours and every baseline of it were timed in the same process.
+The copy and read bandwidths (the roofs the report's "% of copy" divides by) are the
+first run's; every run's, with its file and command, is listed under "merged_from", so the
+spread between processes is on record (the report's % of copy is one roof for all).
+"""
+import gzip
+import json
+import pathlib
+import sys
+
+# What must be the same in every run for their results to sit in one table.
+MUST_AGREE = ("commit", "search", "timing", "entry_classes", "outer_layouts")
+DEVICE_MUST_AGREE = ("name", "compute_capability", "backend")
+
+
+def fail(message):
+    print(f"merge_bench.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    path = pathlib.Path(path)
+    if path.is_dir():
+        candidates = [path / "bench.json", path / "bench.json.gz"]
+        found = [c for c in candidates if c.exists()]
+        if not found:
+            fail(f"{path}: no bench.json or bench.json.gz in this directory")
+        path = found[0]
+    try:
+        with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as f:
+            bench = json.load(f)
+    except (OSError, json.JSONDecodeError, EOFError) as e:
+        fail(f"cannot read {path}: {e}")
+    if not isinstance(bench, dict) or not isinstance(bench.get("matrices"), list):
+        fail(f"{path}: not a compound-bench result (no list 'matrices')")
+    return path, bench
+
+
+def merge(runs):
+    """runs: [(path, bench)] -> the merged bench dict."""
+    first_path, first = runs[0]
+    merged = {k: v for k, v in first.items() if k not in ("matrices", "skipped")}
+    merged["matrices"] = []
+    merged["skipped"] = []
+    merged["merged_from"] = []
+    seen = {}
+    for path, bench in runs:
+        for key in MUST_AGREE:
+            if bench.get(key) != first.get(key):
+                fail(f"{path}: '{key}' is {json.dumps(bench.get(key))}, but {first_path} has "
+                     f"{json.dumps(first.get(key))}: not measured alike")
+        device, first_device = bench.get("device", {}), first.get("device", {})
+        for key in DEVICE_MUST_AGREE:
+            if device.get(key) != first_device.get(key):
+                fail(f"{path}: device {key} '{device.get(key)}', but {first_path} has '{first_device.get(key)}'")
+        for m in bench["matrices"]:
+            pair = (m.get("name"), m.get("precision"))
+            if pair in seen:
+                fail(f"{path}: {pair[0]} ({pair[1]}) is also in {seen[pair]}: which result would count?")
+            seen[pair] = path
+            merged["matrices"].append(m)
+        merged["skipped"].extend(bench.get("skipped", []))
+        merged["merged_from"].append({
+            "file": str(path),
+            "command": bench.get("command"),
+            "date": bench.get("date"),
+            "copy_bandwidth_bytes_per_s": bench.get("copy_bandwidth_bytes_per_s"),
+            "read_bandwidth_bytes_per_s": bench.get("read_bandwidth_bytes_per_s"),
+            "matrices": len(bench["matrices"]),
+        })
+    return merged
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] in ("-h", "--help"):
+        print(__doc__.strip(), file=sys.stderr if len(argv) < 3 else sys.stdout)
+        sys.exit(0 if len(argv) >= 2 and argv[1] in ("-h", "--help") else 2)
+    out = pathlib.Path(argv[1])
+    merged = merge([load(p) for p in argv[2:]])
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with (gzip.open(out, "wt") if out.suffix == ".gz" else open(out, "w")) as f:
+        json.dump(merged, f, indent=1)
+        f.write("\n")
+    rates = [r["copy_bandwidth_bytes_per_s"] for r in merged["merged_from"] if r["copy_bandwidth_bytes_per_s"]]
+    spread = f", copy bandwidth {min(rates) / 1e9:.0f}-{max(rates) / 1e9:.0f} GB/s" if rates else ""
+    print(f"merge_bench.py: {len(merged['matrices'])} matrix runs from {len(merged['merged_from'])} files "
+          f"into {out}{spread}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
