@@ -5,6 +5,7 @@
 //   compound-bench --zoo DIR/index.json --out DIR [--precision float|double|both]
 //                  [--matrices a,b] [--search reduced|full] [--samples N] [--batch N]
 //                  [--heatmap NAME] [--db tuning/sm_90.json] [--timing auto|wall|queued]
+//                  [--variants NAME[,NAME...]]
 //
 // Per matrix and precision: every variant of the search is checked against the
 // double host reference and timed cheaply; the five fastest overall and the five
@@ -18,7 +19,9 @@
 // The zoo index's "structure" of each matrix (grid, mesh, irregular; "unknown" when the
 // index has none) is copied into its record. With --db the search is not repeated: the
 // measurements compound-tune stored for the matrix (same device, entry type, precision)
-// take its place, and only the leaders and the baselines are timed here. Effective
+// take its place, and only the leaders and the baselines are timed here; with --variants
+// only the named variants of ours are measured (Nsight Compute on a chosen variant of an
+// xl matrix, without a search). Effective
 // bandwidth uses compulsory bytes (matrix in CSR, x and y once) and is compared with a
 // device-to-device copy timed in the run.
 // --timing: every method (ours and the baselines) is timed the same way; auto (the
@@ -73,8 +76,9 @@ struct Options {
   cs::TimingOptions timing{5, 10, 50, cs::preferred_timing_mode()};
   cs::TimingOptions search_timing{2, 10, 5, cs::preferred_timing_mode()};  // compound-tune's search
   std::string heatmap;                                                     // matrix name
-  fs::path db;                    // tuning database whose measurements replace the search
-  std::size_t device_memory = 0;  // bytes a matrix may need on the device; 0: the device's own
+  fs::path db;                        // tuning database whose measurements replace the search
+  std::vector<std::string> variants;  // --variants: these of ours replace the search (profiling one variant)
+  std::size_t device_memory = 0;      // bytes a matrix may need on the device; 0: the device's own
   std::string command;
 };
 
@@ -86,7 +90,7 @@ struct Options {
   out << "usage: " << argv0
       << " --zoo DIR/index.json --out DIR [--precision float|double|both] [--matrices a,b]\n"
          "       [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n"
-         "       [--timing auto|wall|queued] [--device-memory BYTES]\n";
+         "       [--timing auto|wall|queued] [--device-memory BYTES] [--variants NAME[,NAME...]]\n";
   out.flush();
   std::exit(problem.empty() ? 0 : 2);
 }
@@ -115,6 +119,13 @@ Options parse(int argc, char** argv) {
       {"--batch", [&](const std::string& v) { o.timing.batch = integer_at_least(v, 1); }},
       {"--heatmap", [&](const std::string& v) { o.heatmap = v; }},
       {"--db", [&](const std::string& v) { o.db = v; }},
+      {"--variants",
+       [&](const std::string& v) {
+         for (const auto& name : compound_tools::split_list(v)) {
+           (void)cs::parse_variant_key(name);  // a malformed name stops the run here, before any work
+           o.variants.push_back(name);
+         }
+       }},
       {"--device-memory", [&](const std::string& v) { o.device_memory = compound_tools::non_negative_integer(v); }},
       {"--timing",
        [&](const std::string& v) { o.timing.mode = o.search_timing.mode = compound_tools::timing_mode(v); }}};
@@ -365,7 +376,17 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
 
   // Search: every variant checked and timed cheaply, or the tuner's stored search.
   std::vector<cs::Measurement> found;
-  if (!o.db.empty()) found = stored_search(o.db, name, cs::entry_type_name<Entry>(), precision);
+  if (!o.variants.empty()) {
+    std::vector<cs::VariantKey> keys;
+    for (const auto& v : o.variants) keys.push_back(cs::parse_variant_key(v));
+    cs::MeasureOptions given;
+    given.timing = o.search_timing;
+    given.drop_slower_than = 0;  // each was asked for
+    found = cs::measure_variants(host, inputs, keys, given);
+    out["search_source"] = "--variants";
+  } else if (!o.db.empty()) {
+    found = stored_search(o.db, name, cs::entry_type_name<Entry>(), precision);
+  }
   if (found.empty()) {
     auto keys = o.search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
     cs::MeasureOptions search;
@@ -376,7 +397,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
       progress.advance(1, label + key.name());
     });
     progress.finish(label + "searched");
-  } else {
+  } else if (o.variants.empty()) {
     out["search_source"] = o.db.string();
   }
   for (const auto& m : found) out["search"].push_back(measurement_json("search", m));

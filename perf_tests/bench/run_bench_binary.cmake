@@ -80,3 +80,36 @@ foreach(i RANGE ${last})
 endforeach()
 file(WRITE "${OUT}/zoo/index_without_sizes.json" "${index}")
 expect_every_matrix_refused("${OUT}/zoo/index_without_sizes.json" refused_read)
+
+# --variants: only the named variants of ours are measured, no search (profiling a chosen
+# variant of an xl matrix); the bench records where its search came from and the host
+# phases; a malformed name stops the run before any work (exit 2, with the reason).
+# The variant: the first run's tuned choice of its first matrix (compiled in any build).
+file(READ "${OUT}/bench/bench.json" bench)
+string(JSON chosen GET "${bench}" matrices 0 results 1 variant)
+execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/variants" --precision double
+                        --samples 2 --batch 1 --variants "${chosen}" RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "compound-bench --variants ${chosen} failed (${rc}): ${err}")
+endif()
+if(NOT err MATCHES "search [0-9.]+, leaders [0-9.]+, cusparse [0-9.]+, kokkos_kernels [0-9.]+")
+  message(FATAL_ERROR "no host phases on the bench's matrix lines: ${err}")
+endif()
+file(READ "${OUT}/variants/bench.json" bench)
+foreach(i 0 1)
+  string(JSON source GET "${bench}" matrices ${i} search_source)
+  string(JSON n_search LENGTH "${bench}" matrices ${i} search)
+  string(JSON tuned GET "${bench}" matrices ${i} results 1 variant)
+  string(JSON ok GET "${bench}" matrices ${i} results 1 ok)
+  string(JSON search_seconds GET "${bench}" matrices ${i} host_phase_seconds search)
+  if(NOT source STREQUAL "--variants" OR NOT n_search EQUAL 1 OR NOT tuned STREQUAL "${chosen}" OR NOT ok
+     OR NOT search_seconds GREATER_EQUAL 0)
+    message(FATAL_ERROR "matrix ${i} with --variants: search from '${source}', ${n_search} searched, tuned "
+                        "'${tuned}' ok=${ok}, search phase ${search_seconds} s; expected '--variants', 1, '${chosen}'")
+  endif()
+endforeach()
+execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/variants_bad" --variants "csr.aos.nonsense"
+                RESULT_VARIABLE rc ERROR_VARIABLE err)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "bad value 'csr.aos.nonsense' for --variants")
+  message(FATAL_ERROR "a malformed --variants name: exit ${rc}, expected 2 with the reason: ${err}")
+endif()
