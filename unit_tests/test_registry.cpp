@@ -276,6 +276,20 @@ TEST(Measure, DropDecisionIsFirstSampleOverFactorTimesFastestSoFar) {
   EXPECT_FALSE(cs::drop_after_first_sample(NAN, 1e-6, 3));  // no time: keep timing
 }
 
+// The drop at the check: only far beyond the bound (4 x factor) and 10 ms over the
+// fastest, so that a first launch's module load or a launch gap never drops a candidate.
+TEST(Measure, DropAtTheCheckNeedsFourTimesTheBoundAndTenMilliseconds) {
+  const double inf = std::numeric_limits<double>::infinity();
+  EXPECT_TRUE(cs::drop_after_check(0.05, 1e-3, 3));    // 50 ms against 1 ms
+  EXPECT_FALSE(cs::drop_after_check(0.011, 1e-3, 3));  // 11x, but only 10 ms over: kept
+  EXPECT_FALSE(cs::drop_after_check(0.005, 1e-4, 3));  // 50x, 4.9 ms over: kept
+  EXPECT_TRUE(cs::drop_after_check(0.2, 0.01, 3));     // 20x and 190 ms over
+  EXPECT_FALSE(cs::drop_after_check(0.11, 0.01, 3));   // 11x: under 4 x 3
+  EXPECT_FALSE(cs::drop_after_check(1e3, inf, 3));     // nothing measured yet
+  EXPECT_FALSE(cs::drop_after_check(1e3, 1e-3, 0));    // bound off
+  EXPECT_FALSE(cs::drop_after_check(NAN, 1e-3, 3));
+}
+
 TEST(Measure, CandidatesFarSlowerThanTheFastestKnownAreDroppedAfterOneBatch) {
   std::mt19937 rng(5);
   const auto host = compound_sparse_test::random_csr<C>(400, 400, 1, 9, -1, rng);

@@ -17,9 +17,12 @@
 //   `drop_slower_than` times the fastest median so far is not timed further; it is
 //   recorded ok and `dropped`, with that batch's time. Layouts are measured in the
 //   order they first appear in the keys, so a caller that puts a likely fast
-//   variant first (likely_fast_first) has a good "fastest so far" early.
+//   variant first (likely_fast_first) has a good "fastest so far" early. A
+//   candidate whose checked product alone took far longer (drop_after_check) is
+//   dropped there, with that product's wall-clock time, before any warm-up.
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -76,6 +79,22 @@ inline bool measure_bound_enabled(double factor) {
 inline bool drop_after_first_sample(double first_seconds, double best_so_far, double factor) {
   return measure_bound_enabled(factor) && std::isfinite(best_so_far) && best_so_far > 0 &&
          first_seconds > factor * best_so_far;
+}
+
+/// Slack of the drop at the check (drop_after_check) for what the check's wall-clock
+/// time holds besides the product: the launch, the fence and, on a kernel's first
+/// launch, loading its module (CUDA loads modules lazily: up to a few milliseconds).
+constexpr double check_drop_slack_seconds = 0.01;
+
+/// The early drop before any timing: whether a candidate whose checked product took
+/// `check_seconds` of wall-clock time is dropped without warm-up or timed batch. Only a
+/// candidate far beyond the bound (4 x factor x the fastest median so far, and 10 ms
+/// over it) is: on an xl matrix with hub rows of thousands of non-zeros, row-per-thread
+/// variants took 10-100 ms a product, and their 12 launches of warm-up and first batch
+/// made a 776-candidate search take over 20 minutes on the H200.
+inline bool drop_after_check(double check_seconds, double best_so_far, double factor) {
+  return drop_after_first_sample(check_seconds, best_so_far, 4 * factor) &&
+         check_seconds > best_so_far + check_drop_slack_seconds;
 }
 
 /// `keys` reordered so that the variants most like `likely` (one expected to be fast,
@@ -297,23 +316,34 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
       if (!device_ref) device_ref = device_reference<memory_space>(reference);
       const auto& check_y = check->second;
       check_y.fill(std::numeric_limits<scalar>::quiet_NaN());
+      Kokkos::fence();
+      const auto check_start = std::chrono::steady_clock::now();
       registry.spmv(key, one, matrices[0], x[0], zero, check_y);
+      Kokkos::fence();
+      const double check_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
       m.relative_error = relative_error(check_y, *device_ref);
       COMPOUND_SPARSE_REQUIRE(std::isfinite(m.relative_error) && m.relative_error <= tolerance,
                               "result differs from the reference: relative error " << m.relative_error);
-      // Early drop: after the first timed batch, stop a candidate far slower than the
-      // fastest so far (drop_after_first_sample).
-      const auto t = time_launches(
-          [&](int n) { registry.spmv(key, one, matrices[n % rotation], x[n % rotation], zero, y[n % rotation]); },
-          options.timing, Kokkos::DefaultExecutionSpace(),
-          [&](double first) { return drop_after_first_sample(first, best_so_far, options.drop_slower_than); });
-      m.seconds = t.median_seconds;
-      m.min_seconds = t.min_seconds;
-      m.max_seconds = t.max_seconds;
       m.rotation = rotation;
-      m.dropped = t.samples < options.timing.samples;
       m.ok = true;
-      if (!m.dropped) best_so_far = std::min(best_so_far, m.seconds);
+      if (drop_after_check(check_seconds, best_so_far, options.drop_slower_than)) {
+        // Dropped at the check: ok (it was checked), with the check's wall-clock time.
+        m.seconds = m.min_seconds = m.max_seconds = check_seconds;
+        m.dropped = true;
+      } else {
+        // Early drop: after the first timed batch, stop a candidate far slower than the
+        // fastest so far (drop_after_first_sample).
+        const auto t = time_launches(
+            [&](int n) { registry.spmv(key, one, matrices[n % rotation], x[n % rotation], zero, y[n % rotation]); },
+            options.timing, Kokkos::DefaultExecutionSpace(),
+            [&](double first) { return drop_after_first_sample(first, best_so_far, options.drop_slower_than); });
+        m.seconds = t.median_seconds;
+        m.min_seconds = t.min_seconds;
+        m.max_seconds = t.max_seconds;
+        m.dropped = t.samples < options.timing.samples;
+        if (!m.dropped) best_so_far = std::min(best_so_far, m.seconds);
+      }
     } catch (const std::exception& e) {  // Error, or a Kokkos allocation failure
       m.error = e.what();
       m.refused = m.refused && dynamic_cast<const BudgetExceeded*>(&e) != nullptr;
