@@ -3,13 +3,15 @@
 matrices too large for one process in one sitting (the xl set beside the tuning zoo: a
 device session's calls are limited to ten minutes each).
 
-    merge_bench.py OUT.json RUN [RUN ...]
+    merge_bench.py OUT.json RUN [RUN ...] [--allow-commits A,B]
 
 Each RUN is a bench.json (or .json.gz, or a directory holding one). The runs must agree on
 the source commit, the device (name, compute capability), the timing settings, the search,
 and the compiled entry classes and layouts: otherwise their ratios were not measured
 alike, and the merge stops with the reason (exit 2). A matrix and precision measured in
-two runs is refused too (which would be the result?).
+two runs is refused too (which would be the result?). --allow-commits accepts runs of the
+listed commits, for a change that does not touch what is timed (say, how the search drops
+slow candidates); the merged "commit" then names them all, joined by "+".
 
 The merged file holds every run's matrices and skipped entries in the order given. Each
 matrix keeps its own ratios: ours and every baseline of it were timed in the same process.
@@ -23,7 +25,7 @@ import pathlib
 import sys
 
 # What must be the same in every run for their results to sit in one table.
-MUST_AGREE = ("commit", "search", "timing", "entry_classes", "outer_layouts")
+MUST_AGREE = ("search", "timing", "entry_classes", "outer_layouts")
 DEVICE_MUST_AGREE = ("name", "compute_capability", "backend")
 
 
@@ -50,15 +52,26 @@ def load(path):
     return path, bench
 
 
-def merge(runs):
-    """runs: [(path, bench)] -> the merged bench dict."""
+def merge(runs, allowed_commits=()):
+    """runs: [(path, bench)] -> the merged bench dict; allowed_commits: commits that may differ."""
     first_path, first = runs[0]
     merged = {k: v for k, v in first.items() if k not in ("matrices", "skipped")}
     merged["matrices"] = []
     merged["skipped"] = []
     merged["merged_from"] = []
     seen = {}
+    commits = []
     for path, bench in runs:
+        commit = bench.get("commit")
+        if allowed_commits:
+            if commit not in allowed_commits:
+                fail(f"{path}: commit '{commit}' is not one of --allow-commits {','.join(allowed_commits)}")
+        elif commit != first.get("commit"):
+            fail(f"{path}: 'commit' is {json.dumps(commit)}, but {first_path} has "
+                 f"{json.dumps(first.get('commit'))}: not measured alike (--allow-commits if the change is not "
+                 "in what is timed)")
+        if commit not in commits:
+            commits.append(commit)
         for key in MUST_AGREE:
             if bench.get(key) != first.get(key):
                 fail(f"{path}: '{key}' is {json.dumps(bench.get(key))}, but {first_path} has "
@@ -76,21 +89,30 @@ def merge(runs):
         merged["skipped"].extend(bench.get("skipped", []))
         merged["merged_from"].append({
             "file": str(path),
+            "commit": commit,
             "command": bench.get("command"),
             "date": bench.get("date"),
             "copy_bandwidth_bytes_per_s": bench.get("copy_bandwidth_bytes_per_s"),
             "read_bandwidth_bytes_per_s": bench.get("read_bandwidth_bytes_per_s"),
             "matrices": len(bench["matrices"]),
         })
+    merged["commit"] = "+".join(str(c) for c in commits)
     return merged
 
 
 def main(argv):
+    allowed = ()
+    if "--allow-commits" in argv:
+        i = argv.index("--allow-commits")
+        if i + 1 >= len(argv):
+            fail("--allow-commits needs a list of commits")
+        allowed = tuple(c for c in argv[i + 1].split(",") if c)
+        argv = argv[:i] + argv[i + 2:]
     if len(argv) < 3 or argv[1] in ("-h", "--help"):
         print(__doc__.strip(), file=sys.stderr if len(argv) < 3 else sys.stdout)
         sys.exit(0 if len(argv) >= 2 and argv[1] in ("-h", "--help") else 2)
     out = pathlib.Path(argv[1])
-    merged = merge([load(p) for p in argv[2:]])
+    merged = merge([load(p) for p in argv[2:]], allowed)
     out.parent.mkdir(parents=True, exist_ok=True)
     with (gzip.open(out, "wt") if out.suffix == ".gz" else open(out, "w")) as f:
         json.dump(merged, f, indent=1)

@@ -54,6 +54,12 @@ def main():
         # Not measured alike: another commit, another device, other timing.
         (tmp / "c.json").write_text(json.dumps(run_bench(["c"], commit="def")))
         expect_refused(merge(tmp / "x.json", tmp / "a.json", tmp / "c.json"), ["'commit'", "not measured alike"])
+        # ... unless both commits are allowed; then the merged commit names both.
+        result = merge(tmp / "ac.json", tmp / "a.json", tmp / "c.json", "--allow-commits", "abc,def")
+        assert result.returncode == 0, result.stderr
+        assert json.loads((tmp / "ac.json").read_text())["commit"] == "abc+def"
+        expect_refused(merge(tmp / "x.json", tmp / "a.json", tmp / "c.json", "--allow-commits", "abc"),
+                       ["commit 'def' is not one of --allow-commits abc"])
         (tmp / "d.json").write_text(json.dumps(run_bench(["d"], device="Other GPU")))
         expect_refused(merge(tmp / "x.json", tmp / "a.json", tmp / "d.json"), ["device name", "Other GPU"])
         other = run_bench(["e"])
