@@ -76,9 +76,9 @@ struct Options {
   cs::TimingOptions timing{5, 10, 50, cs::preferred_timing_mode()};
   cs::TimingOptions search_timing{2, 10, 5, cs::preferred_timing_mode()};  // compound-tune's search
   std::string heatmap;                                                     // matrix name
-  fs::path db;                        // tuning database whose measurements replace the search
-  std::vector<std::string> variants;  // --variants: these of ours replace the search (profiling one variant)
-  std::size_t device_memory = 0;      // bytes a matrix may need on the device; 0: the device's own
+  fs::path db;                           // tuning database whose measurements replace the search
+  std::vector<cs::VariantKey> variants;  // --variants: these of ours replace the search (profiling one variant)
+  std::size_t device_memory = 0;         // bytes a matrix may need on the device; 0: the device's own
   std::string command;
 };
 
@@ -121,10 +121,8 @@ Options parse(int argc, char** argv) {
       {"--db", [&](const std::string& v) { o.db = v; }},
       {"--variants",
        [&](const std::string& v) {
-         for (const auto& name : compound_tools::split_list(v)) {
-           (void)cs::parse_variant_key(name);  // a malformed name stops the run here, before any work
-           o.variants.push_back(name);
-         }
+         // A malformed name stops the run here, before any work.
+         for (const auto& name : compound_tools::split_list(v)) o.variants.push_back(cs::parse_variant_key(name));
        }},
       {"--device-memory", [&](const std::string& v) { o.device_memory = compound_tools::non_negative_integer(v); }},
       {"--timing",
@@ -377,12 +375,10 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   // Search: every variant checked and timed cheaply, or the tuner's stored search.
   std::vector<cs::Measurement> found;
   if (!o.variants.empty()) {
-    std::vector<cs::VariantKey> keys;
-    for (const auto& v : o.variants) keys.push_back(cs::parse_variant_key(v));
     cs::MeasureOptions given;
     given.timing = o.search_timing;
     given.drop_slower_than = 0;  // each was asked for
-    found = cs::measure_variants(host, inputs, keys, given);
+    found = cs::measure_variants(host, inputs, o.variants, given);
     out["search_source"] = "--variants";
   } else if (!o.db.empty()) {
     found = stored_search(o.db, name, cs::entry_type_name<Entry>(), precision);

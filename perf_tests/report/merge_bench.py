@@ -108,9 +108,10 @@ def main(argv):
             fail("--allow-commits needs a list of commits")
         allowed = tuple(c for c in argv[i + 1].split(",") if c)
         argv = argv[:i] + argv[i + 2:]
-    if len(argv) < 3 or argv[1] in ("-h", "--help"):
-        print(__doc__.strip(), file=sys.stderr if len(argv) < 3 else sys.stdout)
-        sys.exit(0 if len(argv) >= 2 and argv[1] in ("-h", "--help") else 2)
+    asked = len(argv) >= 2 and argv[1] in ("-h", "--help")
+    if asked or len(argv) < 3:
+        print(__doc__.strip(), file=sys.stdout if asked else sys.stderr)
+        sys.exit(0 if asked else 2)
     out = pathlib.Path(argv[1])
     merged = merge([load(p) for p in argv[2:]], allowed)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -79,7 +79,8 @@ def main():
         assert not (tmp / "x.json").exists()
         # Usage: too few arguments is exit 2, --help exit 0.
         assert subprocess.run([sys.executable, str(MERGE)], capture_output=True).returncode == 2
-        assert subprocess.run([sys.executable, str(MERGE), "--help"], capture_output=True).returncode == 0
+        helped = subprocess.run([sys.executable, str(MERGE), "--help"], capture_output=True, text=True)
+        assert helped.returncode == 0 and "merge_bench.py OUT.json" in helped.stdout, helped
     print("test_merge_bench.py: ok")
 
 
