@@ -4,8 +4,9 @@ device: does a rerun reproduce the first run within noise?
 
     compare_runs.py RUN_A RUN_B [--db-a DB] [--db-b DB] [--out FILE.md] [--noise 0.05]
 
-RUN_A and RUN_B are pipeline output directories (bench.json, tuning/<key>.json); a
-database may also be given directly (--db-a, --db-b), and may be gzip-compressed.
+RUN_A and RUN_B are pipeline output directories (bench.json or bench.json.gz,
+tuning/<key>.json); a database may also be given directly (--db-a, --db-b), and may be
+gzip-compressed.
 Two comparisons, both written as one Markdown page (stdout, or --out):
 
 1. compound-bench: for every matrix, precision and method (ours tuned / default,
@@ -35,6 +36,12 @@ def load_json(path):
             return json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         sys.exit(f"compare_runs.py: cannot read {path}: {e}")
+
+
+def find_bench(run):
+    """RUN/bench.json, or RUN/bench.json.gz (a committed run, compressed)."""
+    found = [p for p in (pathlib.Path(run) / "bench.json", pathlib.Path(run) / "bench.json.gz") if p.exists()]
+    return found[0] if found else None
 
 
 def find_database(run):
@@ -134,9 +141,8 @@ def main():
     if not 0 < args.noise < 1:
         parser.error("--noise must be between 0 and 1")
     out = [f"# Run-to-run comparison\n", f"A: `{args.run_a}`  \nB: `{args.run_b}`\n"]
-    bench_a = pathlib.Path(args.run_a) / "bench.json"
-    bench_b = pathlib.Path(args.run_b) / "bench.json"
-    if bench_a.exists() and bench_b.exists():
+    bench_a, bench_b = find_bench(args.run_a), find_bench(args.run_b)
+    if bench_a and bench_b:
         a, b = load_json(bench_a), load_json(bench_b)
         if a["device"].get("name") != b["device"].get("name"):
             out.append(f"**Different devices:** {a['device'].get('name')} and {b['device'].get('name')}\n")

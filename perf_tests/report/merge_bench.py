@@ -13,6 +13,9 @@ two runs is refused too (which would be the result?). --allow-commits accepts ru
 listed commits, for a change that does not touch what is timed (say, how the search drops
 slow candidates); the merged "commit" then names them all, joined by "+".
 
+A RUN may itself be a merged file (a pair added later to a merged run): each of its
+commits must then be allowed, and its "merged_from" entries are carried over.
+
 The merged file holds every run's matrices and skipped entries in the order given. Each
 matrix keeps its own ratios: ours and every baseline of it were timed in the same process.
 The copy and read bandwidths (the roofs the report's "% of copy" divides by) are the
@@ -63,15 +66,17 @@ def merge(runs, allowed_commits=()):
     commits = []
     for path, bench in runs:
         commit = bench.get("commit")
+        # A merged file names its runs' commits joined by "+": each must be allowed.
+        parts = str(commit).split("+") if "merged_from" in bench else [commit]
         if allowed_commits:
-            if commit not in allowed_commits:
-                fail(f"{path}: commit '{commit}' is not one of --allow-commits {','.join(allowed_commits)}")
+            for part in parts:
+                if part not in allowed_commits:
+                    fail(f"{path}: commit '{part}' is not one of --allow-commits {','.join(allowed_commits)}")
         elif commit != first.get("commit"):
             fail(f"{path}: 'commit' is {json.dumps(commit)}, but {first_path} has "
                  f"{json.dumps(first.get('commit'))}: not measured alike (--allow-commits if the change is not "
                  "in what is timed)")
-        if commit not in commits:
-            commits.append(commit)
+        commits.extend(part for part in parts if part not in commits)
         for key in MUST_AGREE:
             if bench.get(key) != first.get(key):
                 fail(f"{path}: '{key}' is {json.dumps(bench.get(key))}, but {first_path} has "
@@ -87,6 +92,10 @@ def merge(runs, allowed_commits=()):
             seen[pair] = path
             merged["matrices"].append(m)
         merged["skipped"].extend(bench.get("skipped", []))
+        if "merged_from" in bench:
+            # Merged before: keep the provenance of each process it came from.
+            merged["merged_from"].extend(bench["merged_from"])
+            continue
         merged["merged_from"].append({
             "file": str(path),
             "commit": commit,

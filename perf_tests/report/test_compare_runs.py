@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Tests compare_runs.py on two synthetic pipeline runs: one bench result 10% slower,
 one database record whose best differs within noise and one where it does not, and the
-cuSPARSE forms: each compared on its own, a form in one run only listed as such."""
+cuSPARSE forms: each compared on its own, a form in one run only listed as such; and a
+bench.json.gz read like a bench.json."""
+import gzip
 import json
 import pathlib
 import subprocess
@@ -58,6 +60,14 @@ def main():
         ]
         for c in checks:
             assert c in out, f"missing: {c}\n---\n{out}"
+        # A committed run keeps its bench compressed: the same comparison from bench.json.gz.
+        bench_b = tmp / "b" / "bench.json"
+        with gzip.open(tmp / "b" / "bench.json.gz", "wt") as f:
+            f.write(bench_b.read_text())
+        bench_b.unlink()
+        gz = subprocess.run([sys.executable, str(HERE / "compare_runs.py"), str(tmp / "a"), str(tmp / "b")],
+                            check=True, capture_output=True, text=True).stdout
+        assert "| m1 | double | cusparse | 20.00 | 22.00 | 1.100 ** |" in gz, gz
         bad = subprocess.run([sys.executable, str(HERE / "compare_runs.py"), str(tmp / "a"), str(tmp / "b"),
                               "--noise", "2"], capture_output=True, text=True)
         assert bad.returncode == 2 and "--noise" in bad.stderr, bad.stderr

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests merge_bench.py: two runs of one build merge into one file that make_report.py reads
-(a .json.gz and a directory as inputs), and runs that were not measured alike, a matrix
-measured twice and unreadable input are refused with the reason and exit status 2."""
+(a .json.gz and a directory as inputs, and a merged file merged again), and runs that were
+not measured alike, a matrix measured twice and unreadable input are refused with the reason
+and exit status 2."""
 import gzip
 import json
 import pathlib
@@ -60,6 +61,16 @@ def main():
         assert json.loads((tmp / "ac.json").read_text())["commit"] == "abc+def"
         expect_refused(merge(tmp / "x.json", tmp / "a.json", tmp / "c.json", "--allow-commits", "abc"),
                        ["commit 'def' is not one of --allow-commits abc"])
+        # A merged file as a run: each of its commits must be allowed, its provenance is kept.
+        (tmp / "g2.json").write_text(json.dumps(run_bench(["g2"], commit="ghi", copy=4.2e12)))
+        result = merge(tmp / "acg.json", tmp / "ac.json", tmp / "g2.json", "--allow-commits", "abc,def,ghi")
+        assert result.returncode == 0, result.stderr
+        acg = json.loads((tmp / "acg.json").read_text())
+        assert acg["commit"] == "abc+def+ghi" and [m["name"] for m in acg["matrices"]] == ["m1", "m2", "c", "g2"]
+        assert [r["commit"] for r in acg["merged_from"]] == ["abc", "def", "ghi"]
+        assert acg["merged_from"][0]["file"].endswith("a.json") and acg["copy_bandwidth_bytes_per_s"] == 4.0e12
+        expect_refused(merge(tmp / "x.json", tmp / "ac.json", tmp / "g2.json", "--allow-commits", "abc,ghi"),
+                       ["commit 'def' is not one of --allow-commits abc,ghi"])
         (tmp / "d.json").write_text(json.dumps(run_bench(["d"], device="Other GPU")))
         expect_refused(merge(tmp / "x.json", tmp / "a.json", tmp / "d.json"), ["device name", "Other GPU"])
         other = run_bench(["e"])

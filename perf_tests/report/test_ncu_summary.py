@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Tests ncu_summary.py on a synthetic Nsight Compute CSV (the shape of `ncu --import R
 --csv --page raw --print-units base`): labels, grouping, medians and the ratio to the
-compulsory bytes of a bench.json."""
+compulsory bytes and copy bandwidth of a bench.json; ours launched directly (the segmented
+sum's kernels) and a compressed CSV."""
+import gzip
 import json
 import pathlib
 import subprocess
@@ -34,16 +36,35 @@ def main():
                  row(4, OURS.replace("SlicedEll<16>", "SlicedEll<32, 16>").replace("<2,", "<0,"), 7000000, 9000),
                  row(5, "void cusparse::(anonymous namespace)::sell_kernel<float>(int)", 7000000, 8000)]
         (tmp / "m-x-double.csv").write_text("\n".join(lines) + "\n")
-        bench = {"matrices": [{"name": "m-x", "precision": "double", "compulsory_bytes": 5e6},
-                              {"name": "m-x", "precision": "float", "compulsory_bytes": 1e9}]}
+        # Ours launched directly (segmented sum), as ncu's CSV names it (namespaces dropped),
+        # and the bench's bandwidth probe; compressed.
+        tiles = "void impl::segmented_sum_tiles<impl::SegmentedSumFunctor<Block<double, 3>, Aos, Aos, Aos, CudaSpace, 1>, 256, 4>(T1)"
+        fixup = "void impl::segmented_sum_fixup<impl::SegmentedSumFixup<Block<double, 3>, Aos, CudaSpace>>(T1)"
+        probe = ("void Impl::cuda_parallel_launch_local_memory<Impl::ParallelReduce<Impl::CudaFunctorAdapter<<unnamed>::"
+                 "read_bandwidth(const TimingOptions &)::[lambda(int) (instance 1)]>>>(T1)")
+        seg = ["==PROF== a message", ",".join(HEADER), ",".join('""' for _ in HEADER), row(0, probe, 999000000, 1000),
+               row(1, tiles, 1999000000, 1000000), row(2, fixup, 1000000, 100000)]
+        with gzip.open(tmp / "rigid-double.csv.gz", "wt") as f:
+            f.write("\n".join(seg) + "\n")
+        bench = {"copy_bandwidth_bytes_per_s": 4e12,
+                 "matrices": [{"name": "m-x", "precision": "double", "compulsory_bytes": 5e6},
+                              {"name": "m-x", "precision": "float", "compulsory_bytes": 1e9},
+                              {"name": "rigid", "precision": "double", "compulsory_bytes": 1e9}]}
         (tmp / "bench.json").write_text(json.dumps(bench))
         out = subprocess.run([sys.executable, str(HERE / "ncu_summary.py"), str(tmp), str(tmp / "bench.json")],
                              check=True, capture_output=True, text=True).stdout
-        checks = ["## m-x-double", "Compulsory bytes: 5.0 MB",
-                  # three launches grouped; median 20 us; (9 + 1) MB / 5 MB = 2.00; 800 / 100 sectors
+        checks = ["## m-x-double", "Compulsory bytes: 5.0 MB; copy bandwidth 4000 GB/s",
+                  # three launches grouped; median 20 us; (9 + 1) MB / 5 MB = 2.00; 10 MB in 20 us = 500 GB/s,
+                  # 0.12 of 4 TB/s; 800 / 100 sectors
                   "| ours dynamic_warp slicedell<16>.soa.aos.aos | (528, 1, 1) × (256, 1, 1) | 3 | 20.00 | 10.0 | 2.00 |"
-                  " 50.0 | 45.0 | 8.00 | 25.0 | 40 |",
-                  "| cusparse bsrmv_W2orW4_core | (528, 1, 1) × (256, 1, 1) | 1 | 50.00 | 31.0 | 6.20 |",
+                  " 500 (0.12) | 50.0 | 45.0 | 8.00 | 25.0 | 40 |",
+                  "| cusparse bsrmv_W2orW4_core | (528, 1, 1) × (256, 1, 1) | 1 | 50.00 | 31.0 | 6.20 | 620 (0.15) |",
+                  # the segmented sum's two kernels with their tile shape and entry; 2000 MB in 1 ms = 0.50 of copy
+                  "## rigid-double",
+                  "| ours segmented_sum_tiles t256.b4 Block<double,3> | (528, 1, 1) × (256, 1, 1) | 1 | 1000.00 | 2000.0 |"
+                  " 2.00 | 2000 (0.50) |",
+                  "| ours segmented_sum_fixup Block<double,3> | (528, 1, 1) × (256, 1, 1) | 1 | 100.00 | 2.0 |",
+                  "| bench bandwidth probe | (528, 1, 1) × (256, 1, 1) | 1 | 1.00 |",
                   # 16-bit columns keep their column width in the label; cuSPARSE's anonymous namespace is dropped
                   "| ours static slicedell<32,16>.soa.aos.aos | (528, 1, 1) × (256, 1, 1) | 1 | 9.00 |",
                   "| cusparse cusparse::sell_kernel | (528, 1, 1) × (256, 1, 1) | 1 | 8.00 |"]
