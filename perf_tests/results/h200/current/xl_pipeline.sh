@@ -137,8 +137,9 @@ ncu_pair() {  # ncu_pair MATRIX PRECISION: the run's tuned variant, one timed la
   metrics+=,lts__t_sector_hit_rate.pct,launch__registers_per_thread,launch__grid_size,launch__block_size
   metrics+=,sm__throughput.avg.pct_of_peak_sustained_elapsed,smsp__warp_issue_stalled_long_scoreboard_per_warp_active.pct
   metrics+=,smsp__warp_issue_stalled_lg_throttle_per_warp_active.pct,smsp__warp_issue_stalled_barrier_per_warp_active.pct
-  local kernels='regex:row_kernel|segmented|SpmvFunctor|SPMV|[Ss]pmv|csrmv|bsrmv|bsr_|csr_|ELL|[Ss]ell|ell_'
-  timeout 300 ncu --clock-control none --metrics "$metrics" --kernel-name-base demangled -k "$kernels" -o "$out/$m-$p" -f \
+  # NCU_KERNELS, NCU_COUNT: which kernels, and how many launches of them (default: ours and the baselines', all).
+  local kernels=${NCU_KERNELS:-'regex:row_kernel|segmented|SpmvFunctor|SPMV|[Ss]pmv|csrmv|bsrmv|bsr_|csr_|ELL|[Ss]ell|ell_'}
+  timeout 300 ncu --clock-control none --metrics "$metrics" --kernel-name-base demangled -k "$kernels" ${NCU_COUNT:+-c $NCU_COUNT} -o "$out/$m-$p" -f \
     $bench --zoo /tmp/xl_$m/index.json --out "$out/bench-$m-$p" --precision $p --variants "$variant" \
     --samples 1 --batch 1 --timing wall > "$out/$m-$p.log" 2>&1 || { tail -5 "$out/$m-$p.log"; return 1; }
   ncu --import "$out/$m-$p.ncu-rep" --csv --page raw --print-units base > "$out/$m-$p.csv" 2>> "$out/$m-$p.log"
@@ -166,6 +167,7 @@ for s in $steps; do
       ;;
     rerun)
       for pair in "${pairs[@]}"; do
+        [ -e "$root/.carry/prof/rerun1/${pair/:/-}/bench.json" ] && continue  # rerun on an earlier machine
         step "rerun-${pair/:/-}" rerun_pair "$R/rerun/${pair/:/-}" "${pair%%:*}" "${pair##*:}"
       done
       ;;
