@@ -1,9 +1,11 @@
 // The segmented-sum schedule's pieces: the bitmap and lists made with the matrix,
 // against a walk of the offsets; rows that end exactly at tile ends; rows spanning
-// many tiles; and its refusals.
+// many tiles, and long rows summed in several chunks; and its refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <compound_sparse.hpp>
+#include <cstring>
 #include <vector>
 
 #include "spmv_test_suite.hpp"
@@ -25,6 +27,34 @@ cs::HostCsr<C> equal_rows(int rows, int cols, int length, std::mt19937& rng) {
   return random_csr<C>(rows, cols, length, length, -1, rng);
 }
 
+/// A matrix with rows of the given lengths (columns increasing from a random start, values random).
+template <class Entry = C>
+cs::HostCsr<Entry> rows_of_lengths(const std::vector<int>& lengths, int cols, std::mt19937& rng) {
+  cs::HostCsr<Entry> a;
+  a.num_rows = static_cast<int>(lengths.size());
+  a.num_cols = cols;
+  const auto values = random_vector<Entry>(static_cast<int>(*std::max_element(lengths.begin(), lengths.end())), rng);
+  for (int length : lengths) {
+    const int start = std::uniform_int_distribution<int>(0, cols - length)(rng);
+    for (int k = 0; k < length; ++k) {
+      a.col_indices.push_back(start + k);
+      a.values.push_back(values[k]);
+    }
+    a.row_offsets.push_back(static_cast<int>(a.col_indices.size()));
+  }
+  return a;
+}
+
+/// Row lengths around the chunk size of long rows (a chunk: segmented_chunk_slots tiles'
+/// slots): rows of one chunk exactly when they start at a tile, of one slot more, of several
+/// chunks with a short last one, with short and empty rows between them.
+std::vector<int> chunked_row_lengths() {
+  const int tile = cs::impl::segmented_tile_entries, chunk = cs::impl::segmented_chunk_slots * tile;
+  // The first row starts at a tile: chunk - 1 slots' worth of non-zeros (one chunk), then a
+  // row of exactly `chunk` non-zeros that starts mid-tile (chunk + 1 slots: two chunks).
+  return {chunk - tile, 5, 0, chunk, 3, 3 * chunk + 7 * tile + 11, 0, 17 * tile + 1, 1, chunk + tile, 2};
+}
+
 }  // namespace
 
 TEST(SegmentedSum, StateMatchesAWalkOfTheOffsets) {
@@ -34,7 +64,8 @@ TEST(SegmentedSum, StateMatchesAWalkOfTheOffsets) {
       {"a row of 5000", random_csr<C>(61, 5000, 0, 2, 29, rng)},
       {"rows of 64", equal_rows(40, 100, cs::impl::segmented_tile_entries, rng)},
       {"no entries", random_csr<C>(40, 40, 0, 0, -1, rng)},
-      {"power law", power_law_csr<C>(3001, 3001, rng)}};
+      {"power law", power_law_csr<C>(3001, 3001, rng)},
+      {"rows of several chunks", rows_of_lengths(chunked_row_lengths(), 70000, rng)}};
   for (const auto& [name, host] : matrices) {
     const auto a = cs::to_device<cs::Csr, cs::Aos>(host);
     const auto& s = a.segmented;
@@ -76,6 +107,26 @@ TEST(SegmentedSum, StateMatchesAWalkOfTheOffsets) {
     EXPECT_EQ(s.short_splits, static_cast<int>(short_splits.size())) << name;
     EXPECT_EQ(s.long_splits, static_cast<int>(long_splits.size())) << name;
     EXPECT_EQ(s.partials.extent(0), 2 * static_cast<std::size_t>(s.tiles)) << name;
+    // Each long split row's slots in chunks of segmented_chunk_slots, in order.
+    std::vector<int> chunk_split, chunk_first, chunk_begin, chunked;
+    for (std::size_t j = 0; j < long_splits.size(); ++j) {
+      const int r = long_splits[j];
+      const int slots = (host.row_offsets[r + 1] - 1) / tile - host.row_offsets[r] / tile + 1;
+      chunk_begin.push_back(static_cast<int>(chunk_split.size()));
+      for (int q = 0; q < slots; q += cs::impl::segmented_chunk_slots) {
+        chunk_split.push_back(static_cast<int>(j));
+        chunk_first.push_back(q);
+      }
+      if (slots > cs::impl::segmented_chunk_slots) chunked.push_back(static_cast<int>(j));
+    }
+    chunk_begin.push_back(static_cast<int>(chunk_split.size()));
+    EXPECT_EQ(host_copy(s.chunk_split), chunk_split) << name;
+    EXPECT_EQ(host_copy(s.chunk_first), chunk_first) << name;
+    EXPECT_EQ(host_copy(s.chunk_begin), chunk_begin) << name;
+    EXPECT_EQ(host_copy(s.chunked_splits), chunked) << name;
+    EXPECT_EQ(s.chunks, static_cast<int>(chunk_split.size())) << name;
+    EXPECT_EQ(s.chunked_count, static_cast<int>(chunked.size())) << name;
+    EXPECT_EQ(s.chunk_sums.extent(0), chunked.empty() ? 0 : chunk_split.size()) << name;
   }
   // "a row of 5000" spans 78 tiles: the long path.
   const auto a = cs::to_device<cs::Csr, cs::Aos>(random_csr<C>(61, 5000, 0, 2, 29, rng));
@@ -99,6 +150,43 @@ TEST(SegmentedSum, RowsAtTileEdgesMatchTheReference) {
     cs::spmv(cs::Schedule<cs::ScheduleKind::SegmentedSum, 128, 4>{}, alpha, a, x, beta, y);
     expect_matches_reference<C>("rows of " + std::to_string(length), alpha, host, x_host, beta, y0, cs::to_host(y));
   }
+}
+
+// Long rows cut into chunks (pass 2) whose sums pass 3 adds: rows of one chunk, of two, of
+// four with a short last one, between short and empty rows; every entry class, both beta
+// paths, and the same bits on a second call.
+template <class Entry>
+void check_chunked_rows(unsigned seed) {
+  std::mt19937 rng(seed);
+  const auto host = rows_of_lengths<Entry>(chunked_row_lengths(), 70000, rng);
+  const auto a = cs::to_device<cs::Csr, cs::Aos>(host);
+  ASSERT_GT(a.segmented.chunked_count, 1);
+  ASSERT_GT(a.segmented.chunks, a.segmented.long_splits + 3);
+  using V = cs::vector_type_t<Entry>;
+  const auto x_host = random_vector<V>(host.num_cols, rng);
+  const auto x = cs::to_device<cs::Aos>(x_host);
+  const cs::Schedule<cs::ScheduleKind::SegmentedSum, 256, 4> schedule;
+  for (const auto& [alpha, beta] : coefficient_pairs<cs::coefficient_type_t<Entry>>()) {
+    auto y0 = random_vector<V>(host.num_rows, rng);
+    if (l1(beta) == 0)
+      for (auto& v : y0) v = nan_value<V>();  // y is not read
+    const auto y = cs::to_device<cs::Aos>(y0);
+    cs::spmv(schedule, alpha, a, x, beta, y);
+    const auto first = cs::to_host(y);
+    expect_matches_reference<Entry>("chunked rows", alpha, host, x_host, beta, y0, first);
+    if (l1(beta) == 0) {
+      cs::spmv(schedule, alpha, a, x, beta, y);
+      const auto second = cs::to_host(y);
+      EXPECT_EQ(std::memcmp(first.data(), second.data(), first.size() * sizeof(V)), 0)
+          << "another sum on a second call";
+    }
+  }
+}
+
+TEST(SegmentedSum, RowsOfSeveralChunksMatchTheReference) {
+  check_chunked_rows<C>(21);
+  check_chunked_rows<cs::Quaternion<float>>(22);
+  check_chunked_rows<cs::Block<double, 3>>(23);
 }
 
 TEST(SegmentedSum, RefusesLanesAndOtherLayouts) {

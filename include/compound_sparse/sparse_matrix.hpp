@@ -43,8 +43,9 @@ struct MergePathState {
 /// a row (bit num_entries set too), the count of such non-zeros before each
 /// tile, the rows without non-zeros and, only where there are any, the others
 /// in order; the rows that span tiles (those spanning at most
-/// impl::segmented_long_span further tiles first); and two partial-sum slots per
-/// tile.
+/// impl::segmented_long_span further tiles first); two partial-sum slots per
+/// tile; and the long split rows' slots cut into chunks of
+/// impl::segmented_chunk_slots, summed apart and then added per row.
 template <class Entry, class MemorySpace>
 struct SegmentedSumState {
   Kokkos::View<unsigned*, MemorySpace> heads;
@@ -53,10 +54,21 @@ struct SegmentedSumState {
   Kokkos::View<int*, MemorySpace> nonempty_rows;
   Kokkos::View<int*, MemorySpace> split_rows;
   Kokkos::View<vector_type_t<Entry>*, MemorySpace> partials;
+  /// Chunk c: slots [chunk_first(c), chunk_first(c) + chunk size) of long split row
+  /// chunk_split(c) (j: the row split_rows(short_splits + j)).
+  Kokkos::View<int*, MemorySpace> chunk_split;
+  Kokkos::View<int*, MemorySpace> chunk_first;
+  /// Long split row j's chunks are [chunk_begin(j), chunk_begin(j + 1)).
+  Kokkos::View<int*, MemorySpace> chunk_begin;
+  /// The long split rows of more than one chunk (their j), and a sum per chunk of theirs.
+  Kokkos::View<int*, MemorySpace> chunked_splits;
+  Kokkos::View<vector_type_t<Entry>*, MemorySpace> chunk_sums;
   int tiles = 0;
   int empty_count = 0;
   int short_splits = 0;
   int long_splits = 0;
+  int chunks = 0;
+  int chunked_count = 0;
 };
 
 template <class Entry, class Outer, class Inner,

@@ -148,7 +148,8 @@ void merge_path_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>&
 
 /// The segmented-sum schedule (impl/segmented_sum.hpp): pass 1 on one warp (on
 /// host backends one thread) per tile, Threads / 32 tiles per team on GPUs;
-/// pass 2 over the rows that span tiles and the empty rows.
+/// pass 2 over the rows that span tiles (long ones by chunks) and the empty
+/// rows; pass 3, where a long row has several chunks, adds their sums.
 template <class ExecutionSpace, unsigned Threads, unsigned MinTeams, class Entry, class Inner, class XInner,
           class YInner, class MemorySpace>
 void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInner>& result,
@@ -196,7 +197,7 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
   }
   const int fixup_team = gpu ? 4 : 1;
   const int short_teams = (state.short_splits + state.empty_count + 32 * fixup_team - 1) / (32 * fixup_team);
-  const int long_teams = (state.long_splits + fixup_team - 1) / fixup_team;
+  const int long_teams = (state.chunks + fixup_team - 1) / fixup_team;  // a chunk of a long row each
   if (short_teams + long_teams == 0) return;
   SegmentedSumFixup<Entry, YInner, MemorySpace> fixup;
   fixup.y = y.data;
@@ -213,6 +214,23 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
   {
     Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_fixup",
                          Kokkos::TeamPolicy<ExecutionSpace>(exec, short_teams + long_teams, fixup_team, 1), fixup);
+  }
+  if (state.chunked_count == 0) return;
+  // Pass 3: the long rows of several chunks add their chunk sums.
+  SegmentedSumChunkTotals<Entry, YInner, MemorySpace> totals;
+  totals.y = y.data;
+  totals.state = state;
+  totals.result = result;
+  const int total_teams = (state.chunked_count + fixup_team - 1) / fixup_team;
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (gpu) {
+    launch_plain_kernel<segmented_sum_chunk_totals<decltype(totals)>>(exec, total_teams, 32 * fixup_team, totals,
+                                                                      "the segmented sum's third pass");
+  } else
+#endif
+  {
+    Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_chunk_totals",
+                         Kokkos::TeamPolicy<ExecutionSpace>(exec, total_teams, fixup_team, 1), totals);
   }
 }
 

@@ -21,9 +21,16 @@
 // first row when it began in an earlier tile, 2t + 1 for its last row when it
 // ends in a later one (a tile inside one row uses 2t). The second pass adds, for
 // each such row (found with the matrix: split_rows), slot 2 t1 + 1 and then
-// slots 2t for t1 < t <= t2 in tile order, one thread per row, or one warp per
-// row where it spans more than segmented_long_span tiles. No atomics on y, and
-// the same bits on every call.
+// slots 2t for t1 < t <= t2 in tile order, one thread per row where it spans at
+// most segmented_long_span tiles. A longer row's slots are cut into chunks of
+// segmented_chunk_slots, one warp each; a row of one chunk is finished there,
+// and a third pass adds the chunk sums of the others, a warp per row. (One warp
+// per long row, as before, left a row of millions of non-zeros -- a hub, a
+// rigid cap's master node: 25-33K slots -- to 800-1,000 loads a lane one after
+// another while the GPU idled: 141-304 us, 13-17% of the product on the xl
+// set's elasticity-rigid-xl and connection-hubs-8m, H200, Nsight Compute,
+// perf_tests/results/h200/current/ncu.) No atomics on y, and the same bits on
+// every call.
 //
 // Against the merge path (merge_path.hpp), which stages a tile in scratch and
 // searches it per thread, this executes far fewer instructions per non-zero. On the
@@ -59,8 +66,11 @@ namespace impl {
 /// before the first scan.
 constexpr int segmented_steps = 2;
 constexpr int segmented_tile_entries = 32 * segmented_steps;
-/// A split row spanning more tiles than this is summed by a warp in the second pass.
+/// A split row spanning more tiles than this is summed by warps in the second pass.
 constexpr int segmented_long_span = 16;
+/// Slots of a long split row per warp of the second pass (8 a lane): a 25K-slot
+/// row is summed by ~100 warps at once.
+constexpr int segmented_chunk_slots = 256;
 
 KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
 #if defined(__CUDA_ARCH__)
@@ -123,6 +133,18 @@ void make_segmented_state(Matrix& m) {
   if (empty_rows.empty()) nonempty_rows.clear();  // the i-th non-empty row is row i
   std::vector<int> split_rows = short_splits;
   split_rows.insert(split_rows.end(), long_splits.begin(), long_splits.end());
+  std::vector<int> chunk_split, chunk_first, chunk_begin, chunked_splits;
+  for (std::size_t j = 0; j < long_splits.size(); ++j) {
+    const int r = long_splits[j];
+    const int slots = (offsets(r + 1) - 1) / segmented_tile_entries - offsets(r) / segmented_tile_entries + 1;
+    chunk_begin.push_back(static_cast<int>(chunk_split.size()));
+    for (int q = 0; q < slots; q += segmented_chunk_slots) {
+      chunk_split.push_back(static_cast<int>(j));
+      chunk_first.push_back(q);
+    }
+    if (slots > segmented_chunk_slots) chunked_splits.push_back(static_cast<int>(j));
+  }
+  chunk_begin.push_back(static_cast<int>(chunk_split.size()));
 
   s.tiles = tiles;
   s.heads = device_list<memory_space>(heads, "compound_sparse::segmented_heads");
@@ -136,6 +158,16 @@ void make_segmented_state(Matrix& m) {
   s.partials = decltype(s.partials)(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_partials")),
       2 * static_cast<std::size_t>(tiles));
+  s.chunk_split = device_list<memory_space>(chunk_split, "compound_sparse::segmented_chunk_split");
+  s.chunk_first = device_list<memory_space>(chunk_first, "compound_sparse::segmented_chunk_first");
+  s.chunk_begin = device_list<memory_space>(chunk_begin, "compound_sparse::segmented_chunk_begin");
+  s.chunked_splits = device_list<memory_space>(chunked_splits, "compound_sparse::segmented_chunked_splits");
+  s.chunks = static_cast<int>(chunk_split.size());
+  s.chunked_count = static_cast<int>(chunked_splits.size());
+  // Only the chunks of rows of several chunks keep a sum for the third pass.
+  s.chunk_sums = decltype(s.chunk_sums)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_chunk_sums")),
+      chunked_splits.empty() ? 0 : chunk_split.size());
 }
 
 /// Pass 1: one tile per warp on CUDA (warp_tile, from the plain kernel
@@ -249,11 +281,24 @@ struct SegmentedSumFunctor {
   }
 };
 
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+/// The sum of every lane's value (vectors of Entry), the same in every lane (a
+/// butterfly: the same order on every call).
+template <class Entry>
+__device__ vector_type_t<Entry> warp_total(vector_type_t<Entry> sum) {
+  for (int mask = 16; mask >= 1; mask >>= 1)
+    sum = entry_traits<Entry>::add(
+        sum, shuffle_components(sum, [mask](auto s) { return __shfl_xor_sync(0xffffffffu, s, mask); }));
+  return sum;
+}
+#endif
+
 /// Pass 2: the rows that span tiles add their partial sums, and the empty rows
 /// get y = beta y. Teams [0, short_teams): 32 rows per team thread (on CUDA one
-/// per lane), the short split rows and then the empty rows; the rest: one long
-/// split row per team thread (on CUDA a warp: each lane adds every 32nd slot in
-/// order, then a butterfly gives every lane the same total).
+/// per lane), the short split rows and then the empty rows; the rest: one chunk
+/// of a long split row per team thread (on CUDA a warp: each lane adds every
+/// 32nd slot of the chunk in order, then a butterfly gives every lane the same
+/// total), stored in y where the chunk is the whole row, else in chunk_sums.
 template <class Entry, class YInner, class MemorySpace>
 struct SegmentedSumFixup {
   using traits = entry_traits<Entry>;
@@ -292,6 +337,25 @@ struct SegmentedSumFixup {
     }
   }
 
+  /// Chunk c of a long split row: its row, first tile, first slot and end slot.
+  struct Chunk {
+    int row, first_tile, begin, end;
+    bool whole;  ///< the chunk is the whole row
+  };
+  KOKKOS_INLINE_FUNCTION Chunk chunk(int c) const {
+    const int row = state.split_rows(state.short_splits + state.chunk_split(c));
+    const int count = slots(row), begin = state.chunk_first(c);
+    const int end = begin + segmented_chunk_slots < count ? begin + segmented_chunk_slots : count;
+    return {row, first_tile(row), begin, end, begin == 0 && end == count};
+  }
+  /// The chunk's sum to y (a whole row) or to chunk_sums (the third pass adds them).
+  KOKKOS_INLINE_FUNCTION void finish_chunk(int c, const Chunk& k, const vector_type& sum) const {
+    if (k.whole)
+      result.store(y, k.row, sum);
+    else
+      state.chunk_sums(c) = sum;
+  }
+
   /// Kokkos' launch, host backends only: CUDA runs warp_work from segmented_sum_fixup.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int worker = team.league_rank() * team.team_size() + team.team_rank();
@@ -299,10 +363,12 @@ struct SegmentedSumFixup {
       for (int lane = 0; lane < 32; ++lane) short_row(worker * 32 + lane);
       return;
     }
-    const int i = state.short_splits + worker - short_teams * team.team_size();
-    if (i < state.short_splits + state.long_splits) {
-      const int row = state.split_rows(i);
-      result.store(y, row, slot_sum(row));
+    const int c = worker - short_teams * team.team_size();
+    if (c < state.chunks) {
+      const Chunk k = chunk(c);
+      vector_type sum = slot(k.first_tile, k.begin);
+      for (int q = k.begin + 1; q < k.end; ++q) sum = traits::add(sum, slot(k.first_tile, q));
+      finish_chunk(c, k, sum);
     }
   }
 
@@ -313,15 +379,53 @@ struct SegmentedSumFixup {
       short_row(worker * 32 + lane);
       return;
     }
-    const int i = state.short_splits + worker - short_teams * team_size;
-    if (i >= state.short_splits + state.long_splits) return;  // uniform over a warp
-    const int row = state.split_rows(i);
-    const int t1 = first_tile(row), count = slots(row);
+    const int c = worker - short_teams * team_size;
+    if (c >= state.chunks) return;  // uniform over a warp
+    const Chunk k = chunk(c);
     vector_type sum = traits::zero();
-    for (int q = lane; q < count; q += 32) sum = traits::add(sum, slot(t1, q));
-    for (int mask = 16; mask >= 1; mask >>= 1)
-      sum = traits::add(sum, shuffle_components(sum, [mask](auto s) { return __shfl_xor_sync(0xffffffffu, s, mask); }));
-    if (lane == 0) result.store(y, row, sum);
+    for (int q = k.begin + lane; q < k.end; q += 32) sum = traits::add(sum, slot(k.first_tile, q));
+    sum = warp_total<Entry>(sum);
+    if (lane == 0) finish_chunk(c, k, sum);
+  }
+#endif
+};
+
+/// Pass 3, only for matrices with a long split row of several chunks: each such
+/// row adds its chunk sums in order, one team thread each (on CUDA a warp: each
+/// lane every 32nd chunk, then a butterfly).
+template <class Entry, class YInner, class MemorySpace>
+struct SegmentedSumChunkTotals {
+  using traits = entry_traits<Entry>;
+  using vector_type = typename traits::vector_type;
+  using execution_space = typename MemorySpace::execution_space;
+  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+
+  typename CompoundVector<vector_type, YInner, MemorySpace>::view_type y;
+  SegmentedSumState<Entry, MemorySpace> state;
+  RowResult<Entry, YInner> result;
+
+  KOKKOS_INLINE_FUNCTION int row_of(int j) const { return state.split_rows(state.short_splits + j); }
+
+  /// Kokkos' launch, host backends only: CUDA runs warp_work from segmented_sum_chunk_totals.
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int i = team.league_rank() * team.team_size() + team.team_rank();
+    if (i >= state.chunked_count) return;
+    const int j = state.chunked_splits(i);
+    const int begin = state.chunk_begin(j), end = state.chunk_begin(j + 1);
+    vector_type sum = state.chunk_sums(begin);
+    for (int c = begin + 1; c < end; ++c) sum = traits::add(sum, state.chunk_sums(c));
+    result.store(y, row_of(j), sum);
+  }
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  __device__ void warp_work(int worker, int lane) const {
+    if (worker >= state.chunked_count) return;  // uniform over a warp
+    const int j = state.chunked_splits(worker);
+    const int begin = state.chunk_begin(j), end = state.chunk_begin(j + 1);
+    vector_type sum = traits::zero();
+    for (int c = begin + lane; c < end; c += 32) sum = traits::add(sum, state.chunk_sums(c));
+    sum = warp_total<Entry>(sum);
+    if (lane == 0) result.store(y, row_of(j), sum);
   }
 #endif
 };
@@ -346,6 +450,14 @@ __global__ void __launch_bounds__(128) segmented_sum_fixup(const Functor f) {
   const int warp = static_cast<int>(threadIdx.x / 32);
   f.warp_work(static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.x) * 4 + warp, 4,
               static_cast<int>(threadIdx.x % 32));
+#endif
+}
+
+/// Pass 3 in blocks of 128 threads: warp w of block b takes chunked row 4b + w.
+template <class Functor>
+__global__ void __launch_bounds__(128) segmented_sum_chunk_totals(const Functor f) {
+#if defined(__CUDA_ARCH__)
+  f.warp_work(static_cast<int>(blockIdx.x * 4 + threadIdx.x / 32), static_cast<int>(threadIdx.x % 32));
 #endif
 }
 #endif
