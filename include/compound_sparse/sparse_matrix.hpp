@@ -112,9 +112,11 @@ struct SparseMatrix {
   /// are, like work_counter, shared by the products on this matrix. Not counted
   /// in memory_bytes: for complex<double> they add about 3% to the CSR arrays.
   MergePathState<Entry, MemorySpace> merge_path;
-  /// Csr only: the segmented-sum schedule's bitmap, lists and partial sums,
-  /// shared like the carries. About 0.6 bytes per non-zero for complex<float>,
-  /// plus 4 bytes per row where some rows are empty; not counted in memory_bytes.
+  /// Csr only: the segmented-sum schedule's bitmap, lists and partial sums (and
+  /// the long rows' chunk lists and chunk sums, one of each per 256 tiles of a
+  /// long row), shared like the carries. About 0.6 bytes per non-zero for
+  /// complex<float>, plus 4 bytes per row where some rows are empty; not counted
+  /// in memory_bytes.
   SegmentedSumState<Entry, MemorySpace> segmented;
 };
 
