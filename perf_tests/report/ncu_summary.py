@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarise the Nsight Compute CSVs written by scripts/gpu_profile.sh.
 
-    ncu_summary.py DIR [BENCH.json]
+    ncu_summary.py DIR [BENCH.json] [--plot FILE.png]
 
 Reads DIR/<matrix>-<precision>.csv (or .csv.gz), and the compulsory bytes and the copy
 bandwidth from DIR/bench-<matrix>-<precision>/bench.json (written by gpu_profile.sh) or else
@@ -14,7 +14,8 @@ duration (GB/s, and as a fraction of the bench's copy bandwidth: how close the k
 the roof for the bytes it does move), DRAM throughput as a share of peak, achieved occupancy
 (active warps), global-load sectors per request (4 is a fully coalesced 128-byte request of
 4-byte words; a scattered gather of 8- or 16-byte values shows more) and the L2 hit rate.
-Markdown on stdout.
+Markdown on stdout. --plot FILE.png draws instead, per profile, ours' kernels' times per
+product (stacked) over the time the compulsory bytes take at the copy bandwidth.
 """
 import csv
 import gzip
@@ -48,7 +49,8 @@ def kernel_label(name):
     """A short name: ours (with the functor's schedule kind), Kokkos Kernels, or cuSPARSE's function."""
     # Ours, launched directly (segmented sum: the tile kernel and the carry fixup; the merge-path
     # index is built once per matrix, not per product). ncu's CSV may drop the namespaces.
-    segmented = re.search(r"\b(segmented_sum_tiles|segmented_sum_fixup|merge_path_index)\b", name)
+    segmented = re.search(r"\b(segmented_sum_tiles|segmented_sum_fixup|segmented_sum_chunk_totals|merge_path_index)\b",
+                          name)
     if segmented:
         entry = re.search(r"(Quaternion|Block|complex|Complex)<[^<>]*>", name)
         tile = re.search(r"segmented_sum_tiles<.*>,\s*\(?(?:unsigned int\)\s*)?(\d+)u?,\s*\(?(?:unsigned int\)\s*)?(\d+)u?>", name)
@@ -139,10 +141,88 @@ def summarise(directory, fallback_bench=None):
     return "\n".join(out)
 
 
+def product_breakdown(directory, fallback_bench=None):
+    """Per profile: [(kernel kind, median µs)] of ours per product (the merge-path index, made
+    once per matrix, and the bench's probe left out), and the time the compulsory bytes take at
+    the copy bandwidth (µs), where the bench gives both."""
+    rows = []
+    paths = sorted(list(pathlib.Path(directory).glob("*.csv")) + list(pathlib.Path(directory).glob("*.csv.gz")))
+    for path in paths:
+        tag = path.name.removesuffix(".gz").removesuffix(".csv")
+        name, _, precision = tag.rpartition("-")
+        bench = pathlib.Path(directory) / f"bench-{tag}" / "bench.json"
+        bench = bench if bench.exists() else fallback_bench
+        compulsory, copy = bench_facts(bench, name, precision) if bench else (None, None)
+        if not compulsory or not copy:
+            continue
+        kinds = {}
+        for launch in read_profile(path):
+            label = kernel_label(launch["name"])
+            if not label.startswith("ours ") or "merge_path_index" in label:
+                continue
+            kind = label.split()[1]  # segmented_sum_tiles, segmented_sum_fixup, or a row kernel's schedule
+            kinds.setdefault(kind, []).append(launch["ns"] / 1e3)
+        if kinds:
+            rows.append((tag, [(k, statistics.median(v)) for k, v in kinds.items()], compulsory / copy * 1e6))
+    return rows
+
+
+def plot(directory, fallback_bench, out):
+    """Horizontal bars, one per profile: ours' kernels' times over the time at the copy roof."""
+    rows = product_breakdown(directory, fallback_bench)
+    if not rows:
+        sys.exit("ncu_summary.py: no profile with its compulsory bytes and copy bandwidth to plot")
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit("ncu_summary.py: --plot needs matplotlib (Debian python3-matplotlib, scripts/setup.sh)")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colours = {"segmented_sum_tiles": "#4c72b0", "segmented_sum_fixup": "#dd8452",
+               "segmented_sum_chunk_totals": "#c44e52"}
+    fig, ax = plt.subplots(figsize=(8, 0.5 * len(rows) + 1.5))
+    seen = set()
+    for i, (tag, kinds, roof) in enumerate(rows):
+        left = 0.0
+        for kind, us in kinds:
+            width = us / roof
+            ax.barh(i, width, left=left, color=colours.get(kind, "#55a868"),
+                    label=None if kind in seen else kind.replace("segmented_sum_", "segmented sum: "))
+            seen.add(kind)
+            left += width
+        ax.text(left + 0.03, i, f"{1 / left:.2f} of copy", va="center", fontsize=8)
+    ax.axvline(1.0, color="black", linewidth=1)
+    ax.axvline(1.25, color="black", linewidth=1, linestyle="--")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([tag for tag, _, _ in rows])
+    ax.invert_yaxis()
+    ax.set_xlabel("kernel time / time of the compulsory bytes at the copy bandwidth\n"
+                  "(solid line: the copy roof; dashed: 80% of copy)")
+    ax.set_xlim(0, max(sum(us for _, us in kinds) / roof for _, kinds, roof in rows) * 1.25)
+    ax.legend(loc="lower right", fontsize=8)
+    ax.set_title("Where the product's time goes (Nsight Compute, medians per kernel)")
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    print(f"ncu_summary.py: wrote {out}")
+
+
 def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit("usage: ncu_summary.py DIR [BENCH.json]")
-    print(summarise(sys.argv[1], sys.argv[2] if len(sys.argv) == 3 else None))
+    args = sys.argv[1:]
+    plot_to = None
+    if "--plot" in args:
+        i = args.index("--plot")
+        if i + 1 >= len(args):
+            sys.exit("usage: ncu_summary.py DIR [BENCH.json] [--plot FILE.png]")
+        plot_to = args[i + 1]
+        args = args[:i] + args[i + 2:]
+    if len(args) not in (1, 2):
+        sys.exit("usage: ncu_summary.py DIR [BENCH.json] [--plot FILE.png]")
+    fallback = args[1] if len(args) == 2 else None
+    if plot_to:
+        plot(args[0], fallback, plot_to)
+    else:
+        print(summarise(args[0], fallback))
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ compulsory bytes and copy bandwidth of a bench.json; ours launched directly (the
 sum's kernels) and a compressed CSV."""
 import gzip
 import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -70,6 +71,20 @@ def main():
                   "| cusparse cusparse::sell_kernel | (528, 1, 1) × (256, 1, 1) | 1 | 8.00 |"]
         for c in checks:
             assert c in out, f"missing: {c}\n---\n{out}"
+        # --plot: ours' kernels per product over the roof time, for the profiles the bench covers.
+        plotted = subprocess.run([sys.executable, str(HERE / "ncu_summary.py"), str(tmp), str(tmp / "bench.json"),
+                                  "--plot", str(tmp / "roof.png")], capture_output=True, text=True,
+                                 env={**os.environ, "MPLBACKEND": "Agg"})
+        assert plotted.returncode == 0, plotted.stderr
+        assert (tmp / "roof.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        sys.path.insert(0, str(HERE))
+        import ncu_summary
+        rows = {tag: (dict(kinds), roof) for tag, kinds, roof in ncu_summary.product_breakdown(tmp, tmp / "bench.json")}
+        # rigid-double: 1 ms of tiles and 0.1 ms of fixup; 1 GB at 4 TB/s takes 250 us. No probe, no index.
+        assert rows["rigid-double"] == ({"segmented_sum_tiles": 1000.0, "segmented_sum_fixup": 100.0}, 250.0), rows
+        no_bench = subprocess.run([sys.executable, str(HERE / "ncu_summary.py"), str(tmp), "--plot", str(tmp / "x.png")],
+                                  capture_output=True, text=True)
+        assert no_bench.returncode != 0 and "no profile" in no_bench.stderr, no_bench.stderr
         bad = subprocess.run([sys.executable, str(HERE / "ncu_summary.py")], capture_output=True, text=True)
         assert bad.returncode != 0 and "usage" in bad.stderr, bad.stderr
     print("ncu_summary.py: all checks passed")
