@@ -54,11 +54,11 @@ struct SegmentedSumState {
   Kokkos::View<int*, MemorySpace> nonempty_rows;
   Kokkos::View<int*, MemorySpace> split_rows;
   Kokkos::View<vector_type_t<Entry>*, MemorySpace> partials;
-  /// Chunk c: slots [chunk_first(c), chunk_first(c) + chunk size) of long split row
-  /// chunk_split(c) (j: the row split_rows(short_splits + j)).
+  /// Chunk c belongs to long split row j = chunk_split(c) (the row
+  /// split_rows(short_splits + j)), whose chunks are [chunk_begin(j),
+  /// chunk_begin(j + 1)): it holds the row's slots from (c - chunk_begin(j)) times
+  /// the chunk size on.
   Kokkos::View<int*, MemorySpace> chunk_split;
-  Kokkos::View<int*, MemorySpace> chunk_first;
-  /// Long split row j's chunks are [chunk_begin(j), chunk_begin(j + 1)).
   Kokkos::View<int*, MemorySpace> chunk_begin;
   /// The long split rows of more than one chunk (their j), and a sum per chunk of theirs.
   Kokkos::View<int*, MemorySpace> chunked_splits;

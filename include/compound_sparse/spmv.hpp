@@ -217,20 +217,17 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
   }
   if (state.chunked_count == 0) return;
   // Pass 3: the long rows of several chunks add their chunk sums.
-  SegmentedSumChunkTotals<Entry, YInner, MemorySpace> totals;
-  totals.y = y.data;
-  totals.state = state;
-  totals.result = result;
   const int total_teams = (state.chunked_count + fixup_team - 1) / fixup_team;
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
   if constexpr (gpu) {
-    launch_plain_kernel<segmented_sum_chunk_totals<decltype(totals)>>(exec, total_teams, 32 * fixup_team, totals,
-                                                                      "the segmented sum's third pass");
+    launch_plain_kernel<segmented_sum_chunk_totals<decltype(fixup)>>(exec, total_teams, 32 * fixup_team, fixup,
+                                                                     "the segmented sum's third pass");
   } else
 #endif
   {
+    using tag = typename decltype(fixup)::ChunkTotals;
     Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_chunk_totals",
-                         Kokkos::TeamPolicy<ExecutionSpace>(exec, total_teams, fixup_team, 1), totals);
+                         Kokkos::TeamPolicy<ExecutionSpace, tag>(exec, total_teams, fixup_team, 1), fixup);
   }
 }
 

@@ -109,6 +109,8 @@ void make_segmented_state(Matrix& m) {
   // One word past the last tile's: a tile's last lane reads the next word's bit 0.
   std::vector<unsigned> heads(static_cast<std::size_t>(tiles) * segmented_steps + 1, 0u);
   std::vector<int> empty_rows, nonempty_rows, short_splits, long_splits;
+  // Long split row j's chunks: [chunk_begin[j], chunk_begin[j + 1]), chunk c of row chunk_split[c].
+  std::vector<int> chunk_split, chunk_begin, chunked_splits;
   for (int r = 0; r < n; ++r) {
     const int first = offsets(r), end = offsets(r + 1);
     if (first == end) {
@@ -118,11 +120,17 @@ void make_segmented_state(Matrix& m) {
     heads[first / 32] |= 1u << (first % 32);
     nonempty_rows.push_back(r);
     const int span = (end - 1) / segmented_tile_entries - first / segmented_tile_entries;
-    if (span > segmented_long_span)
+    if (span > segmented_long_span) {
+      const int j = static_cast<int>(long_splits.size()), chunks = span / segmented_chunk_slots + 1;  // span + 1 slots
       long_splits.push_back(r);
-    else if (span > 0)
+      chunk_begin.push_back(static_cast<int>(chunk_split.size()));
+      chunk_split.insert(chunk_split.end(), chunks, j);
+      if (chunks > 1) chunked_splits.push_back(j);
+    } else if (span > 0) {
       short_splits.push_back(r);
+    }
   }
+  chunk_begin.push_back(static_cast<int>(chunk_split.size()));
   heads[num_entries / 32] |= 1u << (num_entries % 32);
   std::vector<int> heads_before(static_cast<std::size_t>(tiles) + 1, 0);
   for (int t = 0; t < tiles; ++t) {
@@ -133,18 +141,6 @@ void make_segmented_state(Matrix& m) {
   if (empty_rows.empty()) nonempty_rows.clear();  // the i-th non-empty row is row i
   std::vector<int> split_rows = short_splits;
   split_rows.insert(split_rows.end(), long_splits.begin(), long_splits.end());
-  std::vector<int> chunk_split, chunk_first, chunk_begin, chunked_splits;
-  for (std::size_t j = 0; j < long_splits.size(); ++j) {
-    const int r = long_splits[j];
-    const int slots = (offsets(r + 1) - 1) / segmented_tile_entries - offsets(r) / segmented_tile_entries + 1;
-    chunk_begin.push_back(static_cast<int>(chunk_split.size()));
-    for (int q = 0; q < slots; q += segmented_chunk_slots) {
-      chunk_split.push_back(static_cast<int>(j));
-      chunk_first.push_back(q);
-    }
-    if (slots > segmented_chunk_slots) chunked_splits.push_back(static_cast<int>(j));
-  }
-  chunk_begin.push_back(static_cast<int>(chunk_split.size()));
 
   s.tiles = tiles;
   s.heads = device_list<memory_space>(heads, "compound_sparse::segmented_heads");
@@ -159,7 +155,6 @@ void make_segmented_state(Matrix& m) {
       Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_partials")),
       2 * static_cast<std::size_t>(tiles));
   s.chunk_split = device_list<memory_space>(chunk_split, "compound_sparse::segmented_chunk_split");
-  s.chunk_first = device_list<memory_space>(chunk_first, "compound_sparse::segmented_chunk_first");
   s.chunk_begin = device_list<memory_space>(chunk_begin, "compound_sparse::segmented_chunk_begin");
   s.chunked_splits = device_list<memory_space>(chunked_splits, "compound_sparse::segmented_chunked_splits");
   s.chunks = static_cast<int>(chunk_split.size());
@@ -299,12 +294,17 @@ __device__ vector_type_t<Entry> warp_total(vector_type_t<Entry> sum) {
 /// of a long split row per team thread (on CUDA a warp: each lane adds every
 /// 32nd slot of the chunk in order, then a butterfly gives every lane the same
 /// total), stored in y where the chunk is the whole row, else in chunk_sums.
+///
+/// Pass 3 (work tag ChunkTotals; on CUDA chunk_total_work), only for matrices with
+/// a long split row of several chunks: each such row adds its chunk sums in
+/// order, one team thread each (on CUDA a warp, as in pass 2).
 template <class Entry, class YInner, class MemorySpace>
 struct SegmentedSumFixup {
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
   using execution_space = typename MemorySpace::execution_space;
   using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  struct ChunkTotals {};  ///< Kokkos work tag of pass 3
 
   typename CompoundVector<vector_type, YInner, MemorySpace>::view_type y;
   SegmentedSumState<Entry, MemorySpace> state;
@@ -320,35 +320,36 @@ struct SegmentedSumFixup {
   KOKKOS_INLINE_FUNCTION int slots(int row) const {
     return (offsets(row + 1) - 1) / segmented_tile_entries - first_tile(row) + 1;
   }
-  /// The sum of split row `row`'s slots, in tile order, by one thread.
-  KOKKOS_INLINE_FUNCTION vector_type slot_sum(int row) const {
-    const int t1 = first_tile(row), count = slots(row);
-    vector_type sum = slot(t1, 0);
-    for (int q = 1; q < count; ++q) sum = traits::add(sum, slot(t1, q));
+  /// The sum of slots [begin, end) of the split row whose first tile is t1, in tile order, by one thread.
+  KOKKOS_INLINE_FUNCTION vector_type slot_sum(int t1, int begin, int end) const {
+    vector_type sum = slot(t1, begin);
+    for (int q = begin + 1; q < end; ++q) sum = traits::add(sum, slot(t1, q));
     return sum;
   }
 
   KOKKOS_INLINE_FUNCTION void short_row(int i) const {
     if (i < state.short_splits) {
       const int row = state.split_rows(i);
-      result.store(y, row, slot_sum(row));
+      result.store(y, row, slot_sum(first_tile(row), 0, slots(row)));
     } else if (i - state.short_splits < state.empty_count) {
       result.store(y, state.empty_rows(i - state.short_splits), traits::zero());
     }
   }
 
+  /// Long split row j.
+  KOKKOS_INLINE_FUNCTION int long_row(int j) const { return state.split_rows(state.short_splits + j); }
   /// Chunk c of a long split row: its row, first tile, first slot and end slot.
   struct Chunk {
     int row, first_tile, begin, end;
     bool whole;  ///< the chunk is the whole row
   };
   KOKKOS_INLINE_FUNCTION Chunk chunk(int c) const {
-    const int row = state.split_rows(state.short_splits + state.chunk_split(c));
-    const int count = slots(row), begin = state.chunk_first(c);
+    const int j = state.chunk_split(c), row = long_row(j);
+    const int count = slots(row), begin = (c - state.chunk_begin(j)) * segmented_chunk_slots;
     const int end = begin + segmented_chunk_slots < count ? begin + segmented_chunk_slots : count;
     return {row, first_tile(row), begin, end, begin == 0 && end == count};
   }
-  /// The chunk's sum to y (a whole row) or to chunk_sums (the third pass adds them).
+  /// The chunk's sum to y (a whole row) or to chunk_sums (pass 3 adds them).
   KOKKOS_INLINE_FUNCTION void finish_chunk(int c, const Chunk& k, const vector_type& sum) const {
     if (k.whole)
       result.store(y, k.row, sum);
@@ -366,10 +367,18 @@ struct SegmentedSumFixup {
     const int c = worker - short_teams * team.team_size();
     if (c < state.chunks) {
       const Chunk k = chunk(c);
-      vector_type sum = slot(k.first_tile, k.begin);
-      for (int q = k.begin + 1; q < k.end; ++q) sum = traits::add(sum, slot(k.first_tile, q));
-      finish_chunk(c, k, sum);
+      finish_chunk(c, k, slot_sum(k.first_tile, k.begin, k.end));
     }
+  }
+  /// Pass 3 through Kokkos, host backends only: CUDA runs chunk_total_work from segmented_sum_chunk_totals.
+  KOKKOS_INLINE_FUNCTION void operator()(ChunkTotals, const member_type& team) const {
+    const int i = team.league_rank() * team.team_size() + team.team_rank();
+    if (i >= state.chunked_count) return;
+    const int j = state.chunked_splits(i);
+    const int begin = state.chunk_begin(j), end = state.chunk_begin(j + 1);
+    vector_type sum = state.chunk_sums(begin);
+    for (int c = begin + 1; c < end; ++c) sum = traits::add(sum, state.chunk_sums(c));
+    result.store(y, long_row(j), sum);
   }
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
@@ -387,45 +396,15 @@ struct SegmentedSumFixup {
     sum = warp_total<Entry>(sum);
     if (lane == 0) finish_chunk(c, k, sum);
   }
-#endif
-};
-
-/// Pass 3, only for matrices with a long split row of several chunks: each such
-/// row adds its chunk sums in order, one team thread each (on CUDA a warp: each
-/// lane every 32nd chunk, then a butterfly).
-template <class Entry, class YInner, class MemorySpace>
-struct SegmentedSumChunkTotals {
-  using traits = entry_traits<Entry>;
-  using vector_type = typename traits::vector_type;
-  using execution_space = typename MemorySpace::execution_space;
-  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
-
-  typename CompoundVector<vector_type, YInner, MemorySpace>::view_type y;
-  SegmentedSumState<Entry, MemorySpace> state;
-  RowResult<Entry, YInner> result;
-
-  KOKKOS_INLINE_FUNCTION int row_of(int j) const { return state.split_rows(state.short_splits + j); }
-
-  /// Kokkos' launch, host backends only: CUDA runs warp_work from segmented_sum_chunk_totals.
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int i = team.league_rank() * team.team_size() + team.team_rank();
-    if (i >= state.chunked_count) return;
-    const int j = state.chunked_splits(i);
-    const int begin = state.chunk_begin(j), end = state.chunk_begin(j + 1);
-    vector_type sum = state.chunk_sums(begin);
-    for (int c = begin + 1; c < end; ++c) sum = traits::add(sum, state.chunk_sums(c));
-    result.store(y, row_of(j), sum);
-  }
-
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  __device__ void warp_work(int worker, int lane) const {
+  /// Pass 3: warp `worker` adds the chunk sums of chunked row `worker`.
+  __device__ void chunk_total_work(int worker, int lane) const {
     if (worker >= state.chunked_count) return;  // uniform over a warp
     const int j = state.chunked_splits(worker);
     const int begin = state.chunk_begin(j), end = state.chunk_begin(j + 1);
     vector_type sum = traits::zero();
     for (int c = begin + lane; c < end; c += 32) sum = traits::add(sum, state.chunk_sums(c));
     sum = warp_total<Entry>(sum);
-    if (lane == 0) result.store(y, row_of(j), sum);
+    if (lane == 0) result.store(y, long_row(j), sum);
   }
 #endif
 };
@@ -457,7 +436,7 @@ __global__ void __launch_bounds__(128) segmented_sum_fixup(const Functor f) {
 template <class Functor>
 __global__ void __launch_bounds__(128) segmented_sum_chunk_totals(const Functor f) {
 #if defined(__CUDA_ARCH__)
-  f.warp_work(static_cast<int>(blockIdx.x * 4 + threadIdx.x / 32), static_cast<int>(threadIdx.x % 32));
+  f.chunk_total_work(static_cast<int>(blockIdx.x * 4 + threadIdx.x / 32), static_cast<int>(threadIdx.x % 32));
 #endif
 }
 #endif
