@@ -100,20 +100,27 @@ def bench_facts(bench_path, name, precision):
     return None, None
 
 
+def profiles(directory, fallback_bench=None):
+    """(CSV path, tag "<matrix>-<precision>", compulsory bytes, copy bandwidth) of each profile
+    in DIR, in name order; the bench facts from DIR/bench-<tag>/bench.json, else from the
+    fallback bench, else None."""
+    directory = pathlib.Path(directory)
+    for path in sorted(list(directory.glob("*.csv")) + list(directory.glob("*.csv.gz"))):
+        tag = path.name.removesuffix(".gz").removesuffix(".csv")
+        name, _, precision = tag.rpartition("-")
+        bench = directory / f"bench-{tag}" / "bench.json"
+        bench = bench if bench.exists() else fallback_bench
+        yield (path, tag, *(bench_facts(bench, name, precision) if bench else (None, None)))
+
+
 def summarise(directory, fallback_bench=None):
     out = ["# Nsight Compute summary\n",
            "Medians over each kernel's launches (check, warm-ups, timed). bytes / compulsory: DRAM bytes "
            "read + written over the compulsory bytes (matrix, x, y once); DRAM GB/s: those bytes over the "
            "kernel's duration, and as a fraction of the copy bandwidth the bench measured in the same "
            "process; sectors / request: global loads.\n"]
-    paths = sorted(list(pathlib.Path(directory).glob("*.csv")) + list(pathlib.Path(directory).glob("*.csv.gz")))
-    for path in paths:
+    for path, tag, compulsory, copy in profiles(directory, fallback_bench):
         launches = read_profile(path)
-        tag = path.name.removesuffix(".gz").removesuffix(".csv")
-        name, _, precision = tag.rpartition("-")
-        bench = pathlib.Path(directory) / f"bench-{tag}" / "bench.json"
-        bench = bench if bench.exists() else fallback_bench
-        compulsory, copy = bench_facts(bench, name, precision) if bench else (None, None)
         out.append(f"## {tag}\n")
         if compulsory:
             out.append(f"Compulsory bytes: {compulsory / 1e6:.1f} MB" +
@@ -146,13 +153,7 @@ def product_breakdown(directory, fallback_bench=None):
     once per matrix, and the bench's probe left out), and the time the compulsory bytes take at
     the copy bandwidth (µs), where the bench gives both."""
     rows = []
-    paths = sorted(list(pathlib.Path(directory).glob("*.csv")) + list(pathlib.Path(directory).glob("*.csv.gz")))
-    for path in paths:
-        tag = path.name.removesuffix(".gz").removesuffix(".csv")
-        name, _, precision = tag.rpartition("-")
-        bench = pathlib.Path(directory) / f"bench-{tag}" / "bench.json"
-        bench = bench if bench.exists() else fallback_bench
-        compulsory, copy = bench_facts(bench, name, precision) if bench else (None, None)
+    for path, tag, compulsory, copy in profiles(directory, fallback_bench):
         if not compulsory or not copy:
             continue
         kinds = {}
