@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <compound_sparse.hpp>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "spmv_test_suite.hpp"
@@ -47,12 +48,22 @@ cs::HostCsr<Entry> rows_of_lengths(const std::vector<int>& lengths, int cols, st
 
 /// Row lengths around the chunk size of long rows (a chunk: segmented_chunk_slots tiles'
 /// slots): rows of one chunk exactly when they start at a tile, of one slot more, of several
-/// chunks with a short last one, with short and empty rows between them.
+/// chunks with a short last one, with short and empty rows between them. The longest (five
+/// chunks) has more than segmented_chunked_min_slots slots, so the matrix's long rows are cut.
 std::vector<int> chunked_row_lengths() {
   const int tile = cs::impl::segmented_tile_entries, chunk = cs::impl::segmented_chunk_slots * tile;
+  static_assert(4 * cs::impl::segmented_chunk_slots + 8 > cs::impl::segmented_chunked_min_slots);
   // The first row starts at a tile: chunk - 1 slots' worth of non-zeros (one chunk), then a
   // row of exactly `chunk` non-zeros that starts mid-tile (chunk + 1 slots: two chunks).
-  return {chunk - tile, 5, 0, chunk, 3, 3 * chunk + 7 * tile + 11, 0, 17 * tile + 1, 1, chunk + tile, 2};
+  return {chunk - tile, 5, 0, chunk, 3, 4 * chunk + 7 * tile + 11, 0, 17 * tile + 1, 1, chunk + tile, 2};
+}
+
+/// Long rows of up to three chunks' slots, none over segmented_chunked_min_slots: each is
+/// summed whole by one warp, with no third pass.
+std::vector<int> uncut_row_lengths() {
+  const int tile = cs::impl::segmented_tile_entries, chunk = cs::impl::segmented_chunk_slots * tile;
+  static_assert(3 * cs::impl::segmented_chunk_slots + 9 <= cs::impl::segmented_chunked_min_slots);
+  return {3 * chunk + 7 * tile + 11, 5, 0, chunk, 3, 17 * tile + 1, 1, chunk + tile, 2};
 }
 
 }  // namespace
@@ -65,7 +76,8 @@ TEST(SegmentedSum, StateMatchesAWalkOfTheOffsets) {
       {"rows of 64", equal_rows(40, 100, cs::impl::segmented_tile_entries, rng)},
       {"no entries", random_csr<C>(40, 40, 0, 0, -1, rng)},
       {"power law", power_law_csr<C>(3001, 3001, rng)},
-      {"rows of several chunks", rows_of_lengths(chunked_row_lengths(), 70000, rng)}};
+      {"rows of several chunks", rows_of_lengths(chunked_row_lengths(), 70000, rng)},
+      {"long rows, uncut", rows_of_lengths(uncut_row_lengths(), 70000, rng)}};
   for (const auto& [name, host] : matrices) {
     const auto a = cs::to_device<cs::Csr, cs::Aos>(host);
     const auto& s = a.segmented;
@@ -107,17 +119,21 @@ TEST(SegmentedSum, StateMatchesAWalkOfTheOffsets) {
     EXPECT_EQ(s.short_splits, static_cast<int>(short_splits.size())) << name;
     EXPECT_EQ(s.long_splits, static_cast<int>(long_splits.size())) << name;
     EXPECT_EQ(s.partials.extent(0), 2 * static_cast<std::size_t>(s.tiles)) << name;
-    // Each long split row's slots in chunks of segmented_chunk_slots, in order.
+    // Each long split row's slots in chunks of segmented_chunk_slots, in order, where the
+    // longest has more than segmented_chunked_min_slots; else one chunk a row.
+    std::vector<int> slots;
+    for (int r : long_splits) slots.push_back((host.row_offsets[r + 1] - 1) / tile - host.row_offsets[r] / tile + 1);
+    const bool cut =
+        !slots.empty() && *std::max_element(slots.begin(), slots.end()) > cs::impl::segmented_chunked_min_slots;
+    const int chunk_size = cut ? cs::impl::segmented_chunk_slots : std::numeric_limits<int>::max();
     std::vector<int> chunk_split, chunk_first, chunk_begin, chunked;
     for (std::size_t j = 0; j < long_splits.size(); ++j) {
-      const int r = long_splits[j];
-      const int slots = (host.row_offsets[r + 1] - 1) / tile - host.row_offsets[r] / tile + 1;
       chunk_begin.push_back(static_cast<int>(chunk_split.size()));
-      for (int q = 0; q < slots; q += cs::impl::segmented_chunk_slots) {
+      for (int q = 0; q < slots[j]; q += std::min(chunk_size, slots[j])) {
         chunk_split.push_back(static_cast<int>(j));
         chunk_first.push_back(q);
       }
-      if (slots > cs::impl::segmented_chunk_slots) chunked.push_back(static_cast<int>(j));
+      if (slots[j] > chunk_size) chunked.push_back(static_cast<int>(j));
     }
     chunk_begin.push_back(static_cast<int>(chunk_split.size()));
     EXPECT_EQ(host_copy(s.chunk_split), chunk_split) << name;
@@ -158,15 +174,22 @@ TEST(SegmentedSum, RowsAtTileEdgesMatchTheReference) {
 }
 
 // Long rows cut into chunks (pass 2) whose sums pass 3 adds: rows of one chunk, of two, of
-// four with a short last one, between short and empty rows; every entry class, both beta
+// five with a short last one, between short and empty rows; and long rows left whole (one
+// of three chunks' slots) where none is long enough to be cut; every entry class, both beta
 // paths, and the same bits on a second call.
 template <class Entry>
-void check_chunked_rows(unsigned seed) {
+void check_long_rows(unsigned seed, bool cut) {
   std::mt19937 rng(seed);
-  const auto host = rows_of_lengths<Entry>(chunked_row_lengths(), 70000, rng);
+  const auto host = rows_of_lengths<Entry>(cut ? chunked_row_lengths() : uncut_row_lengths(), 70000, rng);
   const auto a = cs::to_device<cs::Csr, cs::Aos>(host);
-  ASSERT_GT(a.segmented.chunked_count, 1);
-  ASSERT_GT(a.segmented.chunks, a.segmented.long_splits + 3);
+  if (cut) {
+    ASSERT_GT(a.segmented.chunked_count, 1);
+    ASSERT_GT(a.segmented.chunks, a.segmented.long_splits + 3);
+  } else {
+    ASSERT_EQ(a.segmented.chunked_count, 0);
+    ASSERT_EQ(a.segmented.chunks, a.segmented.long_splits);
+    ASSERT_GT(a.segmented.long_splits, 2);
+  }
   using V = cs::vector_type_t<Entry>;
   const auto x_host = random_vector<V>(host.num_cols, rng);
   const auto x = cs::to_device<cs::Aos>(x_host);
@@ -178,7 +201,7 @@ void check_chunked_rows(unsigned seed) {
     const auto y = cs::to_device<cs::Aos>(y0);
     cs::spmv(schedule, alpha, a, x, beta, y);
     const auto first = cs::to_host(y);
-    expect_matches_reference<Entry>("chunked rows", alpha, host, x_host, beta, y0, first);
+    expect_matches_reference<Entry>(cut ? "chunked rows" : "uncut long rows", alpha, host, x_host, beta, y0, first);
     if (l1(beta) == 0) {
       cs::spmv(schedule, alpha, a, x, beta, y);
       const auto second = cs::to_host(y);
@@ -189,9 +212,15 @@ void check_chunked_rows(unsigned seed) {
 }
 
 TEST(SegmentedSum, RowsOfSeveralChunksMatchTheReference) {
-  check_chunked_rows<C>(21);
-  check_chunked_rows<cs::Quaternion<float>>(22);
-  check_chunked_rows<cs::Block<double, 3>>(23);
+  check_long_rows<C>(21, true);
+  check_long_rows<cs::Quaternion<float>>(22, true);
+  check_long_rows<cs::Block<double, 3>>(23, true);
+}
+
+TEST(SegmentedSum, LongRowsLeftWholeMatchTheReference) {
+  check_long_rows<C>(24, false);
+  check_long_rows<cs::Quaternion<float>>(25, false);
+  check_long_rows<cs::Block<double, 3>>(26, false);
 }
 
 TEST(SegmentedSum, RefusesLanesAndOtherLayouts) {

@@ -44,7 +44,8 @@ struct MergePathState {
 /// tile, the rows without non-zeros and, only where there are any, the others
 /// in order; the rows that span tiles (those spanning at most
 /// impl::segmented_long_span further tiles first); two partial-sum slots per
-/// tile; and the long split rows' slots cut into chunks of
+/// tile; and the long split rows' slots in chunks: a chunk per row, or (where the
+/// longest has more than impl::segmented_chunked_min_slots slots) chunks of
 /// impl::segmented_chunk_slots, summed apart and then added per row.
 template <class Entry, class MemorySpace>
 struct SegmentedSumState {
@@ -57,7 +58,7 @@ struct SegmentedSumState {
   /// Chunk c belongs to long split row j = chunk_split(c) (the row
   /// split_rows(short_splits + j)), whose chunks are [chunk_begin(j),
   /// chunk_begin(j + 1)): it holds the row's slots from (c - chunk_begin(j)) times
-  /// the chunk size on.
+  /// impl::segmented_chunk_slots on, to the next chunk's or (the last) to the row's end.
   Kokkos::View<int*, MemorySpace> chunk_split;
   Kokkos::View<int*, MemorySpace> chunk_begin;
   /// The long split rows of more than one chunk (their j), and a sum per chunk of theirs.

@@ -22,15 +22,18 @@
 // ends in a later one (a tile inside one row uses 2t). The second pass adds, for
 // each such row (found with the matrix: split_rows), slot 2 t1 + 1 and then
 // slots 2t for t1 < t <= t2 in tile order, one thread per row where it spans at
-// most segmented_long_span tiles. A longer row's slots are cut into chunks of
-// segmented_chunk_slots, one warp each; a row of one chunk is finished there,
-// and a third pass adds the chunk sums of the others, a warp per row. (One warp
-// per long row, as before, left a row of millions of non-zeros -- a hub, a
-// rigid cap's master node: 25-33K slots -- to 800-1,000 loads a lane one after
-// another while the GPU idled: 141-304 us, 13-17% of the product on the xl
-// set's elasticity-rigid-xl and connection-hubs-8m, H200, Nsight Compute,
-// perf_tests/results/h200/current/ncu.) No atomics on y, and the same bits on
-// every call.
+// most segmented_long_span tiles, and one warp per longer row. In a matrix whose
+// longest split row has more than segmented_chunked_min_slots slots, the long
+// rows' slots are instead cut into chunks of segmented_chunk_slots, one warp
+// each; a row of one chunk is finished there, and a third pass adds the chunk
+// sums of the others, a warp per row. (One warp per long row left a row of
+// millions of non-zeros -- a hub, a rigid cap's master node: 25-33K slots -- to
+// 800-1,000 loads a lane one after another while the GPU idled: 141-304 us,
+// 13-17% of the product on the xl set's elasticity-rigid-xl and
+// connection-hubs-8m, H200, Nsight Compute, perf_tests/results/h200/current/ncu.
+// Chunked, those products ran 10-12% faster; but on matrices whose longest row
+// has a few hundred slots the third pass's launch cost more than it saved.) No
+// atomics on y, and the same bits on every call.
 //
 // Against the merge path (merge_path.hpp), which stages a tile in scratch and
 // searches it per thread, this executes far fewer instructions per non-zero. On the
@@ -44,6 +47,7 @@
 // Host backends run the same tiles, each walked in order by one thread.
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -71,6 +75,14 @@ constexpr int segmented_long_span = 16;
 /// Slots of a long split row per warp of the second pass (8 a lane): a 25K-slot
 /// row is summed by ~100 warps at once.
 constexpr int segmented_chunk_slots = 256;
+/// Long rows are cut into chunks only in a matrix whose longest split row has more
+/// slots than this. Where fewer, one warp sums such a row in about the time the
+/// third pass's launch takes: chunked (fb13456 against 4b169f7, H200, float and
+/// double), elasticity-rigid-34, -44, circuit-512k and circuit-1m, longest rows of
+/// 287-768 slots, lost 0.7-3.2 us (up to 19%); connection-hubs-256k (1,043) was
+/// even; connection-hubs-512k (2,075) gained 2.9-7.9 us, the xl matrices (2,370 to
+/// tens of thousands) 10-12%.
+constexpr int segmented_chunked_min_slots = 1024;
 
 KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
 #if defined(__CUDA_ARCH__)
@@ -108,9 +120,7 @@ void make_segmented_state(Matrix& m) {
   const auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.offsets);
   // One word past the last tile's: a tile's last lane reads the next word's bit 0.
   std::vector<unsigned> heads(static_cast<std::size_t>(tiles) * segmented_steps + 1, 0u);
-  std::vector<int> empty_rows, nonempty_rows, short_splits, long_splits;
-  // Long split row j's chunks: [chunk_begin[j], chunk_begin[j + 1]), chunk c of row chunk_split[c].
-  std::vector<int> chunk_split, chunk_begin, chunked_splits;
+  std::vector<int> empty_rows, nonempty_rows, short_splits, long_splits, long_slots;
   for (int r = 0; r < n; ++r) {
     const int first = offsets(r), end = offsets(r + 1);
     if (first == end) {
@@ -121,14 +131,21 @@ void make_segmented_state(Matrix& m) {
     nonempty_rows.push_back(r);
     const int span = (end - 1) / segmented_tile_entries - first / segmented_tile_entries;
     if (span > segmented_long_span) {
-      const int j = static_cast<int>(long_splits.size()), chunks = span / segmented_chunk_slots + 1;  // span + 1 slots
       long_splits.push_back(r);
-      chunk_begin.push_back(static_cast<int>(chunk_split.size()));
-      chunk_split.insert(chunk_split.end(), chunks, j);
-      if (chunks > 1) chunked_splits.push_back(j);
+      long_slots.push_back(span + 1);
     } else if (span > 0) {
       short_splits.push_back(r);
     }
+  }
+  // Long split row j's chunks: [chunk_begin[j], chunk_begin[j + 1]), chunk c of row chunk_split[c].
+  const bool cut =
+      !long_slots.empty() && *std::max_element(long_slots.begin(), long_slots.end()) > segmented_chunked_min_slots;
+  std::vector<int> chunk_split, chunk_begin, chunked_splits;
+  for (int j = 0; j < static_cast<int>(long_slots.size()); ++j) {
+    const int chunks = cut ? (long_slots[j] + segmented_chunk_slots - 1) / segmented_chunk_slots : 1;
+    chunk_begin.push_back(static_cast<int>(chunk_split.size()));
+    chunk_split.insert(chunk_split.end(), chunks, j);
+    if (chunks > 1) chunked_splits.push_back(j);
   }
   chunk_begin.push_back(static_cast<int>(chunk_split.size()));
   heads[num_entries / 32] |= 1u << (num_entries % 32);
@@ -338,16 +355,17 @@ struct SegmentedSumFixup {
 
   /// Long split row j.
   KOKKOS_INLINE_FUNCTION int long_row(int j) const { return state.split_rows(state.short_splits + j); }
-  /// Chunk c of a long split row: its row, first tile, first slot and end slot.
+  /// Chunk c of a long split row: its row, first tile, first slot and end slot. A row's
+  /// last chunk ends with the row (an uncut row is one chunk of all its slots).
   struct Chunk {
     int row, first_tile, begin, end;
     bool whole;  ///< the chunk is the whole row
   };
   KOKKOS_INLINE_FUNCTION Chunk chunk(int c) const {
     const int j = state.chunk_split(c), row = long_row(j);
-    const int count = slots(row), begin = (c - state.chunk_begin(j)) * segmented_chunk_slots;
-    const int end = begin + segmented_chunk_slots < count ? begin + segmented_chunk_slots : count;
-    return {row, first_tile(row), begin, end, begin == 0 && end == count};
+    const int begin = (c - state.chunk_begin(j)) * segmented_chunk_slots;
+    const int end = c + 1 == state.chunk_begin(j + 1) ? slots(row) : begin + segmented_chunk_slots;
+    return {row, first_tile(row), begin, end, begin == 0 && c + 1 == state.chunk_begin(j + 1)};
   }
   /// The chunk's sum to y (a whole row) or to chunk_sums (pass 3 adds them).
   KOKKOS_INLINE_FUNCTION void finish_chunk(int c, const Chunk& k, const vector_type& sum) const {
