@@ -30,7 +30,7 @@
 // millions of non-zeros -- a hub, a rigid cap's master node: 25-33K slots -- to
 // 800-1,000 loads a lane one after another while the GPU idled: 141-304 us,
 // 13-17% of the product on the xl set's elasticity-rigid-xl and
-// connection-hubs-8m, H200, Nsight Compute, perf_tests/results/h200/current/ncu.
+// connection-hubs-8m, H200, Nsight Compute, perf_tests/results/h200/xl_4b169f7/ncu.
 // Chunked, those products ran 10-12% faster; but on matrices whose longest row
 // has a few hundred slots the third pass's launch cost more than it saved.) No
 // atomics on y, and the same bits on every call.

@@ -5,7 +5,10 @@
 # Every step leaves /tmp/res/done.<step> when it succeeds and is skipped on a later start,
 # so a pipeline cut off (the device call ended, the process was killed) resumes at the step
 # it was in. Started in the background by xl_run.sh; its log is /tmp/res/pipeline.log.
-#   STEPS: which parts to run (default "run rerun ncu")
+#   STEPS: which parts to run, in order (default "run rerun ncu"): run (the zoo unless
+#   SKIP_ZOO, then each xl pair not in .carry/prof/run1/), rerun (each xl pair's run variants
+#   again, with the baselines), rerun-zoo, ncu, examples (the three solver examples at the
+#   README's GPU sizes); sanitize (compute-sanitizer on the segmented sum) right after the build.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
@@ -68,7 +71,36 @@ generate() {
 }
 
 build_bench() {
-  ninja -C build-cuda compound-bench >> "$R/build.log" 2>&1 || { grep -a error -A3 "$R/build.log" | head -40; return 1; }
+  ninja -C build-cuda compound-bench example_dirac_inverse_iteration example_elasticity_cg example_helmholtz_cocg \
+    >> "$R/build.log" 2>&1 || { grep -a error -A3 "$R/build.log" | head -40; return 1; }
+}
+
+# compute-sanitizer memcheck on the segmented sum's kernels, on tuning-zoo matrices with rows
+# of several chunks (hubs) and a rigid cap's master node, one precision each.
+sanitize() {
+  wait_for /tmp/compound_zoo_tune/index.json "$R/zoo_tune.log" || return 1
+  local rc=0
+  for mp in connection-hubs-256k:float elasticity-rigid-44:double; do
+    timeout 150 compute-sanitizer --tool memcheck --kernel-name kns=segmented_sum --print-limit 20 $bench \
+      --zoo /tmp/compound_zoo_tune/index.json --out /tmp/san_${mp%%:*} --matrices ${mp%%:*} --precision ${mp##*:} \
+      --variants csr.aos.aos.segmented_sum.t128.b4.l1,csr.soa.aos.segmented_sum.t128.b4.l1 --samples 1 --batch 1 \
+      --timing wall > "$R/sanitizer_${mp%%:*}.log" 2>&1 || rc=1
+    echo "sanitizer ${mp}: $(grep -a -E 'ERROR SUMMARY' "$R/sanitizer_${mp%%:*}.log" | tail -1)"
+  done
+  return $rc
+}
+
+# The three examples at the README's GPU sizes.
+examples() {
+  mkdir -p "$R/examples"
+  local rc=0
+  for run in "dirac_inverse_iteration 300" "dirac_inverse_iteration 700" "elasticity_cg 40" "helmholtz_cocg 100 8"; do
+    local log=$R/examples/example_$(echo "$run" | tr ' ' '_').txt
+    echo "\$ build-cuda/examples/example_$run" > "$log"
+    timeout 240 build-cuda/examples/example_$run >> "$log" 2>&1 || rc=1
+    echo "example $run: $(tail -1 "$log")"
+  done
+  return $rc
 }
 
 wait_for() {  # wait_for INDEX LOG: until the generator wrote INDEX (fails if it stopped without it)
@@ -152,13 +184,13 @@ step kokkos build_kokkos || exit 1
 step zoo_tool build_zoo || exit 1
 generate
 step bench_tool build_bench || exit 1
+[[ " $steps " == *" sanitize "* ]] && step sanitize sanitize
 pairs=()
 for m in "${xl[@]}"; do pairs+=("$m:float" "$m:double"); done
 for s in $steps; do
   case $s in
     run)
-      # The tuning zoo once, in the run: its rerun is the previous run of the same kernels
-      # (results/h200/current/, 3411c6a; this commit changed the bench's host side only).
+      # The tuning zoo (step rerun-zoo benches it again).
       [ -n "${SKIP_ZOO:-}" ] || step run-zoo bench_zoo "$R/run/zoo"
       for pair in "${pairs[@]}"; do
         [ -e "$root/.carry/prof/run1/${pair/:/-}/bench.json" ] && continue  # run on the first machine
@@ -171,6 +203,8 @@ for s in $steps; do
         step "rerun-${pair/:/-}" rerun_pair "$R/rerun/${pair/:/-}" "${pair%%:*}" "${pair##*:}"
       done
       ;;
+    rerun-zoo) step rerun-zoo bench_zoo "$R/rerun/zoo" ;;
+    examples) step examples examples ;;
     ncu)
       # Only the pairs under 80% of copy (compulsory bytes over the run's copy bandwidth).
       for pair in "${pairs[@]}"; do
