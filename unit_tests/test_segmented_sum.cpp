@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <compound_sparse.hpp>
 #include <cstring>
-#include <limits>
 #include <vector>
 
 #include "spmv_test_suite.hpp"
@@ -125,11 +124,11 @@ TEST(SegmentedSum, StateMatchesAWalkOfTheOffsets) {
     for (int r : long_splits) slots.push_back((host.row_offsets[r + 1] - 1) / tile - host.row_offsets[r] / tile + 1);
     const bool cut =
         !slots.empty() && *std::max_element(slots.begin(), slots.end()) > cs::impl::segmented_chunked_min_slots;
-    const int chunk_size = cut ? cs::impl::segmented_chunk_slots : std::numeric_limits<int>::max();
     std::vector<int> chunk_split, chunk_first, chunk_begin, chunked;
     for (std::size_t j = 0; j < long_splits.size(); ++j) {
+      const int chunk_size = cut ? cs::impl::segmented_chunk_slots : slots[j];
       chunk_begin.push_back(static_cast<int>(chunk_split.size()));
-      for (int q = 0; q < slots[j]; q += std::min(chunk_size, slots[j])) {
+      for (int q = 0; q < slots[j]; q += chunk_size) {
         chunk_split.push_back(static_cast<int>(j));
         chunk_first.push_back(q);
       }

@@ -114,8 +114,8 @@ struct SparseMatrix {
   /// in memory_bytes: for complex<double> they add about 3% to the CSR arrays.
   MergePathState<Entry, MemorySpace> merge_path;
   /// Csr only: the segmented-sum schedule's bitmap, lists and partial sums (and
-  /// the long rows' chunk lists and chunk sums, one of each per 256 tiles of a
-  /// long row), shared like the carries. About 0.6 bytes per non-zero for
+  /// the long rows' chunk lists: a chunk per long row, or one per 256 of its
+  /// tiles where long rows are cut, with a sum each), shared like the carries. About 0.6 bytes per non-zero for
   /// complex<float>, plus 4 bytes per row where some rows are empty; not counted
   /// in memory_bytes.
   SegmentedSumState<Entry, MemorySpace> segmented;

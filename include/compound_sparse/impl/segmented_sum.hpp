@@ -80,8 +80,9 @@ constexpr int segmented_chunk_slots = 256;
 /// third pass's launch takes: chunked (fb13456 against 4b169f7, H200, float and
 /// double), elasticity-rigid-34, -44, circuit-512k and circuit-1m, longest rows of
 /// 287-768 slots, lost 0.7-3.2 us (up to 19%); connection-hubs-256k (1,043) was
-/// even; connection-hubs-512k (2,075) gained 2.9-7.9 us, the xl matrices (2,370 to
-/// tens of thousands) 10-12%.
+/// even; connection-hubs-512k (2,075) gained 2.9-7.9 us, connection-hubs-8m and
+/// elasticity-rigid-xl (25-33K) 10-12%. circuit-10m (2,370) ran 2.6-2.9% slower than
+/// the one-warp run before it, on another machine (not profiled).
 constexpr int segmented_chunked_min_slots = 1024;
 
 KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
@@ -364,8 +365,8 @@ struct SegmentedSumFixup {
   KOKKOS_INLINE_FUNCTION Chunk chunk(int c) const {
     const int j = state.chunk_split(c), row = long_row(j);
     const int begin = (c - state.chunk_begin(j)) * segmented_chunk_slots;
-    const int end = c + 1 == state.chunk_begin(j + 1) ? slots(row) : begin + segmented_chunk_slots;
-    return {row, first_tile(row), begin, end, begin == 0 && c + 1 == state.chunk_begin(j + 1)};
+    const bool last = c + 1 == state.chunk_begin(j + 1);
+    return {row, first_tile(row), begin, last ? slots(row) : begin + segmented_chunk_slots, begin == 0 && last};
   }
   /// The chunk's sum to y (a whole row) or to chunk_sums (pass 3 adds them).
   KOKKOS_INLINE_FUNCTION void finish_chunk(int c, const Chunk& k, const vector_type& sum) const {
