@@ -12,6 +12,10 @@
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
 //   compound-tune --learn-prior OUT.json --from A.json[,B.json...]  (the portable prior, prior.hpp)
 //   compound-tune --prior-loo DB.json --from A.json[,B.json...] --out PREFIX  (the prior alone, leave-one-out)
+//   compound-tune --check-selection DB.json --zoo DIR/index.json --out PREFIX [--best-from DB2.json]
+//                 [--quick-spmvs N] [--matrices a,b] [--entry CLASS] [--precision ...] [--neighbours K]
+//                 [--final-samples N --final-batch N] [--timing ...]
+//                 (selection measured on this device, leave-one-out: selection_check.hpp)
 //
 // Search: every candidate is timed cheaply (--samples x --batch launches), then
 // the candidates within --retime-within of the fastest (at least the --top
@@ -67,6 +71,7 @@
 #include "entry_dispatch.hpp"
 #include "leave_one_out.hpp"
 #include "progress.hpp"
+#include "selection_check.hpp"
 #include "zoo_index.hpp"
 
 namespace cs = compound_sparse;
@@ -91,8 +96,10 @@ struct Options {
   bool resume = true;               // keep matching records (an interrupted run continues)
   std::string loo, out;
   int neighbours = 3;
-  std::string learn_prior, prior_loo;   // --learn-prior OUT, --prior-loo DB
-  std::vector<std::string> prior_from;  // --from: the databases a prior is learned from
+  std::string learn_prior, prior_loo;      // --learn-prior OUT, --prior-loo DB
+  std::vector<std::string> prior_from;     // --from: the databases a prior is learned from
+  std::string check_selection, best_from;  // --check-selection DB, --best-from DB2 (default DB)
+  int quick_spmvs = cs::default_quick_tune_spmvs;
 };
 
 /// Launches one measurement with `t` costs: warm-up and timed batches, plus about
@@ -135,7 +142,10 @@ int usage(const char* argv0, std::ostream& out, int code) {
       << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
       << " --loo DB.json --out PREFIX [--neighbours K]\n       " << argv0
       << " --learn-prior OUT.json --from A.json[,B.json...]\n       " << argv0
-      << " --prior-loo DB.json --from A.json[,B.json...] --out PREFIX\n";
+      << " --prior-loo DB.json --from A.json[,B.json...] --out PREFIX\n       " << argv0
+      << " --check-selection DB.json --zoo DIR/index.json --out PREFIX [--best-from DB2.json] [--quick-spmvs N]\n"
+         "         [--matrices a,b] [--entry CLASS] [--precision ...] [--neighbours K] [--final-samples N]\n"
+         "         [--final-batch N] [--timing auto|wall|queued]\n";
   return code;
 }
 
@@ -416,6 +426,60 @@ int run_tuner(const Options& o) {
   return 0;
 }
 
+/// --check-selection: selection_check.hpp for every matrix/precision pair of the zoo;
+/// exits 1 when a pair could not be judged (no exhaustive record, or its best failed).
+int run_selection_check(const Options& o, const std::string& command) {
+  cs::require_timing_mode<Kokkos::DefaultExecutionSpace>(o.final.mode, "--timing queued");  // before any work
+  const auto jobs = make_jobs(o);
+  COMPOUND_SPARSE_REQUIRE(!jobs.empty(), "nothing to check");
+  const cs::TuningDatabase db = cs::read_tuning_database(o.check_selection);
+  const std::string best_from = o.best_from.empty() ? o.check_selection : o.best_from;
+  const cs::TuningDatabase best_db = o.best_from.empty() ? db : cs::read_tuning_database(o.best_from);
+  compound_tune::SelectionCheckOptions options;
+  options.quick_tune_spmvs = o.quick_spmvs;
+  options.neighbours = o.neighbours;
+  options.timing = o.final;
+  const fs::path work = o.out + ".left_out";  // one database per left-out matrix, removed after it
+  std::cerr << "compound-tune: checking selection on " << jobs.size() << " matrix/precision pair(s), database "
+            << o.check_selection << " (" << db.matrices.size() << " records), exhaustive best from " << best_from
+            << "\n";
+  ProgressBar bar(static_cast<double>(jobs.size()));
+  std::vector<compound_tune::SelectionCheckRow> rows;
+  std::vector<std::string> unjudged;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    const std::string what = j.name + " " + j.entry + "/" + j.precision;
+    const std::string dir = compound_tune::write_left_out_database(db, j.name, (work / j.name).string());
+    compound_tools::dispatch_entry(j.entry, j.precision, [&](auto tag) {
+      using Entry = typename decltype(tag)::type;
+      const auto a = compound_tools::read_zoo_matrix<Entry>(j.file);
+      rows.push_back(compound_tune::check_selection<Entry>(
+          a, j.name, dir, cs::find_record(best_db, j.name, j.entry, j.precision), options));
+    });
+    const auto& r = rows.back();
+    bar.advance(1, "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + what);
+    if (!r.error.empty()) {
+      unjudged.push_back(what + ": " + r.error);
+      std::cerr << "\n  " << what << ": " << r.error << "\n";
+    } else {
+      std::cerr << "\n  " << what << ": best " << r.best_seconds * 1e6 << " us; never (" << r.never.rule << ") "
+                << r.never.ratio << ", always " << r.always.ratio << " (" << r.always.spmvs << " SpMVs), auto ("
+                << r.automatic.rule << ") " << r.automatic.ratio << "\n";
+    }
+    fs::remove_all(work / j.name);
+  }
+  bar.finish("checked");
+  fs::remove_all(work);
+  compound_tune::write_selection_check(rows, o.check_selection, best_from, options, command, o.out);
+  std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
+  if (!unjudged.empty()) {
+    std::cerr << "compound-tune: error: " << unjudged.size()
+              << " pair(s) not judged: " << compound_tools::joined(unjudged, "; ") << "\n";
+    return 1;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -462,7 +526,10 @@ int main(int argc, char** argv) {
       {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }},
       {"--learn-prior", [&](const std::string& v) { o.learn_prior = v; }},
       {"--prior-loo", [&](const std::string& v) { o.prior_loo = v; }},
-      {"--from", [&](const std::string& v) { o.prior_from = compound_tools::split_list(v); }}};
+      {"--from", [&](const std::string& v) { o.prior_from = compound_tools::split_list(v); }},
+      {"--check-selection", [&](const std::string& v) { o.check_selection = v; }},
+      {"--best-from", [&](const std::string& v) { o.best_from = v; }},
+      {"--quick-spmvs", [&](const std::string& v) { o.quick_spmvs = integer_at_least(v, 0); }}};
   if (compound_tools::wants_help(argc, argv)) return usage(argv[0], std::cout, 0);  // asked for: not an error
   const std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (!problem.empty()) {
@@ -492,6 +559,14 @@ int main(int argc, char** argv) {
         std::cerr << "compound-tune: wrote " << o.out << ".md\n";
       }
       return 0;
+    }
+    if (!o.check_selection.empty()) {
+      if (o.zoo.empty() || o.out.empty()) {
+        std::cerr << "compound-tune: --check-selection needs --zoo and --out\n";
+        return usage(argv[0], std::cerr, 2);
+      }
+      Kokkos::ScopeGuard kokkos(argc, argv);
+      return run_selection_check(o, compound_tools::joined(std::vector<std::string>(argv, argv + argc), " "));
     }
     if (o.zoo.empty() == o.matrix_file.empty() || (!o.matrix_file.empty() && o.entry.empty())) {
       std::cerr << "compound-tune: give either --zoo or --matrix (with --entry)\n";

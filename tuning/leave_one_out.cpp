@@ -14,18 +14,11 @@
 #include "compound_sparse/tuning/prior.hpp"
 #include "compound_sparse/tuning/quick_tune.hpp"
 #include "compound_sparse/tuning/selection.hpp"
+#include "report_text.hpp"
 
 namespace compound_tune {
 
 namespace cs = compound_sparse;
-
-namespace {
-std::string fixed(double x, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << x;
-  return s.str();
-}
-}  // namespace
 
 namespace {
 /// M's ok measurements (variant -> seconds); empty when M has no usable best.
@@ -141,17 +134,7 @@ LooSummary summarize(const std::vector<LooRow>& rows, double LooRow::*ratio) {
   std::vector<double> r;
   for (const auto& row : rows)
     if (row.*ratio > 0) r.push_back(row.*ratio);
-  LooSummary s;
-  s.count = static_cast<int>(r.size());
-  if (r.empty()) return s;
-  std::sort(r.begin(), r.end());
-  const std::size_t n = r.size();
-  s.median = n % 2 ? r[n / 2] : 0.5 * (r[n / 2 - 1] + r[n / 2]);
-  s.worst = r.back();
-  double logs = 0;
-  for (double x : r) logs += std::log(x);
-  s.geometric_mean = std::exp(logs / n);
-  return s;
+  return summarize_ratios(r);
 }
 
 void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, int neighbours,
@@ -210,11 +193,7 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
         {"auto",
          {{"median", automatic.median}, {"worst", automatic.worst}, {"geometric_mean", automatic.geometric_mean}}}}},
       {"rows", j_rows}};
-  const std::filesystem::path base(out);
-  if (base.has_parent_path()) std::filesystem::create_directories(base.parent_path());
-  std::ofstream json_file(out + ".json");
-  json_file << j.dump(2) << "\n";
-  COMPOUND_SPARSE_REQUIRE(json_file, "writing " << out << ".json failed");
+  write_json_report(j, out);
 
   std::ofstream md(out + ".md");
   md << "# Selection quality: leave-one-out\n\n"

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compound_sparse/tuning/database.hpp"
+#include "report_text.hpp"
 
 namespace compound_tune {
 
@@ -28,10 +29,7 @@ struct LooRow {
   double auto_ratio = 0;
 };
 
-struct LooSummary {
-  int count = 0;  ///< rows with a ratio
-  double median = 0, worst = 0, geometric_mean = 0;
-};
+using LooSummary = RatioSummary;  ///< over the rows with a ratio
 
 std::vector<LooRow> leave_one_out(const compound_sparse::TuningDatabase& db, int neighbours,
                                   double close_distance = 0.5);

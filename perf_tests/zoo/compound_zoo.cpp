@@ -1,7 +1,7 @@
 // compound-zoo: builds the standard matrix zoo (docs/zoo.md) into a directory:
 // one Matrix Market file per matrix and index.json with sizes and row statistics.
 //
-//   compound-zoo --out DIR [--scale small|full|tune|xl] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]
+//   compound-zoo --out DIR [--scale small|full|tune|unseen|xl] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]
 //                [--only NAME[,NAME...]]
 //
 // --scale small (default) is the test set: generated inputs only (plus mhd1280b and
@@ -369,6 +369,27 @@ std::vector<Recipe> tuning_zoo(const Options& o) {
   return recipes;
 }
 
+/// The unseen set (docs/zoo.md): the tuning set's families at sizes and parameters that
+/// none of its matrices has (other wave numbers, subdivision levels, grids, graph sizes
+/// and edge factors), for judging selection on matrices the database never saw
+/// (compound-tune --check-selection). One is larger than any tuning matrix of its
+/// family (helmholtz-box-k50), so selection also extrapolates.
+std::vector<Recipe> unseen_zoo(const Options& o) {
+  return {helmholtz("helmholtz-box-k14", "box", 24, 24, 14.0),
+          helmholtz("helmholtz-cylinder-k22", "cylinder", 40, 40, 22.0),
+          helmholtz("helmholtz-box-k50", "box", 80, 80, 50.0),
+          dirac_obj(o, "dirac-woody-l1", "woody.obj", 1),
+          dirac_obj(o, "dirac-spot-l3", "spot.obj", 3),
+          dirac_torus("dirac-torus-mid", 224, 112, 1),
+          elasticity("elasticity-box-36", "box", 36, 36),
+          elasticity("elasticity-lshape-24", "l-shape", 24, 12),
+          elasticity("elasticity-cylinder-mid", "cylinder", 20, 30),
+          circuit("circuit-256k", 1 << 18),
+          rmat("rmat-s18-e8", 18, 8),
+          connection_laplacian("connection-hubs-1m", 1 << 20, 3),
+          rigid_links("elasticity-rigid-38", 38, 0.45)};
+}
+
 /// The xl set (docs/zoo.md): per class one grid and one irregular matrix of 50M+
 /// compound non-zeros, so that launch and L2 effects no longer count, written as
 /// binary CSR (Matrix Market text of these would be 5-16 GB each). Sizes: the full
@@ -387,7 +408,7 @@ std::vector<Recipe> xl_zoo() {
 /// The usage on `out`; returns `code` (0 when asked for with --help, else 2).
 int usage(const char* argv0, std::ostream& out = std::cerr, int code = 2) {
   out << "usage: " << argv0
-      << " --out DIR [--scale small|full|tune|xl] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]\n"
+      << " --out DIR [--scale small|full|tune|unseen|xl] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]\n"
          "       [--only NAME[,NAME...]]\n";
   return code;
 }
@@ -400,7 +421,7 @@ int main(int argc, char** argv) {
       {"--out", [&](const std::string& v) { o.out = v; }},
       {"--scale",
        [&](const std::string& v) {
-         o.scale = compound_tools::one_of(v, {"small", "full", "tune", "xl"});
+         o.scale = compound_tools::one_of(v, {"small", "full", "tune", "unseen", "xl"});
        }},
       {"--format",
        [&](const std::string& v) {
@@ -423,7 +444,10 @@ int main(int argc, char** argv) {
   }
   try {
     fs::create_directories(o.out);
-    auto recipes = o.scale == "tune" ? tuning_zoo(o) : o.scale == "xl" ? xl_zoo() : standard_zoo(o);
+    auto recipes = o.scale == "tune"     ? tuning_zoo(o)
+                   : o.scale == "unseen" ? unseen_zoo(o)
+                   : o.scale == "xl"     ? xl_zoo()
+                                         : standard_zoo(o);
     for (auto& r : recipes) r.binary = o.format == "binary";
     Json matrices = Json::array(), skipped = Json::array();
     const auto start = std::chrono::steady_clock::now();
