@@ -49,7 +49,6 @@ struct SelectionCheckOptions {
   int quick_tune_spmvs = compound_sparse::default_quick_tune_spmvs;
   int neighbours = 3;
   compound_sparse::TimingOptions timing;  ///< for the chosen variants and the best
-  std::string work_dir;                   ///< the left-out databases are written here
 };
 
 /// `db` without any record named `name`, written as this device's database file in
