@@ -439,7 +439,7 @@ int run_selection_check(const Options& o, const std::string& command) {
   options.quick_tune_spmvs = o.quick_spmvs;
   options.neighbours = o.neighbours;
   options.timing = o.final;
-  const fs::path work = o.out + ".left_out";  // one database per left-out matrix, removed after it
+  const fs::path work = o.out + ".left_out";  // one database per left-out matrix, removed after its pairs
   std::cerr << "compound-tune: checking selection on " << jobs.size() << " matrix/precision pair(s), database "
             << o.check_selection << " (" << db.matrices.size() << " records), exhaustive best from " << best_from
             << "\n";
@@ -449,7 +449,10 @@ int run_selection_check(const Options& o, const std::string& command) {
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job& j = jobs[i];
     const std::string what = j.name + " " + j.entry + "/" + j.precision;
-    const std::string dir = compound_tune::write_left_out_database(db, j.name, (work / j.name).string());
+    const std::string dir = (work / j.name).string();
+    // A matrix's pairs are consecutive (make_jobs): its database is written once for all
+    // of them (and read once: TunedSpmv's read is cached while the file stays).
+    if (i == 0 || jobs[i - 1].name != j.name) compound_tune::write_left_out_database(db, j.name, dir);
     compound_tools::dispatch_entry(j.entry, j.precision, [&](auto tag) {
       using Entry = typename decltype(tag)::type;
       const auto a = compound_tools::read_zoo_matrix<Entry>(j.file);
@@ -466,7 +469,7 @@ int run_selection_check(const Options& o, const std::string& command) {
                 << r.never.ratio << ", always " << r.always.ratio << " (" << r.always.spmvs << " SpMVs), auto ("
                 << r.automatic.rule << ") " << r.automatic.ratio << "\n";
     }
-    fs::remove_all(work / j.name);
+    if (i + 1 == jobs.size() || jobs[i + 1].name != j.name) fs::remove_all(dir);
   }
   bar.finish("checked");
   fs::remove_all(work);

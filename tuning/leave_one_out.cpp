@@ -54,6 +54,15 @@ cs::SelectionContext left_out_context(const cs::TunedMatrix& m, const std::map<s
 }
 }  // namespace
 
+cs::TuningDatabase without_matrix(const cs::TuningDatabase& db, const std::string& name) {
+  cs::TuningDatabase others = db;
+  auto& records = others.matrices;
+  records.erase(
+      std::remove_if(records.begin(), records.end(), [&](const cs::TunedMatrix& r) { return r.name == name; }),
+      records.end());
+  return others;
+}
+
 std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours, double close_distance) {
   std::vector<LooRow> rows;
   for (const auto& m : db.matrices) {
@@ -62,10 +71,7 @@ std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours, 
     cs::SelectionContext context = left_out_context(m, measured, db);
     context.neighbours = neighbours;
     // Same entry type and precision, the only records selection looks at.
-    cs::TuningDatabase others = db;
-    others.matrices.clear();
-    for (const auto& o : db.matrices)
-      if (o.name != m.name) others.matrices.push_back(o);
+    const cs::TuningDatabase others = without_matrix(db, m.name);
     const auto s = cs::select_variant(m.features, &others, "leave-one-out", context);
     LooRow row;
     row.rule = s.rule;

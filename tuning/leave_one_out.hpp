@@ -31,6 +31,10 @@ struct LooRow {
 
 using LooSummary = RatioSummary;  ///< over the rows with a ratio
 
+/// `db` without the records of matrix `name` (every entry type and precision): what
+/// selection sees of a database that never met that matrix.
+compound_sparse::TuningDatabase without_matrix(const compound_sparse::TuningDatabase& db, const std::string& name);
+
 std::vector<LooRow> leave_one_out(const compound_sparse::TuningDatabase& db, int neighbours,
                                   double close_distance = 0.5);
 /// Over the rows' `ratio`, or another of their ratios.

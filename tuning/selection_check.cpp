@@ -11,20 +11,16 @@
 #include <sstream>
 
 #include "compound_sparse/error.hpp"
+#include "leave_one_out.hpp"  // without_matrix
 #include "report_text.hpp"
 
 namespace compound_tune {
 
 namespace cs = compound_sparse;
 
-std::string write_left_out_database(const cs::TuningDatabase& db, const std::string& name, const std::string& dir) {
-  cs::TuningDatabase others = db;
-  others.matrices.clear();
-  for (const auto& m : db.matrices)
-    if (m.name != name) others.matrices.push_back(m);
-  cs::write_tuning_database(others,
+void write_left_out_database(const cs::TuningDatabase& db, const std::string& name, const std::string& dir) {
+  cs::write_tuning_database(without_matrix(db, name),
                             (std::filesystem::path(dir) / cs::database_file_name(cs::default_device_info())).string());
-  return dir;
 }
 
 namespace {

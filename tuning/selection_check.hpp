@@ -52,9 +52,9 @@ struct SelectionCheckOptions {
 };
 
 /// `db` without any record named `name`, written as this device's database file in
-/// `dir` (where TunedSpmv looks for it); returns `dir`.
-std::string write_left_out_database(const compound_sparse::TuningDatabase& db, const std::string& name,
-                                    const std::string& dir);
+/// `dir` (where TunedSpmv looks for it).
+void write_left_out_database(const compound_sparse::TuningDatabase& db, const std::string& name,
+                             const std::string& dir);
 
 /// Checks selection for matrix `a` (named `name` in the databases). `left_out_dir` holds
 /// the database without `name` (write_left_out_database); `best` is the exhaustive
