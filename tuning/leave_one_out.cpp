@@ -81,7 +81,7 @@ std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours, 
     row.entry_type = m.features.entry_type;
     row.precision = m.features.precision;
     // The heuristic picks lanes freely; a search may have measured only some lane
-    // counts (reduced: 1, 4, 32), so take the nearest measured one of the same kernel.
+    // counts (reduced: 1, 2, 4, 32), so take the nearest measured one of the same kernel.
     const auto nearest_measured = [&measured](const cs::VariantKey& key) {
       cs::VariantKey chosen = key;
       if (measured.count(chosen.name())) return chosen;

@@ -391,7 +391,11 @@ inline void with_lanes(VariantKey key, const std::vector<int>& lanes, std::vecto
 /// The reduced search of the method: tune threads per SM (n_t * n_b) rather than
 /// n_t and n_b separately. For each compiled (layout, vector layout, kind) keep,
 /// per distinct n_t * n_b, the compiled pair whose n_t is closest to 256, and
-/// combine it with lanes_per_row in `lanes` (with_lanes). Kinds that split rows
+/// combine it with lanes_per_row in `lanes` (with_lanes). Lanes 2 is in the set
+/// since rows of about seven quaternion<double> slots (Dirac operators on meshes
+/// of 35-47K vertices) ran 4-8% faster with two lanes a row than with one or four
+/// on the H200 (perf_tests/results/h200/quaternion_mid/); 8 and 16 won nothing
+/// there that 4 or 32 did not. Kinds that split rows
 /// (merge_path, segmented_sum) keep every compiled pair: in the merge path n_t
 /// sets the tile and how many threads share each barrier, and at the same
 /// threads per SM teams of 128 ran up to 8% faster than teams of 256 on the H200
@@ -399,7 +403,7 @@ inline void with_lanes(VariantKey key, const std::vector<int>& lanes, std::vecto
 /// has no barrier, but its register budget (n_b) decides how many tiles'
 /// loads are in flight.
 template <class Entry>
-std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1, 4, 32}) {
+std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1, 2, 4, 32}) {
   std::map<std::string, VariantKey> chosen;  // compiled name without bounds + threads per SM -> key
   for (const auto& key : variant_registry<Entry>().variants()) {
     const std::string group = key.outer + "." + key.inner + "." + key.vector + "." + to_string(key.kind) + "." +
