@@ -51,6 +51,17 @@ def main():
         assert merged["merged_from"][1]["file"].endswith("bench.json.gz")
         assert merged["skipped"] == [{"name": "huge", "precision": "double", "reason": "too big"}]
         assert merged["commit"] == "abc" and merged["device"]["name"] == "Test GPU"
+        # A matrix's search list: one line a measurement, the rest as json.dump(indent=1).
+        searched = run_bench(["s"], commit="abc")
+        searched["matrices"][0]["search"] = [{"variant": "csr.aos.aos.static.t256.b4.l1", "seconds": 1.5e-05},
+                                             {"variant": "ell.aos.aos.static.t256.b4.l2", "seconds": 2e-05}]
+        (tmp / "s.json").write_text(json.dumps(searched))
+        result = merge(tmp / "s_merged.json", tmp / "s.json")
+        assert result.returncode == 0, result.stderr
+        text = (tmp / "s_merged.json").read_text()
+        assert json.loads(text)["matrices"] == searched["matrices"]
+        assert '\n    {"variant":"csr.aos.aos.static.t256.b4.l1","seconds":1.5e-05},\n' in text, text
+        assert '\n "commit": "abc",\n' in text, text
 
         # Not measured alike: another commit, another device, other timing.
         (tmp / "c.json").write_text(json.dumps(run_bench(["c"], commit="def")))
