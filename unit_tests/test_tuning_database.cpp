@@ -6,7 +6,9 @@
 #include <compound_sparse.hpp>
 #include <compound_sparse/tuning/database.hpp>
 #include <compound_sparse/tuning/selection.hpp>
+#include <fstream>
 #include <set>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -230,6 +232,28 @@ TEST(TuningDatabase, CorruptFilesAreRefusedWithTheReason) {
   no_features.replace(no_features.find("\"features\""), 10, "\"featurez\"");
   expect_error(no_features, "not a valid tuning database");
   EXPECT_THROW(cs::read_tuning_database(dir.str() + "/absent.json"), cs::Error);
+}
+
+TEST(TuningDatabase, CommittedDatabasesAreInTheWritersFormat) {
+  // What compound-tune would write for them, byte for byte: a rewritten database diffs by
+  // record and by measurement line, not by formatting.
+  const std::string dir = COMPOUND_SPARSE_SOURCE_TUNING_DIR;
+  for (const std::string name : {"sm_90.json", "host_serial.json"}) {
+    std::ifstream file(dir + "/" + name, std::ios::binary);
+    ASSERT_TRUE(file) << name;
+    std::stringstream text;
+    text << file.rdbuf();
+    const std::string written = cs::to_json_text(cs::parse_tuning_database(text.str(), name));
+    ASSERT_EQ(written.size(), text.str().size()) << name;
+    EXPECT_TRUE(written == text.str()) << name;
+  }
+  // One line per measurement.
+  const std::string text = cs::to_json_text(sample_database());
+  const auto at = text.find("\"measurements\": [\n");
+  ASSERT_NE(at, std::string::npos) << text;
+  const auto line_end = text.find('\n', text.find('{', at));
+  EXPECT_NE(text.substr(text.find('{', at), line_end - text.find('{', at)).find("\"variant\":"), std::string::npos)
+      << text;
 }
 
 TEST(TuningDatabase, CachedReadParsesOnceAndSeesRewrites) {

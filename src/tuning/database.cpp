@@ -192,6 +192,41 @@ TunedMatrix matrix_from_json(const Json& j) {
   return t;
 }
 
+/// Appends `value` to `out` as nlohmann's dump(1) would at nesting `depth`, except that each
+/// element of a "measurements" array takes one line of compact JSON. A zoo record holds
+/// about a thousand measurements: one a line keeps a retune's diff readable by variant and
+/// the file a quarter smaller (18.9 MB indented, 14.4 MB so, for the H200's 74 records),
+/// which matters for a repository that travels to a GPU machine whole.
+void append_database_json(std::string& out, const Json& value, int depth, bool one_line_elements = false) {
+  const auto indent = [&](int d) { out.append(static_cast<std::size_t>(d), ' '); };
+  if (value.is_object() && !value.empty()) {
+    out += "{\n";
+    std::size_t i = 0;
+    for (auto it = value.begin(); it != value.end(); ++it, ++i) {
+      indent(depth + 1);
+      out += Json(it.key()).dump() + ": ";
+      append_database_json(out, it.value(), depth + 1, it.key() == "measurements");
+      out += i + 1 < value.size() ? ",\n" : "\n";
+    }
+    indent(depth);
+    out += "}";
+  } else if (value.is_array() && !value.empty()) {
+    out += "[\n";
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      indent(depth + 1);
+      if (one_line_elements)
+        out += value[i].dump();
+      else
+        append_database_json(out, value[i], depth + 1);
+      out += i + 1 < value.size() ? ",\n" : "\n";
+    }
+    indent(depth);
+    out += "]";
+  } else {
+    out += value.dump();
+  }
+}
+
 }  // namespace
 
 std::string to_json_text(const TuningDatabase& db) {
@@ -216,7 +251,9 @@ std::string to_json_text(const TuningDatabase& db) {
       {"versions", {{"compound_sparse", db.library_version}, {"kokkos", db.kokkos_version}, {"cuda", db.cuda_version}}},
       {"launch_bounds", db.launch_bounds},
       {"matrices", matrices}};
-  return j.dump(1) + "\n";
+  std::string text;
+  append_database_json(text, j, 0);
+  return text + "\n";
 }
 
 TuningDatabase parse_tuning_database(const std::string& text, const std::string& source) {

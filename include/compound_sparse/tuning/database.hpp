@@ -116,7 +116,7 @@ std::shared_ptr<const TuningDatabase> read_tuning_database_cached(const std::str
 /// + `suffix` (TunedSpmv's database and cache, which fall back rather than fail).
 LoadedDatabase load_database_file(const std::string& path, const std::string& prefix, const std::string& suffix);
 
-/// Serializes to JSON text (2-space indented).
+/// Serializes to JSON text: indented by one space a level, each measurement on one line.
 std::string to_json_text(const TuningDatabase& db);
 /// Parses JSON text; `source` names it in errors. Throws like read_tuning_database.
 TuningDatabase parse_tuning_database(const std::string& text, const std::string& source);
