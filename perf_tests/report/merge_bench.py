@@ -112,7 +112,7 @@ def merge(runs, allowed_commits=()):
 def bench_text(value, depth=0, one_line_elements=False):
     """JSON as json.dump(indent=1) writes it, except that each element of a "search" list (a
     matrix's every measured variant: 13 of the 15 MB of the H200's merged run) takes one line,
-    so that the file is a quarter smaller and a rerun diffs by variant."""
+    so that the file is a fifth smaller and a rerun diffs by variant."""
     pad = " " * (depth + 1)
     if isinstance(value, dict) and value:
         items = [f"{pad}{json.dumps(k)}: {bench_text(v, depth + 1, k == 'search')}" for k, v in value.items()]

@@ -195,7 +195,7 @@ TunedMatrix matrix_from_json(const Json& j) {
 /// Appends `value` to `out` as nlohmann's dump(1) would at nesting `depth`, except that each
 /// element of a "measurements" array takes one line of compact JSON. A zoo record holds
 /// about a thousand measurements: one a line keeps a retune's diff readable by variant and
-/// the file a quarter smaller (18.9 MB indented, 14.4 MB so, for the H200's 74 records),
+/// the file a fifth smaller (18.9 MB indented, 15.2 MB so, for the H200's 74 records),
 /// which matters for a repository that travels to a GPU machine whole.
 void append_database_json(std::string& out, const Json& value, int depth, bool one_line_elements = false) {
   const auto indent = [&](int d) { out.append(static_cast<std::size_t>(d), ' '); };

@@ -82,7 +82,9 @@ constexpr int segmented_chunk_slots = 256;
 /// 287-768 slots, lost 0.7-3.2 us (up to 19%); connection-hubs-256k (1,043) was
 /// even; connection-hubs-512k (2,075) gained 2.9-7.9 us, connection-hubs-8m and
 /// elasticity-rigid-xl (25-33K) 10-12%. circuit-10m (2,370) ran 2.6-2.9% slower than
-/// the one-warp run before it, on another machine (not profiled).
+/// the one-warp run before it, on another machine; Nsight Compute found its kernels
+/// not slower (415.9 / 623.0 us against 418.2 / 630.5): the third launch and the
+/// machine (perf_tests/results/h200/current/README.md).
 constexpr int segmented_chunked_min_slots = 1024;
 
 KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
