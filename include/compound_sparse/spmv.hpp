@@ -34,6 +34,22 @@ constexpr bool is_gpu_space() {
 #endif
 }
 
+/// Throws InvalidInput if the schedule's lanes_per_row is not one of 1, 2, 4, 8, 16,
+/// 32 (1 for a kind that does not use lanes), or a GPU schedule's threads are not
+/// whole warps; `operation` names the caller in the message.
+template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams>
+void check_schedule(const Schedule<Kind, Threads, MinTeams>& schedule, const char* operation) {
+  const int lanes = schedule.lanes_per_row;
+  COMPOUND_SPARSE_REQUIRE(lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0,
+                          operation << ": lanes_per_row must be 1, 2, 4, 8, 16 or 32, got " << lanes);
+  COMPOUND_SPARSE_REQUIRE(schedule_kind_uses_lanes[static_cast<int>(Kind)] || lanes == 1,
+                          operation << ": schedule kind " << to_string(Kind)
+                                    << " does not use lanes; lanes_per_row must be 1, got " << lanes);
+  COMPOUND_SPARSE_REQUIRE(
+      !is_gpu_space<ExecutionSpace>() || (Threads % 32 == 0 && Threads >= static_cast<unsigned>(lanes)),
+      operation << ": GPU schedules need a multiple of 32 threads per team, got " << Threads);
+}
+
 /// Threads per team for launching `f` with Policy: `wanted` on GPUs; on host
 /// backends at most team_size_max threads (1 on Serial).
 template <class Policy, class ExecutionSpace, class Functor>
@@ -238,6 +254,43 @@ constexpr int row_spmv_batch() {
   return is_gpu_space<ExecutionSpace>() ? row_batch<Entry, Threads, MinTeams>() : 1;
 }
 
+/// Points a row functor (SpmvFunctor, SpmmFunctor) at the matrix's arrays.
+template <class Functor, class Matrix>
+void set_row_matrix(Functor& f, const Matrix& a) {
+  f.offsets = a.offsets;
+  f.row_lengths = a.row_lengths;
+  f.col_indices = a.col_indices;
+  f.column_bases = a.column_bases;
+  f.values = a.values;
+  f.work_counter = a.work_counter;
+  f.ell_stride = a.ell_stride;
+}
+
+/// Launches a row functor whose work (f.work) and lanes are set: a league of n_s * n_b
+/// teams, but never more than there is work for (teams of `team_rows` rows); the
+/// dynamic kinds' counter reset first. CUDA runs the plain kernel row_kernel, Threads
+/// threads a block (`what` names it in a launch error); host backends Kokkos' team
+/// launch of `team_size` threads (`label`).
+template <ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class ExecutionSpace, class Functor, class Counter>
+void launch_rows(const ExecutionSpace& exec, const Functor& f, const Counter& work_counter, int team_size,
+                 int team_rows, const char* label, const char* what) {
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
+  const int league = std::max(1, std::min(f.work.work_items(Kind, team_rows),
+                                          multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
+  if (Kind != ScheduleKind::Static) Kokkos::deep_copy(exec, work_counter, 0u);
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (is_gpu_space<ExecutionSpace>()) {
+    (void)label;
+    (void)team_size;
+    launch_plain_kernel<row_kernel<Functor, Threads, MinTeams>>(exec, league, static_cast<int>(Threads), f, what);
+  } else
+#endif
+  {
+    (void)what;
+    team_parallel_for(label, policy_type(exec, league, team_size, f.lanes), f);
+  }
+}
+
 /// The schedules that hand whole rows to threads (Static, DynamicTeam,
 /// DynamicWarp; impl/spmv_functor.hpp). Batch: tests and labs may set it;
 /// spmv uses row_spmv_batch.
@@ -252,17 +305,10 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
 
   functor_type f;
-  f.offsets = a.offsets;
-  f.row_lengths = a.row_lengths;
-  f.col_indices = a.col_indices;
-  f.column_bases = a.column_bases;
-  f.values = a.values;
-  f.work_counter = a.work_counter;
+  set_row_matrix(f, a);
   f.x = x.data;
   f.y = y.data;
   f.result = result;
-  f.num_rows = a.num_rows;
-  f.ell_stride = a.ell_stride;
 
   // Host backends ignore vector lanes beyond one thread's loop (launch_team_size);
   // CUDA runs the plain kernel row_kernel, Threads threads a block.
@@ -270,28 +316,9 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
   f.lanes = gpu ? lanes : 1;  // the lanes that share a row at launch
-  f.rows_per_team_chunk = team_size;
-  f.team_chunks = (a.num_rows + team_size - 1) / team_size;
-  f.rows_per_warp_chunk = gpu ? 32 / lanes : 32;
-  f.warp_chunks = (a.num_rows + f.rows_per_warp_chunk - 1) / f.rows_per_warp_chunk;
-
-  // League n_s * n_b, but never more teams than there is work for.
-  const int work_items = Kind == ScheduleKind::DynamicWarp
-                             ? (f.warp_chunks * f.rows_per_warp_chunk + team_size - 1) / team_size
-                             : f.team_chunks;
-  const int league =
-      std::max(1, std::min(work_items, multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
-
-  if (Kind != ScheduleKind::Static) Kokkos::deep_copy(exec, a.work_counter, 0u);
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-  if constexpr (gpu) {
-    launch_plain_kernel<row_kernel<functor_type, Threads, MinTeams>>(exec, league, static_cast<int>(Threads), f,
-                                                                     "the row kernel");
-  } else
-#endif
-  {
-    team_parallel_for("compound_sparse::spmv", policy_type(exec, league, team_size, f.lanes), f);
-  }
+  f.work = RowWork::make(a.num_rows, team_size, gpu ? 32 / lanes : 32);
+  launch_rows<Kind, Threads, MinTeams>(exec, f, a.work_counter, team_size, team_size, "compound_sparse::spmv",
+                                       "the row kernel");
 }
 
 }  // namespace impl
@@ -315,15 +342,7 @@ void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
                           "spmv: x has " << x.size() << " elements but A has " << a.num_cols << " columns");
   COMPOUND_SPARSE_REQUIRE(y.size() == a.num_rows,
                           "spmv: y has " << y.size() << " elements but A has " << a.num_rows << " rows");
-  const int lanes = schedule.lanes_per_row;
-  COMPOUND_SPARSE_REQUIRE(lanes >= 1 && lanes <= 32 && (lanes & (lanes - 1)) == 0,
-                          "spmv: lanes_per_row must be 1, 2, 4, 8, 16 or 32, got " << lanes);
-  COMPOUND_SPARSE_REQUIRE(
-      schedule_kind_uses_lanes[static_cast<int>(Kind)] || lanes == 1,
-      "spmv: schedule kind " << to_string(Kind) << " does not use lanes; lanes_per_row must be 1, got " << lanes);
-  COMPOUND_SPARSE_REQUIRE(
-      !impl::is_gpu_space<ExecutionSpace>() || (Threads % 32 == 0 && Threads >= static_cast<unsigned>(lanes)),
-      "spmv: GPU schedules need a multiple of 32 threads per team, got " << Threads);
+  impl::check_schedule<ExecutionSpace>(schedule, "spmv");
   if (a.num_rows == 0) return;
   impl::RowResult<Entry, YInner> result;
   result.alpha = alpha;

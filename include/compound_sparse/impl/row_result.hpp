@@ -28,6 +28,12 @@ struct RowResult {
     if (!beta_is_zero) result = traits::add(result, traits::scale(beta, load_value<vector_type, YInner>(y, row)));
     store_value<vector_type, YInner>(y, row, result);
   }
+  /// *y = alpha * sum + beta * *y, for a value stored whole (components together).
+  KOKKOS_INLINE_FUNCTION void store_at(vector_type* y, const vector_type& sum) const {
+    vector_type result = traits::scale(alpha, sum);
+    if (!beta_is_zero) result = traits::add(result, traits::scale(beta, *y));
+    *y = result;
+  }
   /// y(row) += alpha * sum: a further part of a row that store() has written.
   template <class View>
   KOKKOS_INLINE_FUNCTION void accumulate(const View& y, int row, const vector_type& sum) const {

@@ -22,9 +22,11 @@
 #include "../entry_traits.hpp"
 #include "../schedule.hpp"
 #include "../sparse_matrix.hpp"
+#include "lane_slots.hpp"
 #include "plain_kernel.hpp"
 #include "row_batch.hpp"
 #include "row_result.hpp"
+#include "row_schedule.hpp"
 #include "row_slots.hpp"
 #include "streaming_load.hpp"
 #include "value_access.hpp"
@@ -53,43 +55,22 @@ struct SpmvFunctor {
   typename x_type::view_type x;
   typename y_type::view_type y;
   RowResult<Entry, YInner> result;
-  int num_rows;
+  RowWork work;
   int ell_stride;
-  int lanes;                ///< vector lanes per row at launch (1 on host backends)
-  int rows_per_team_chunk;  ///< Static / DynamicTeam: rows a team works on at once
-  int team_chunks;
-  int rows_per_warp_chunk;  ///< DynamicWarp: rows taken per atomic
-  int warp_chunks;
+  int lanes;  ///< vector lanes per row at launch (1 on host backends)
 
-  /// Adds lane `lane`'s slots of a row to `acc`: slots lane, lane + lanes,
-  /// lane + 2 lanes, ... in that order, as a ThreadVectorRange over the row would,
-  /// so every Batch gives the same bits. Indices and entries of the whole batch
-  /// first, then x at each column: independent loads, in flight together.
+  /// Adds lane `lane`'s slots of a row to `acc` (lane_slots.hpp).
   KOKKOS_INLINE_FUNCTION void add_lane_slots(const RowSlots& slots, int first_column, int lane,
                                              vector_type& acc) const {
-    for (int k = lane; k < slots.length; k += Batch * lanes) {
-      int columns[Batch];
-      Entry entries[Batch];
-      vector_type xs[Batch];
-      for (int u = 0; u < Batch; ++u) {
-        const int slot = slots.first + (k + u * lanes) * slots.step;
-        if (k + u * lanes < slots.length) {
-          columns[u] = first_column + load_index_streaming(col_indices, slot);
-          entries[u] = load_streaming<Entry, Inner>(values, slot);
-        }
-      }
-      for (int u = 0; u < Batch; ++u)
-        if (k + u * lanes < slots.length) xs[u] = load_readonly<vector_type, XInner>(x, columns[u]);
-      for (int u = 0; u < Batch; ++u)
-        if (k + u * lanes < slots.length) traits::multiply_add(acc, entries[u], xs[u]);
-    }
+    const auto x_at = [&](int column) { return load_readonly<vector_type, XInner>(x, column); };
+    impl::add_lane_slots<Batch, Entry, Inner>(slots, first_column, lane, lanes, col_indices, values, x_at, acc);
   }
 
   /// y(row) = alpha * (A x)(row) + beta * y(row), computed by the calling
   /// thread's vector lanes (Kokkos' launch, host backends). Rows past the end are
   /// skipped by the whole lane group.
   KOKKOS_INLINE_FUNCTION void compute_row(const member_type& team, int row) const {
-    if (row >= num_rows) return;
+    if (row >= work.num_rows) return;
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
     const int first_column = column_base<Outer>(column_bases, row);
     vector_type sum;
@@ -101,85 +82,28 @@ struct SpmvFunctor {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    if constexpr (Kind == ScheduleKind::Static) {
-      for (int chunk = team.league_rank(); chunk < team_chunks; chunk += team.league_size())
-        compute_row(team, chunk * rows_per_team_chunk + team.team_rank());
-    } else if constexpr (Kind == ScheduleKind::DynamicTeam) {
-      for (;;) {
-        int chunk = 0;
-        // single(PerTeam, ..., value) broadcasts the value to the whole team.
-        Kokkos::single(
-            Kokkos::PerTeam(team), [&](int& c) { c = static_cast<int>(Kokkos::atomic_fetch_add(&work_counter(), 1u)); },
-            chunk);
-        if (chunk >= team_chunks) break;
-        compute_row(team, chunk * rows_per_team_chunk + team.team_rank());
-      }
-    } else {
-      dynamic_warp(team);
-    }
-  }
-
-  /// DynamicWarp through Kokkos (host backends): each team thread is its own
-  /// "warp" and works through chunks of rows_per_warp_chunk rows by itself.
-  KOKKOS_INLINE_FUNCTION void dynamic_warp(const member_type& team) const {
-    for (;;) {
-      const int chunk = static_cast<int>(Kokkos::atomic_fetch_add(&work_counter(), 1u));
-      if (chunk >= warp_chunks) break;
-      const int end = chunk * rows_per_warp_chunk + rows_per_warp_chunk;
-      for (int row = chunk * rows_per_warp_chunk; row < end; ++row) compute_row(team, row);
-    }
+    for_each_team_row<Kind>(team, work, work_counter, [&](int row) { compute_row(team, row); });
   }
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
   /// compute_row on CUDA, for lane `lane` of the `lanes` consecutive threads that
   /// share `row`: the same slots per lane (add_lane_slots), the lanes' sums added
-  /// by a butterfly of shuffles within the group (fixed, so every call and every
-  /// Batch gives the same bits). Rows past the end are skipped by the whole group.
+  /// by a butterfly of shuffles within the group (sum_over_lanes). Rows past the end
+  /// are skipped by the whole group.
   __device__ void compute_row_plain(int row, int lane) const {
-    if (row >= num_rows) return;
+    if (row >= work.num_rows) return;
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
     const int first_column = column_base<Outer>(column_bases, row);
     vector_type sum = traits::zero();
     add_lane_slots(slots, first_column, lane, sum);
-    if (lanes > 1) {
-      const int warp_lane = static_cast<int>(threadIdx.x & 31);
-      const unsigned group = lanes == 32 ? 0xffffffffu : ((1u << lanes) - 1u) << (warp_lane & ~(lanes - 1));
-      for (int mask = lanes / 2; mask >= 1; mask /= 2)
-        sum = traits::add(sum, shuffle_components(sum, [=](auto s) { return __shfl_xor_sync(group, s, mask); }));
-    }
+    sum = sum_over_lanes<traits>(sum, lanes);
     if (lane == 0) result.store(y, row, sum);
   }
 
   /// One block of row_kernel: Threads / lanes rows at a time, taken as operator()
-  /// takes them (Static: chunks league-strided; DynamicTeam: a chunk per atomic
-  /// per block; DynamicWarp: a chunk of 32 / lanes rows per atomic per warp).
+  /// takes them (row_schedule.hpp).
   __device__ void plain_block() const {
-    const int thread = static_cast<int>(threadIdx.x);
-    const int lane = thread & (lanes - 1);
-    if constexpr (Kind == ScheduleKind::Static) {
-      for (int chunk = static_cast<int>(blockIdx.x); chunk < team_chunks; chunk += static_cast<int>(gridDim.x))
-        compute_row_plain(chunk * rows_per_team_chunk + thread / lanes, lane);
-    } else if constexpr (Kind == ScheduleKind::DynamicTeam) {
-      __shared__ unsigned block_chunk;
-      for (;;) {
-        if (thread == 0) block_chunk = atomicAdd(work_counter.data(), 1u);
-        __syncthreads();
-        const int chunk = static_cast<int>(block_chunk);
-        __syncthreads();  // every thread has read it before thread 0 takes the next
-        if (chunk >= team_chunks) break;
-        compute_row_plain(chunk * rows_per_team_chunk + thread / lanes, lane);
-      }
-    } else {
-      // Warp-uniform loop (every lane sees the broadcast chunk), as __shfl_sync needs.
-      const int warp_lane = thread & 31;
-      for (;;) {
-        unsigned chunk = 0;
-        if (warp_lane == 0) chunk = atomicAdd(work_counter.data(), 1u);
-        chunk = __shfl_sync(0xffffffffu, chunk, 0);
-        if (chunk >= static_cast<unsigned>(warp_chunks)) break;
-        compute_row_plain(static_cast<int>(chunk) * rows_per_warp_chunk + warp_lane / lanes, lane);
-      }
-    }
+    for_each_block_row<Kind>(work, lanes, work_counter, [&](int row, int lane) { compute_row_plain(row, lane); });
   }
 #endif
 };

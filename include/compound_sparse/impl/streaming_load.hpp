@@ -47,18 +47,23 @@ __device__ Value load_words(const Value* p) {
   return value;
 }
 
+/// *p read with Hint in the widest words its size and alignment allow.
+template <class Hint, class Value>
+__device__ Value load_whole(const Value* p) {
+  if constexpr (sizeof(Value) % 16 == 0 && alignof(Value) >= 16)
+    return load_words<Hint, int4>(p);
+  else if constexpr (sizeof(Value) % 8 == 0 && alignof(Value) >= 8)
+    return load_words<Hint, int2>(p);
+  else
+    return load_words<Hint, int>(p);
+}
+
 /// Element i of a [value][component] view, read with Hint: an AoS value in the
 /// widest words its size and alignment allow, an SoA value by component.
 template <class Hint, class Value, class Inner, class View>
 __device__ Value load_with(const View& view, int i) {
   if constexpr (std::is_same<Inner, Aos>::value) {
-    const Value* p = reinterpret_cast<const Value*>(view.data()) + i;
-    if constexpr (sizeof(Value) % 16 == 0 && alignof(Value) >= 16)
-      return load_words<Hint, int4>(p);
-    else if constexpr (sizeof(Value) % 8 == 0 && alignof(Value) >= 8)
-      return load_words<Hint, int2>(p);
-    else
-      return load_words<Hint, int>(p);
+    return load_whole<Hint>(reinterpret_cast<const Value*>(view.data()) + i);
   } else {
     using traits = component_traits<Value>;
     Value v;
@@ -95,6 +100,16 @@ KOKKOS_INLINE_FUNCTION Value load_readonly(const View& view, int i) {
   return load_with<ReadOnly, Value, Inner>(view, i);
 #else
   return load_value<Value, Inner>(view, i);
+#endif
+}
+
+/// *p, a whole value (components together) that nothing writes during the kernel.
+template <class Value>
+KOKKOS_INLINE_FUNCTION Value load_readonly_at(const Value* p) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  return load_whole<ReadOnly>(p);
+#else
+  return *p;
 #endif
 }
 

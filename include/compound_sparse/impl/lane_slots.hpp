@@ -1,0 +1,42 @@
+#pragma once
+// The inner loop of the row kernels (SpMV, impl/spmv_functor.hpp; SpMM,
+// impl/spmm_functor.hpp): one lane's share of a row's slots, in batches of loads
+// (impl/row_batch.hpp says why).
+
+#include <Kokkos_Core.hpp>
+
+#include "../entry_traits.hpp"
+#include "row_slots.hpp"
+#include "streaming_load.hpp"
+
+namespace compound_sparse {
+namespace impl {
+
+/// Adds lane `lane`'s slots of a row to `acc`: slots lane, lane + lanes, lane + 2
+/// lanes, ... in that order, as a ThreadVectorRange over the row would, so every
+/// Batch gives the same bits. Indices and entries of the whole batch first, then x
+/// at each column (load_x(column)): independent loads, in flight together.
+template <int Batch, class Entry, class Inner, class Columns, class Values, class LoadX, class Vector>
+KOKKOS_INLINE_FUNCTION void add_lane_slots(const RowSlots& slots, int first_column, int lane, int lanes,
+                                           const Columns& col_indices, const Values& values, const LoadX& load_x,
+                                           Vector& acc) {
+  for (int k = lane; k < slots.length; k += Batch * lanes) {
+    int columns[Batch];
+    Entry entries[Batch];
+    Vector xs[Batch];
+    for (int u = 0; u < Batch; ++u) {
+      const int slot = slots.first + (k + u * lanes) * slots.step;
+      if (k + u * lanes < slots.length) {
+        columns[u] = first_column + load_index_streaming(col_indices, slot);
+        entries[u] = load_streaming<Entry, Inner>(values, slot);
+      }
+    }
+    for (int u = 0; u < Batch; ++u)
+      if (k + u * lanes < slots.length) xs[u] = load_x(columns[u]);
+    for (int u = 0; u < Batch; ++u)
+      if (k + u * lanes < slots.length) entry_traits<Entry>::multiply_add(acc, entries[u], xs[u]);
+  }
+}
+
+}  // namespace impl
+}  // namespace compound_sparse
