@@ -2,6 +2,7 @@
 // entry_traits.hpp documents, then run through the full SpMV variant suite.
 #include <gtest/gtest.h>
 
+#include "spmm_test_suite.hpp"
 #include "spmv_test_suite.hpp"
 
 namespace user {
@@ -66,3 +67,4 @@ TEST(UserEntry, SpmvComputesDerivative) {
 }
 
 COMPOUND_SPARSE_SPMV_SUITE(Variants, user::Dual<double>);
+COMPOUND_SPARSE_SPMM_SUITE(Variants, user::Dual<double>);

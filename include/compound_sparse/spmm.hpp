@@ -1,0 +1,110 @@
+#pragma once
+// Y = alpha * A * X + beta * Y for k vectors at once (SpMM), X and Y multivectors
+// (multi_vector.hpp) in either layout, every variant of the SpMV's space:
+//
+//   spmm(Schedule<ScheduleKind::DynamicWarp, 256, 2>{}, alpha, A, X, beta, Y);
+//
+// The row schedules (Static, DynamicTeam, DynamicWarp) read the matrix once for all
+// k vectors (impl/spmm_functor.hpp); the schedules that split rows (MergePath,
+// SegmentedSum) run one SpMV per vector, on Soa multivectors, whose vectors are
+// Aos CompoundVectors (vector_of), so far. Deterministic, with the SpMV's bits:
+// column j of Y is what spmv gives for column j of X with the same schedule and
+// lanes. beta == 0 overwrites Y without reading it.
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <type_traits>
+
+#include "impl/spmm_functor.hpp"
+#include "multi_vector.hpp"
+#include "spmv.hpp"
+
+namespace compound_sparse {
+
+namespace impl {
+
+/// The row schedules' SpMM (impl/spmm_functor.hpp).
+template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
+          class Inner, class XLayout, class YLayout, class MemorySpace,
+          int Batch = row_spmv_batch<ExecutionSpace, Entry, Threads, MinTeams>()>
+void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
+              const RowResult<Entry, Aos>& result, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
+              const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x,
+              const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y) {
+  using functor_type = SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, Batch>;
+  using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
+
+  functor_type f;
+  set_row_matrix(f, a);
+  f.x = x.data.data();
+  f.y = y.data.data();
+  f.x_row_stride = x.row_stride();
+  f.x_vector_stride = x.vector_stride();
+  f.y_row_stride = y.row_stride();
+  f.y_vector_stride = y.vector_stride();
+  f.result = result;
+  f.vectors = x.count();
+
+  // A row's group: lanes x vectors_per_pass threads within a warp (row_schedule.hpp).
+  const int lanes = schedule.lanes_per_row;
+  constexpr bool gpu = is_gpu_space<ExecutionSpace>();
+  f.lanes = gpu ? lanes : 1;
+  f.vectors_per_pass = gpu ? std::min(f.vectors, 32 / lanes) : 1;
+  const int group = f.lanes * f.vectors_per_pass;
+  const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
+  const int team_rows = gpu ? static_cast<int>(Threads) / 32 * (32 / group) : team_size;
+  f.work = RowWork::make(a.num_rows, team_rows, gpu ? 32 / group : 32);
+  launch_rows<Kind, Threads, MinTeams>(exec, f, a.work_counter, team_size, team_rows, "compound_sparse::spmm",
+                                       "the SpMM row kernel");
+}
+
+}  // namespace impl
+
+/// Runs on the execution space instance `exec` (asynchronously, like any Kokkos
+/// kernel). Throws compound_sparse::InvalidInput if X or Y do not match A's columns
+/// or rows, X and Y hold different numbers of vectors, or the lanes are invalid
+/// (as spmv). A kind runs only on the outer layouts it is declared for, and the
+/// kinds that split rows only on Soa multivectors; both checked at compile time.
+template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
+          class Inner, class XLayout, class YLayout, class MemorySpace>
+void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
+          const coefficient_type_t<Entry>& alpha, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
+          const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x, const coefficient_type_t<Entry>& beta,
+          const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y) {
+  static_assert(std::is_same<ExecutionSpace, typename MemorySpace::execution_space>::value,
+                "spmm: the execution space must be the memory space's execution space");
+  static_assert(schedule_supports_outer_v<Kind, Outer>,
+                "spmm: this schedule kind does not run on this outer layout (cmake/CompoundSparseVariantSpace.cmake)");
+  constexpr bool row_kind =
+      Kind == ScheduleKind::Static || Kind == ScheduleKind::DynamicTeam || Kind == ScheduleKind::DynamicWarp;
+  static_assert(row_kind || (std::is_same<XLayout, Soa>::value && std::is_same<YLayout, Soa>::value),
+                "spmm: the schedules that split rows run vector by vector, on Soa multivectors only");
+  COMPOUND_SPARSE_REQUIRE(x.size() == a.num_cols,
+                          "spmm: X has " << x.size() << " rows but A has " << a.num_cols << " columns");
+  COMPOUND_SPARSE_REQUIRE(y.size() == a.num_rows,
+                          "spmm: Y has " << y.size() << " rows but A has " << a.num_rows << " rows");
+  COMPOUND_SPARSE_REQUIRE(x.count() == y.count(), "spmm: X has " << x.count() << " vectors but Y has " << y.count());
+  impl::check_schedule<ExecutionSpace>(schedule, "spmm");
+  if (a.num_rows == 0 || x.count() == 0) return;
+  if constexpr (row_kind) {
+    impl::RowResult<Entry, Aos> result;
+    result.alpha = alpha;
+    result.beta = beta;
+    result.beta_is_zero = is_zero(beta);
+    impl::row_spmm(exec, schedule, result, a, x, y);
+  } else {
+    for (int j = 0; j < x.count(); ++j) spmv(exec, schedule, alpha, a, vector_of(x, j), beta, vector_of(y, j));
+  }
+}
+
+/// spmm on a default-constructed instance of the matrix's execution space.
+template <ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer, class Inner, class XLayout,
+          class YLayout, class MemorySpace>
+void spmm(const Schedule<Kind, Threads, MinTeams>& schedule, const coefficient_type_t<Entry>& alpha,
+          const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
+          const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x, const coefficient_type_t<Entry>& beta,
+          const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y) {
+  spmm(typename MemorySpace::execution_space(), schedule, alpha, a, x, beta, y);
+}
+
+}  // namespace compound_sparse

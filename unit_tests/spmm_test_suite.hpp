@@ -1,0 +1,134 @@
+#pragma once
+// The SpMM correctness suite (spmm.hpp), instantiated once per declared entry type
+// next to the SpMV suite (unit_tests/test_spmv_entry.cpp.in). Cases, named like
+//   spmv.complex_double.Variants/Spmm.MatchesReferenceAndSpmv/<outer>_<inner>_<kind>:
+// every (outer, inner) matrix layout with the Static schedule, and every schedule
+// kind on csr.aos (the kinds share the kernel's row loop; what differs is how rows
+// are handed out). Each case runs every test matrix, k = 1, 3, 8 and 16 vectors,
+// both multivector layouts for X and Y (and one of each), three (alpha, beta) pairs
+// with k = 3 (the general pair otherwise) and lanes_per_row 1, 2, 4 and 32 on GPUs (1
+// and 32 on host backends; 1 only for kinds without lanes), and checks
+//   - each vector of Y against the double-precision host reference, and
+//   - Y bit for bit against one SpMV per vector with the same schedule (spmm.hpp
+//     promises the SpMV's bits).
+
+#include <gtest/gtest.h>
+
+#include <compound_sparse.hpp>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "spmv_test_suite.hpp"
+
+namespace compound_sparse_test {
+
+template <class Entry, class Outer, class Inner, cs::ScheduleKind Kind>
+struct SpmmVariant {
+  using entry_type = Entry;
+  using outer = Outer;
+  using inner = Inner;
+  static constexpr cs::ScheduleKind kind = Kind;
+  static std::string name() { return Outer::name() + "_" + Inner::name() + "_" + cs::to_string(Kind); }
+};
+
+/// Lanes per row: on host backends a row's lanes are one thread's loop (spmv.hpp), so
+/// two values show that any is taken; on GPUs each changes the kernel's groups.
+inline const std::vector<int> lanes_to_test =
+    cs::impl::is_gpu_space<Kokkos::DefaultExecutionSpace>() ? std::vector<int>{1, 2, 4, 32} : std::vector<int>{1, 32};
+
+template <class XLayout, class YLayout, class V, class ScheduleType>
+void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
+                      const cs::HostCsr<typename V::entry_type>& host, std::mt19937& rng) {
+  using Entry = typename V::entry_type;
+  using vector_type = cs::vector_type_t<Entry>;
+  using coefficient = cs::coefficient_type_t<Entry>;
+  const auto a = cs::to_device<typename V::outer, typename V::inner>(host);
+  for (int k : {1, 3, 8, 16}) {
+    std::vector<std::vector<vector_type>> x_host(k);
+    for (auto& v : x_host) v = random_vector<vector_type>(host.num_cols, rng);
+    const auto x = cs::to_device<XLayout>(x_host);
+    const auto x_soa = cs::to_device<cs::Soa>(x_host);
+    auto pairs = coefficient_pairs<coefficient>();
+    if (k != 3) pairs.resize(1);  // beta = 0 and beta = 1 with k = 3 only
+    for (const auto& [alpha, beta] : pairs) {
+      for (int lanes : lanes_to_test) {
+        if (!cs::uses_lanes(V::kind) && lanes != 1) continue;
+        schedule.lanes_per_row = lanes;
+        std::vector<std::vector<vector_type>> y0(k);
+        for (auto& v : y0) {
+          v = random_vector<vector_type>(host.num_rows, rng);
+          if (l1(beta) == 0)
+            for (auto& value : v) value = nan_value<vector_type>();
+        }
+        const auto y = cs::to_device<YLayout>(y0);
+        cs::spmm(schedule, alpha, a, x, beta, y);
+        const auto y_host = cs::to_host(y);
+        const std::string context = V::name() + " X " + XLayout::name() + " Y " + YLayout::name() + " on " +
+                                    matrix_name + " k=" + std::to_string(k) + " lanes=" + std::to_string(lanes) +
+                                    " beta_zero=" + std::to_string(l1(beta) == 0);
+        ASSERT_EQ(y_host.size(), static_cast<std::size_t>(k)) << context;
+        const auto y_spmv = cs::to_device<cs::Soa>(y0);
+        for (int j = 0; j < k; ++j) {
+          expect_matches_reference<Entry>(context + " vector " + std::to_string(j), alpha, host, x_host[j], beta, y0[j],
+                                          y_host[j]);
+          cs::spmv(schedule, alpha, a, cs::vector_of(x_soa, j), beta, cs::vector_of(y_spmv, j));
+        }
+        const auto by_vector = cs::to_host(y_spmv);
+        for (int j = 0; j < k; ++j)
+          EXPECT_EQ(0, std::memcmp(by_vector[j].data(), y_host[j].data(), y_host[j].size() * sizeof(vector_type)))
+              << context << ": vector " << j << " differs from an SpMV of it";
+      }
+    }
+  }
+}
+
+template <class V>
+void run_spmm_case() {
+  cs::Schedule<V::kind, 128, 4> schedule;
+  std::mt19937 rng(77u);
+  constexpr bool splits = V::kind == cs::ScheduleKind::MergePath || V::kind == cs::ScheduleKind::SegmentedSum;
+  for (const auto& [name, host] : test_matrices<typename V::entry_type>(2025u)) {
+    run_spmm_layouts<cs::Soa, cs::Soa, V>(schedule, name, host, rng);
+    if constexpr (!splits) {  // those run on Soa multivectors only (spmm.hpp)
+      run_spmm_layouts<cs::Aos, cs::Aos, V>(schedule, name, host, rng);
+      run_spmm_layouts<cs::Aos, cs::Soa, V>(schedule, name, host, rng);
+    }
+  }
+}
+
+template <class Entry, class Outer, class... Inner>
+auto static_spmm_cases(cs::TypeList<Inner...>) {
+  return std::vector<VariantCase>{
+      VariantCase{SpmmVariant<Entry, Outer, Inner, cs::ScheduleKind::Static>::name(),
+                  &run_spmm_case<SpmmVariant<Entry, Outer, Inner, cs::ScheduleKind::Static>>}...};
+}
+template <class Entry, cs::ScheduleKind... Kind>
+std::vector<VariantCase> kind_spmm_cases(cs::ValueList<Kind...>) {
+  return {VariantCase{SpmmVariant<Entry, cs::Csr, cs::Aos, Kind>::name(),
+                      &run_spmm_case<SpmmVariant<Entry, cs::Csr, cs::Aos, Kind>>}...};
+}
+/// Every (outer, inner) layout with Static, and every kind but Static on csr.aos.
+template <class Entry, class... Outer>
+std::vector<VariantCase> spmm_cases(cs::TypeList<Outer...>) {
+  std::vector<VariantCase> cases;
+  for (auto part : {static_spmm_cases<Entry, Outer>(cs::InnerLayouts{})...})
+    cases.insert(cases.end(), part.begin(), part.end());
+  for (const auto& c : kind_spmm_cases<Entry>(cs::ScheduleKinds{}))
+    if (c.name != SpmmVariant<Entry, cs::Csr, cs::Aos, cs::ScheduleKind::Static>::name()) cases.push_back(c);
+  return cases;
+}
+
+}  // namespace compound_sparse_test
+
+/// Defines the suite Spmm for the entry type given as the remaining argument(s);
+/// cases are named PREFIX/Spmm.MatchesReferenceAndSpmv/<outer>_<inner>_<kind>.
+#define COMPOUND_SPARSE_SPMM_SUITE(PREFIX, ...)                                                                \
+  class Spmm : public ::testing::TestWithParam<::compound_sparse_test::VariantCase> {};                        \
+  TEST_P(Spmm, MatchesReferenceAndSpmv) {                                                                      \
+    GetParam().run();                                                                                          \
+  }                                                                                                            \
+  INSTANTIATE_TEST_SUITE_P(                                                                                    \
+      PREFIX, Spmm,                                                                                            \
+      ::testing::ValuesIn(::compound_sparse_test::spmm_cases<__VA_ARGS__>(::compound_sparse::OuterLayouts{})), \
+      ::compound_sparse_test::VariantCaseName{})
