@@ -83,4 +83,16 @@ CompoundVector<Value, Aos, MemorySpace> vector_of(const MultiVector<Value, Soa, 
   return v;
 }
 
+/// The only vector of a multivector of one vector, in either layout (both store it
+/// as n whole values in a row), as vector_of.
+template <class Value, class Layout, class MemorySpace>
+CompoundVector<Value, Aos, MemorySpace> only_vector(const MultiVector<Value, Layout, MemorySpace>& m) {
+  COMPOUND_SPARSE_REQUIRE(m.count() == 1, "only_vector: the multivector has " << m.count() << " vectors, not 1");
+  using vector_type = CompoundVector<Value, Aos, MemorySpace>;
+  vector_type v;
+  v.data = typename vector_type::view_type(reinterpret_cast<typename vector_type::scalar_type*>(m.data.data()),
+                                           static_cast<std::size_t>(m.size()));
+  return v;
+}
+
 }  // namespace compound_sparse

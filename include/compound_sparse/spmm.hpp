@@ -6,10 +6,10 @@
 //
 // The row schedules (Static, DynamicTeam, DynamicWarp) read the matrix once for all
 // k vectors (impl/spmm_functor.hpp); the schedules that split rows (MergePath,
-// SegmentedSum) run one SpMV per vector, on Soa multivectors, whose vectors are
-// Aos CompoundVectors (vector_of), so far. Deterministic, with the SpMV's bits:
-// column j of Y is what spmv gives for column j of X with the same schedule and
-// lanes. beta == 0 overwrites Y without reading it.
+// SegmentedSum) run one SpMV per vector, on Soa multivectors, whose vectors are Aos
+// CompoundVectors (vector_of), so far. One vector is an SpMV, for every kind.
+// Deterministic, with the SpMV's bits: column j of Y is what spmv gives for column j
+// of X with the same schedule and lanes. beta == 0 overwrites Y without reading it.
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -77,6 +77,8 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
                 "spmm: this schedule kind does not run on this outer layout (cmake/CompoundSparseVariantSpace.cmake)");
   constexpr bool row_kind =
       Kind == ScheduleKind::Static || Kind == ScheduleKind::DynamicTeam || Kind == ScheduleKind::DynamicWarp;
+  // The split-row kinds' SpMM is one SpMV per vector (vector_of), so several vectors
+  // need Soa; one vector (only_vector) runs on either layout.
   static_assert(row_kind || (std::is_same<XLayout, Soa>::value && std::is_same<YLayout, Soa>::value),
                 "spmm: the schedules that split rows run vector by vector, on Soa multivectors only");
   COMPOUND_SPARSE_REQUIRE(x.size() == a.num_cols,
@@ -86,7 +88,11 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   COMPOUND_SPARSE_REQUIRE(x.count() == y.count(), "spmm: X has " << x.count() << " vectors but Y has " << y.count());
   impl::check_schedule<ExecutionSpace>(schedule, "spmm");
   if (a.num_rows == 0 || x.count() == 0) return;
-  if constexpr (row_kind) {
+  if (x.count() == 1) {
+    // One vector: the SpMV itself (the same bits; the SpMM kernel's strides cost the
+    // H200 2-10% at k = 1, perf_tests/results/h200/spmm/).
+    spmv(exec, schedule, alpha, a, only_vector(x), beta, only_vector(y));
+  } else if constexpr (row_kind) {
     impl::RowResult<Entry, Aos> result;
     result.alpha = alpha;
     result.beta = beta;
