@@ -2,10 +2,10 @@
 // The SpMM correctness suite (spmm.hpp), instantiated once per declared entry type
 // next to the SpMV suite (unit_tests/test_spmv_entry.cpp.in). Cases, named like
 //   spmv.complex_double.Variants/Spmm.MatchesReferenceAndSpmv/<outer>_<inner>_<kind>:
-// every (outer, inner) matrix layout with the Static schedule, and every schedule
-// kind on csr.aos (the kinds share the kernel's row loop; what differs is how rows
-// are handed out). Each case runs every test matrix, k = 1, 3, 8 and 16 vectors,
-// both multivector layouts for X and Y (and one of each), three (alpha, beta) pairs
+// every outer layout with the Static schedule (and sell32 with Soa entries), and every
+// schedule kind on csr.aos (the kinds share the kernel's row loop; what differs is how
+// rows are handed out). Each case runs every test matrix, k = 1, 3 and 16 vectors,
+// both multivector layouts for X and Y (and, with k = 3, one of each), three (alpha, beta) pairs
 // with k = 3 (the general pair otherwise) and lanes_per_row 1, 2, 4 and 32 on GPUs (1
 // and 32 on host backends; 1 only for kinds without lanes), and checks
 //   - each vector of Y against the double-precision host reference, and
@@ -17,6 +17,7 @@
 #include <compound_sparse.hpp>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "spmv_test_suite.hpp"
@@ -44,7 +45,8 @@ void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
   using vector_type = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
   const auto a = cs::to_device<typename V::outer, typename V::inner>(host);
-  for (int k : {1, 3, 8, 16}) {
+  for (int k : {1, 3, 16}) {
+    if (!std::is_same<XLayout, YLayout>::value && k != 3) continue;  // mixed layouts: one k
     std::vector<std::vector<vector_type>> x_host(k);
     for (auto& v : x_host) v = random_vector<vector_type>(host.num_cols, rng);
     const auto x = cs::to_device<XLayout>(x_host);
@@ -97,23 +99,22 @@ void run_spmm_case() {
   }
 }
 
-template <class Entry, class Outer, class... Inner>
-auto static_spmm_cases(cs::TypeList<Inner...>) {
-  return std::vector<VariantCase>{
-      VariantCase{SpmmVariant<Entry, Outer, Inner, cs::ScheduleKind::Static>::name(),
-                  &run_spmm_case<SpmmVariant<Entry, Outer, Inner, cs::ScheduleKind::Static>>}...};
+template <class Entry, class Outer, class Inner, cs::ScheduleKind Kind>
+VariantCase spmm_case() {
+  return {SpmmVariant<Entry, Outer, Inner, Kind>::name(), &run_spmm_case<SpmmVariant<Entry, Outer, Inner, Kind>>};
 }
 template <class Entry, cs::ScheduleKind... Kind>
 std::vector<VariantCase> kind_spmm_cases(cs::ValueList<Kind...>) {
-  return {VariantCase{SpmmVariant<Entry, cs::Csr, cs::Aos, Kind>::name(),
-                      &run_spmm_case<SpmmVariant<Entry, cs::Csr, cs::Aos, Kind>>}...};
+  return {spmm_case<Entry, cs::Csr, cs::Aos, Kind>()...};
 }
-/// Every (outer, inner) layout with Static, and every kind but Static on csr.aos.
+/// Every outer layout with Static on Aos entries, sell32 on Soa entries, and every kind
+/// but Static on csr.aos. The matrix's inner layout enters the kernel only where the
+/// SpMV's does (load_streaming, tested with every variant by the SpMV suite), so one
+/// Soa layout stands for the rest and keeps the suite's build and run short on CI.
 template <class Entry, class... Outer>
 std::vector<VariantCase> spmm_cases(cs::TypeList<Outer...>) {
-  std::vector<VariantCase> cases;
-  for (auto part : {static_spmm_cases<Entry, Outer>(cs::InnerLayouts{})...})
-    cases.insert(cases.end(), part.begin(), part.end());
+  std::vector<VariantCase> cases = {spmm_case<Entry, Outer, cs::Aos, cs::ScheduleKind::Static>()...};
+  cases.push_back(spmm_case<Entry, cs::SlicedEll<32>, cs::Soa, cs::ScheduleKind::Static>());
   for (const auto& c : kind_spmm_cases<Entry>(cs::ScheduleKinds{}))
     if (c.name != SpmmVariant<Entry, cs::Csr, cs::Aos, cs::ScheduleKind::Static>::name()) cases.push_back(c);
   return cases;
