@@ -10,7 +10,8 @@
 // and 32 on host backends; 1 only for kinds without lanes), and checks
 //   - each vector of Y against the double-precision host reference, and
 //   - Y bit for bit against one SpMV per vector with the same schedule (spmm.hpp
-//     promises the SpMV's bits).
+//     promises the SpMV's bits), and on csr.aos with Static and DynamicWarp also the row
+//     kernel with 2 and 4 vectors a thread (impl::row_spmm's VectorsPerThread).
 
 #include <gtest/gtest.h>
 
@@ -37,6 +38,14 @@ struct SpmmVariant {
 /// two values show that any is taken; on GPUs each changes the kernel's groups.
 inline const std::vector<int> lanes_to_test =
     cs::impl::is_gpu_space<Kokkos::DefaultExecutionSpace>() ? std::vector<int>{1, 2, 4, 32} : std::vector<int>{1, 32};
+
+/// Where the suite also runs the row kernel with 2 and 4 vectors a thread
+/// (impl::row_spmm's VectorsPerThread): csr.aos with Static and DynamicWarp.
+template <class V>
+constexpr bool tiles_tested() {
+  return std::is_same<typename V::outer, cs::Csr>::value && std::is_same<typename V::inner, cs::Aos>::value &&
+         (V::kind == cs::ScheduleKind::Static || V::kind == cs::ScheduleKind::DynamicWarp);
+}
 
 template <class XLayout, class YLayout, class V, class ScheduleType>
 void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
@@ -80,6 +89,27 @@ void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
         for (int j = 0; j < k; ++j)
           EXPECT_EQ(0, std::memcmp(by_vector[j].data(), y_host[j].data(), y_host[j].size() * sizeof(vector_type)))
               << context << ": vector " << j << " differs from an SpMV of it";
+        if constexpr (tiles_tested<V>()) {
+          // Threads that accumulate 2 and 4 vectors each (the tile's last may be partial).
+          const auto tiles = [&](auto per_thread) {
+            const auto yt = cs::to_device<YLayout>(y0);
+            cs::impl::RowResult<Entry, cs::Aos> result;
+            result.alpha = alpha;
+            result.beta = beta;
+            result.beta_is_zero = l1(beta) == 0;
+            using Exec = Kokkos::DefaultExecutionSpace;
+            cs::impl::row_spmm<Exec, V::kind, 128, 4, Entry, typename V::outer, typename V::inner, XLayout, YLayout,
+                               typename Exec::memory_space, decltype(per_thread)::value>(Exec(), schedule, result, a, x,
+                                                                                         yt);
+            const auto got = cs::to_host(yt);
+            for (int j = 0; j < k; ++j)
+              EXPECT_EQ(0, std::memcmp(by_vector[j].data(), got[j].data(), got[j].size() * sizeof(vector_type)))
+                  << context << ": vector " << j << " with " << decltype(per_thread)::value
+                  << " vectors a thread differs from an SpMV of it";
+          };
+          tiles(std::integral_constant<int, 2>{});
+          tiles(std::integral_constant<int, 4>{});
+        }
       }
     }
   }

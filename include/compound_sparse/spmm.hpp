@@ -23,15 +23,16 @@ namespace compound_sparse {
 
 namespace impl {
 
-/// The row schedules' SpMM (impl/spmm_functor.hpp).
+/// The row schedules' SpMM (impl/spmm_functor.hpp), each thread accumulating a tile of
+/// VectorsPerThread vectors.
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
-          class Inner, class XLayout, class YLayout, class MemorySpace,
-          int Batch = row_spmv_batch<ExecutionSpace, Entry, Threads, MinTeams>()>
+          class Inner, class XLayout, class YLayout, class MemorySpace, int VectorsPerThread = 1,
+          int Batch = row_spmv_batch<ExecutionSpace, Entry, Threads, MinTeams, VectorsPerThread>()>
 void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
               const RowResult<Entry, Aos>& result, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
               const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x,
               const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y) {
-  using functor_type = SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, Batch>;
+  using functor_type = SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, VectorsPerThread, Batch>;
   using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
 
   functor_type f;
@@ -49,7 +50,8 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   const int lanes = schedule.lanes_per_row;
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   f.lanes = gpu ? lanes : 1;
-  f.vectors_per_pass = gpu ? std::min(f.vectors, 32 / lanes) : 1;
+  const int tiles = (f.vectors + VectorsPerThread - 1) / VectorsPerThread;
+  f.vectors_per_pass = gpu ? std::min(tiles, 32 / lanes) : 1;
   const int group = f.lanes * f.vectors_per_pass;
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
   const int team_rows = gpu ? static_cast<int>(Threads) / 32 * (32 / group) : team_size;

@@ -247,11 +247,11 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
   }
 }
 
-/// Slots per batch of the row kernel for these launch bounds (impl/row_batch.hpp):
-/// one on host backends.
-template <class ExecutionSpace, class Entry, unsigned Threads, unsigned MinTeams>
+/// Slots per batch of the row kernel for these launch bounds (impl/row_batch.hpp), a
+/// thread accumulating `Vectors` vectors: one on host backends.
+template <class ExecutionSpace, class Entry, unsigned Threads, unsigned MinTeams, int Vectors = 1>
 constexpr int row_spmv_batch() {
-  return is_gpu_space<ExecutionSpace>() ? row_batch<Entry, Threads, MinTeams>() : 1;
+  return is_gpu_space<ExecutionSpace>() ? row_batch<Entry, Threads, MinTeams, Vectors>() : 1;
 }
 
 /// Points a row functor (SpmvFunctor, SpmmFunctor) at the matrix's arrays.

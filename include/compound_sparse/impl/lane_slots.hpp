@@ -12,6 +12,24 @@
 namespace compound_sparse {
 namespace impl {
 
+/// N values of one row for N vectors: what a thread of the SpMM kernel accumulates
+/// when it computes several vectors of its row (impl/spmm_functor.hpp).
+template <class Vector, int N>
+struct VectorTile {
+  Vector v[N];
+};
+
+/// acc += entry * x, for one vector or for each vector of a tile (the entry read once).
+template <class Entry, class Vector>
+KOKKOS_INLINE_FUNCTION void multiply_add_into(Vector& acc, const Entry& entry, const Vector& x) {
+  entry_traits<Entry>::multiply_add(acc, entry, x);
+}
+template <class Entry, class Vector, int N>
+KOKKOS_INLINE_FUNCTION void multiply_add_into(VectorTile<Vector, N>& acc, const Entry& entry,
+                                              const VectorTile<Vector, N>& x) {
+  for (int s = 0; s < N; ++s) entry_traits<Entry>::multiply_add(acc.v[s], entry, x.v[s]);
+}
+
 /// Adds lane `lane`'s slots of a row to `acc`: slots lane, lane + lanes, lane + 2
 /// lanes, ... in that order, as a ThreadVectorRange over the row would, so every
 /// Batch gives the same bits. Indices and entries of the whole batch first, then x
@@ -34,7 +52,7 @@ KOKKOS_INLINE_FUNCTION void add_lane_slots(const RowSlots& slots, int first_colu
     for (int u = 0; u < Batch; ++u)
       if (k + u * lanes < slots.length) xs[u] = load_x(columns[u]);
     for (int u = 0; u < Batch; ++u)
-      if (k + u * lanes < slots.length) entry_traits<Entry>::multiply_add(acc, entries[u], xs[u]);
+      if (k + u * lanes < slots.length) multiply_add_into(acc, entries[u], xs[u]);
   }
 }
 

@@ -33,16 +33,17 @@ constexpr unsigned register_file_per_sm = 65536;
 constexpr unsigned row_loop_registers = 24;
 constexpr int max_row_batch = 8;
 
-/// Slots per batch for Entry at launch bounds (Threads, MinTeams) on a GPU.
-template <class Entry, unsigned Threads, unsigned MinTeams>
+/// Slots per batch for Entry at launch bounds (Threads, MinTeams) on a GPU, for a
+/// thread that accumulates `Vectors` vectors of its row (the SpMM kernel; 1 for the SpMV).
+template <class Entry, unsigned Threads, unsigned MinTeams, int Vectors = 1>
 constexpr int row_batch() {
   using vector_type = typename entry_traits<Entry>::vector_type;
   const unsigned resident = Threads * MinTeams;
   const unsigned registers = register_file_per_sm / resident < 255 ? register_file_per_sm / resident : 255;
-  const unsigned accumulator = static_cast<unsigned>(sizeof(vector_type) + 3) / 4;
+  const unsigned accumulator = Vectors * static_cast<unsigned>(sizeof(vector_type) + 3) / 4;
   if (registers <= row_loop_registers + accumulator) return 1;
   const unsigned spare_bytes = 4 * (registers - row_loop_registers - accumulator);
-  const unsigned slot_bytes = static_cast<unsigned>(sizeof(Entry) + sizeof(vector_type) + sizeof(int));
+  const unsigned slot_bytes = static_cast<unsigned>(sizeof(Entry) + Vectors * sizeof(vector_type) + sizeof(int));
   int batch = 1;
   while (batch < max_row_batch && static_cast<unsigned>(2 * batch) * slot_bytes <= spare_bytes) batch *= 2;
   return batch;

@@ -3,17 +3,17 @@
 // every outer and inner layout of A and both multivector layouts, for the row
 // schedules (Static, DynamicTeam, DynamicWarp; row_schedule.hpp).
 //
-// A row's group of threads is lanes x vectors: `lanes` threads share the row's
-// slots as in the SpMV kernel (impl/spmv_functor.hpp), and each of `vectors`
-// such lane sets sums the row for its own vector. The lane sets read the same
-// entries at the same moment (one memory transaction for the warp, the matrix
-// read from DRAM once for all k vectors) and neighbouring values of X: a row's k
-// values are contiguous in an Aos multivector. A thread keeps one accumulator, as
-// in the SpMV, so its register budget and batch are the SpMV's, for every k.
-// Where lanes x k is more than a warp, the group takes the vectors in passes of
-// 32 / lanes, reading the row again (from cache). Each vector's sum is added in
-// the SpMV's order: column j of Y has the bits of an SpMV of column j of X with
-// the same schedule and lanes.
+// A row's group of threads is lanes x lane sets: `lanes` threads share the row's
+// slots as in the SpMV kernel (impl/spmv_functor.hpp), and each lane set sums the
+// row for its own tile of VectorsPerThread vectors, each entry read once for the
+// tile. The lane sets read the same entries at the same moment (one memory
+// transaction for the warp, the matrix read from DRAM once for all k vectors) and
+// neighbouring values of X: a row's k values are contiguous in an Aos multivector.
+// A thread keeps VectorsPerThread accumulators; its batch is what the register
+// budget leaves (row_batch.hpp). Where the tiles need more than a warp, the group
+// takes them in passes, reading the row again (from cache). Each vector's sum is
+// added in the SpMV's order: column j of Y has the bits of an SpMV of column j of
+// X with the same schedule and lanes.
 //
 // Host backends run operator() through Kokkos' TeamPolicy: a thread per row, its
 // vectors one after the other.
@@ -34,14 +34,17 @@
 namespace compound_sparse {
 namespace impl {
 
-template <ScheduleKind Kind, class Entry, class Outer, class Inner, class MemorySpace, int Batch = 1>
+template <ScheduleKind Kind, class Entry, class Outer, class Inner, class MemorySpace, int VectorsPerThread = 1,
+          int Batch = 1>
 struct SpmmFunctor {
-  static_assert(Batch >= 1, "a batch holds at least one slot");
+  static_assert(Batch >= 1 && VectorsPerThread >= 1, "a batch holds a slot, a thread a vector at least");
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
+  using tile_type = VectorTile<vector_type, VectorsPerThread>;
   using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
   using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
+  static constexpr int vectors_per_thread = VectorsPerThread;
 
   typename matrix_type::index_view offsets, row_lengths, column_bases;
   typename matrix_type::column_view col_indices;
@@ -54,17 +57,27 @@ struct SpmmFunctor {
   RowResult<Entry, Aos> result;
   RowWork work;
   int ell_stride;
-  int lanes;             ///< lanes per row and vector at launch (1 on host backends)
+  int lanes;             ///< lanes per row and lane set at launch (1 on host backends)
   int vectors;           ///< k
-  int vectors_per_pass;  ///< lane sets of a row's group (k, or 32 / lanes where k is more)
+  int vectors_per_pass;  ///< lane sets of a row's group, each with a tile of VectorsPerThread vectors
 
-  /// Lane `lane`'s share of the sum of `row` for vector j (lane_slots.hpp).
-  KOKKOS_INLINE_FUNCTION vector_type lane_sum(const RowSlots& slots, int first_column, int lane, int j) const {
+  /// Lane `lane`'s share of the sums of `row` for vectors j .. j + count - 1 (count <=
+  /// VectorsPerThread; the tile's other values stay 0), each entry read once for all
+  /// of them (lane_slots.hpp).
+  KOKKOS_INLINE_FUNCTION tile_type lane_sums(const RowSlots& slots, int first_column, int lane, int j,
+                                             int count) const {
     const vector_type* x_j = x + j * x_vector_stride;
-    const auto x_at = [&](int column) { return load_readonly_at(x_j + column * x_row_stride); };
-    vector_type sum = traits::zero();
-    add_lane_slots<Batch, Entry, Inner>(slots, first_column, lane, lanes, col_indices, values, x_at, sum);
-    return sum;
+    const auto x_at = [&](int column) {
+      tile_type t;
+      const vector_type* p = x_j + column * x_row_stride;
+      for (int s = 0; s < VectorsPerThread; ++s)
+        t.v[s] = s < count ? load_readonly_at(p + s * x_vector_stride) : traits::zero();
+      return t;
+    };
+    tile_type sums;
+    for (int s = 0; s < VectorsPerThread; ++s) sums.v[s] = traits::zero();
+    add_lane_slots<Batch, Entry, Inner>(slots, first_column, lane, lanes, col_indices, values, x_at, sums);
+    return sums;
   }
 
   KOKKOS_INLINE_FUNCTION vector_type* y_at(int row, int j) const {
@@ -72,18 +85,18 @@ struct SpmmFunctor {
   }
 
   /// Row `row` of Y = alpha A X + beta Y, every vector, by the calling thread
-  /// (Kokkos' launch, host backends); rows past the end are skipped.
+  /// (Kokkos' launch, host backends), a tile of vectors at a time; rows past the end
+  /// are skipped.
   KOKKOS_INLINE_FUNCTION void compute_row(const member_type& team, int row) const {
     if (row >= work.num_rows) return;
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
     const int first_column = column_base<Outer>(column_bases, row);
-    for (int j = 0; j < vectors; ++j) {
-      vector_type sum;
-      Kokkos::parallel_reduce(
-          Kokkos::ThreadVectorRange(team, lanes),
-          [&](int lane, vector_type& acc) { acc = traits::add(acc, lane_sum(slots, first_column, lane, j)); },
-          VectorSum<Entry, MemorySpace>(sum));
-      Kokkos::single(Kokkos::PerThread(team), [&]() { result.store_at(y_at(row, j), sum); });
+    for (int j = 0; j < vectors; j += VectorsPerThread) {
+      const int count = vectors - j < VectorsPerThread ? vectors - j : VectorsPerThread;
+      Kokkos::single(Kokkos::PerThread(team), [&]() {
+        const tile_type sums = lane_sums(slots, first_column, 0, j, count);
+        for (int s = 0; s < count; ++s) result.store_at(y_at(row, j + s), sums.v[s]);
+      });
     }
   }
 
@@ -92,17 +105,22 @@ struct SpmmFunctor {
   }
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  /// Row `row` on CUDA for the thread at `member` of its group: lane member % lanes
-  /// of vector member / lanes (+ vectors_per_pass per pass). Rows past the end are
-  /// skipped by the whole group, vectors past k by their whole lane set.
+  /// Row `row` on CUDA for the thread at `member` of its group: lane member % lanes of
+  /// lane set member / lanes, which takes tiles set, set + vectors_per_pass, ... of
+  /// VectorsPerThread vectors each. Rows past the end are skipped by the whole group,
+  /// tiles past k by their whole lane set.
   __device__ void compute_row_plain(int row, int member) const {
     if (row >= work.num_rows) return;
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
     const int first_column = column_base<Outer>(column_bases, row);
     const int lane = member % lanes;
-    for (int j = member / lanes; j < vectors; j += vectors_per_pass) {
-      const vector_type sum = sum_over_lanes<traits>(lane_sum(slots, first_column, lane, j), lanes);
-      if (lane == 0) result.store_at(y_at(row, j), sum);
+    for (int j = member / lanes * VectorsPerThread; j < vectors; j += vectors_per_pass * VectorsPerThread) {
+      const int count = vectors - j < VectorsPerThread ? vectors - j : VectorsPerThread;
+      const tile_type sums = lane_sums(slots, first_column, lane, j, count);
+      for (int s = 0; s < VectorsPerThread; ++s) {
+        const vector_type sum = sum_over_lanes<traits>(sums.v[s], lanes);
+        if (lane == 0 && s < count) result.store_at(y_at(row, j + s), sum);
+      }
     }
   }
 

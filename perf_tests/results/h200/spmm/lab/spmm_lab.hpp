@@ -25,6 +25,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "real_expansion.hpp"
@@ -43,6 +44,9 @@ struct Options {
   cs::TimingOptions full{5, 10, 15, cs::preferred_timing_mode()};
   int leaders = 3;
   std::FILE* csv = nullptr;
+  bool cusparse = true;  ///< --no-cusparse: ours only
+  bool tiles = false;    ///< --tiles: ours with 1, 2 and 4 vectors per thread, lanes 1, Aos X and Y
+  std::vector<int> lanes{1, 2, 4};
 };
 
 struct Result {
@@ -190,12 +194,16 @@ struct EntryLab {
       return;
     }
     keep.push_back(matrix);
-    for (int lanes : {1, 2, 4}) {
+    for (int lanes : o.lanes) {
       cs::Schedule<cs::ScheduleKind::Static, V::threads, V::min_teams> s;
       s.lanes_per_row = lanes;
       const std::string suffix = ".l" + std::to_string(lanes);
       for (std::size_t i = 0; i < o.ks.size(); ++i) {
         const int k = o.ks[i];
+        if (o.tiles) {
+          add_tiles<V>(spmm, s, matrix, i, suffix, std::integer_sequence<int, 1, 2, 4>{});
+          continue;
+        }
         spmm.push_back({V::name() + ".mv_aos" + suffix, k, [=] { cs::spmm(s, one, *matrix, x_aos[i], zero, y_aos[i]); },
                         [=] { return multi_error(y_aos[i], k); }});
         spmm.push_back({V::name() + ".mv_soa" + suffix, k, [=] { cs::spmm(s, one, *matrix, x_soa[i], zero, y_soa[i]); },
@@ -206,6 +214,28 @@ struct EntryLab {
       spmv.push_back({V::name() + ".v_soa" + suffix, 1, [=] { cs::spmv(s, one, *matrix, x1_soa, zero, y1_soa); },
                       [=] { return single_error(y1_soa); }});
     }
+  }
+
+  /// The row kernel with each thread accumulating 1, 2 or 4 vectors (impl::row_spmm's
+  /// VectorsPerThread), Aos X and Y: candidates named <variant>.mv_aos.l<lanes>.v<n>.
+  template <class V, class S, class M, int... Tile>
+  void add_tiles(std::vector<Candidate>& spmm, const S& s, const std::shared_ptr<M>& matrix, std::size_t i,
+                 const std::string& suffix, std::integer_sequence<int, Tile...>) const {
+    const int k = o.ks[i];
+    cs::impl::RowResult<Entry, cs::Aos> result;
+    result.alpha = one;
+    result.beta = zero;
+    result.beta_is_zero = true;
+    using Exec = Kokkos::DefaultExecutionSpace;
+    using Mem = typename Exec::memory_space;
+    (spmm.push_back({V::name() + ".mv_aos" + suffix + ".v" + std::to_string(Tile), k,
+                     [=] {
+                       cs::impl::row_spmm<Exec, cs::ScheduleKind::Static, V::threads, V::min_teams, Entry,
+                                          typename V::outer, typename V::inner, cs::Aos, cs::Aos, Mem, Tile>(
+                           Exec(), s, result, *matrix, x_aos[i], y_aos[i]);
+                     },
+                     [=] { return multi_error(y_aos[i], k); }}),
+     ...);
   }
 
   void ours() const {
@@ -442,7 +472,7 @@ void run_entry(const std::string& name, const std::string& entry, const cs::Host
   EntryLab<Entry> lab(name, entry, a, o);
   lab.ours();
 #ifdef KOKKOS_ENABLE_CUDA
-  lab.cusparse();
+  if (o.cusparse) lab.cusparse();
 #endif
 }
 

@@ -1,5 +1,7 @@
-// spmm_lab [--matrices a,b] [--csv FILE] [--ks 1,2,4,8,16]: generates the lab's matrices
-// (zoo generators, in the process) and measures each (spmm_lab.hpp).
+// spmm_lab [--matrices a,b] [--csv FILE] [--ks 1,2,4,8,16] [--no-cusparse] [--tiles]:
+// generates the lab's matrices (zoo generators, in the process) and measures each
+// (spmm_lab.hpp). --tiles: ours with 1, 2 and 4 vectors per thread instead of the grid
+// of lanes and multivector layouts; --no-cusparse: no cuSPARSE forms.
 //   helmholtz-box-k50    complex, P1 tets on an 80^3 box, k = 50 (the unseen set's), float and double
 //   helmholtz-box-120    complex, a 120^3 box, k = 75 (the same k / n), float and double
 //   dirac-torus-960      quaternion, torus 960 x 480, one Loop step (half of dirac-torus-xl's grid), float and double
@@ -66,7 +68,22 @@ int main(int argc, char** argv) {
   std::set<std::string> wanted;
   std::string csv_path = "spmm_lab.csv";
   spmm_lab::Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--no-cusparse")) {
+      o.cusparse = false;
+      --i;
+      continue;
+    }
+    if (!std::strcmp(argv[i], "--tiles")) {  // vectors per thread 1, 2, 4; lanes 1; Aos
+      o.tiles = true;
+      o.lanes = {1};
+      --i;
+      continue;
+    }
+    if (i + 1 >= argc) {
+      std::cerr << argv[0] << ": " << argv[i] << " needs a value\n";
+      return 2;
+    }
     std::stringstream list(argv[i + 1]);
     if (!std::strcmp(argv[i], "--matrices")) {
       for (std::string s; std::getline(list, s, ',');) wanted.insert(s);
@@ -76,7 +93,8 @@ int main(int argc, char** argv) {
       o.ks.clear();
       for (std::string s; std::getline(list, s, ',');) o.ks.push_back(std::stoi(s));
     } else {
-      std::cerr << "usage: " << argv[0] << " [--matrices a,b] [--csv FILE] [--ks 1,2,4,8,16]\n";
+      std::cerr << "usage: " << argv[0]
+                << " [--matrices a,b] [--csv FILE] [--ks 1,2,4,8,16] [--no-cusparse] [--tiles]\n";
       return 2;
     }
   }
