@@ -23,10 +23,23 @@ namespace compound_sparse {
 
 namespace impl {
 
+/// Vectors a thread of the SpMM row kernel accumulates (impl/spmm_functor.hpp): as many
+/// as fill 32 bytes, but 2 to 4 (4 for complex<float>, 2 for the other default entry
+/// types). On the H200, k = 2..16 on four matrices (perf_tests/results/h200/spmm/README.md
+/// gives each): 4 made complex<float> 1.2-1.5x faster than one vector a thread; for
+/// complex<double>, the quaternions and 3x3 blocks the best of 1, 2 and 4 was within 6%
+/// of 2 wherever 2 was among the three fastest candidates.
+template <class Entry>
+constexpr int spmm_vectors_per_thread() {
+  constexpr int fill = static_cast<int>(32 / sizeof(vector_type_t<Entry>));
+  return fill < 2 ? 2 : fill > 4 ? 4 : fill;
+}
+
 /// The row schedules' SpMM (impl/spmm_functor.hpp), each thread accumulating a tile of
 /// VectorsPerThread vectors.
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
-          class Inner, class XLayout, class YLayout, class MemorySpace, int VectorsPerThread = 1,
+          class Inner, class XLayout, class YLayout, class MemorySpace,
+          int VectorsPerThread = spmm_vectors_per_thread<Entry>(),
           int Batch = row_spmv_batch<ExecutionSpace, Entry, Threads, MinTeams, VectorsPerThread>()>
 void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
               const RowResult<Entry, Aos>& result, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,

@@ -3,7 +3,10 @@
 fastest checked result of ours (SpMM), of our SpMV (k = 1) and of cuSPARSE's forms, and
 for a second run the ratio of each to the first.
 
-    python3 lab/summarize.py run1.csv [run2.csv] > summary.md
+    python3 lab/summarize.py run1.csv [run2.csv] [--tiles tiles.csv] > summary.md
+
+--tiles adds a table of a `spmm_lab --tiles` run: per k, the fastest time with 1, 2 and 4
+vectors a thread.
 """
 import csv
 import sys
@@ -52,5 +55,36 @@ def main(paths):
                 print(f"| {m} | {e} | {k} | " + " | ".join(cells) + " |")
 
 
+def tiles(path):
+    """The table of a --tiles run: fastest checked time per vectors-a-thread count."""
+    table = defaultdict(dict)
+    for r in csv.DictReader(open(path)):
+        if r["ok"] != "1":
+            continue
+        kind = "spmv" if r["method"] == "ours_spmv" else "v" + r["variant"].split(".v")[-1]
+        key, tk, s = (r["matrix"], r["entry"]), (kind, int(r["k"])), float(r["seconds"])
+        if tk not in table[key] or s < table[key][tk]:
+            table[key][tk] = s
+    print(f"\n## {path}: 1, 2 or 4 vectors a thread (`spmm_lab --tiles --no-cusparse --ks 2,4,8,16`)\n")
+    print("Fastest checked time (us) per vectors-a-thread count, blank where none of its candidates was")
+    print("among the three fastest of that k; 'x SpMV' is one SpMV's time (same run) times k over the fastest.\n")
+    print("| matrix | entry | k | 1 a thread | 2 a thread | 4 a thread | x SpMV |")
+    print("|---|---|---|---|---|---|---|")
+    for (m, e), d in table.items():
+        spmv = d[("spmv", 1)]
+        for k in sorted({k for (kind, k) in d if kind != "spmv"}):
+            cells = [f"{d[(t, k)] * 1e6:.1f}" if (t, k) in d else "" for t in ("v1", "v2", "v4")]
+            fastest = min(d[(t, k)] for t in ("v1", "v2", "v4") if (t, k) in d)
+            print(f"| {m} | {e} | {k} | " + " | ".join(cells) + f" | {spmv * k / fastest:.2f} |")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    args = sys.argv[1:]
+    tiles_path = None
+    if "--tiles" in args:
+        i = args.index("--tiles")
+        tiles_path = args[i + 1]
+        del args[i : i + 2]
+    main(args)
+    if tiles_path:
+        tiles(tiles_path)
