@@ -18,6 +18,7 @@
 #include "compound_sparse/sparse_matrix.hpp"
 #include "compound_sparse/spmm.hpp"
 #include "compound_sparse/spmv.hpp"
+#include "compound_sparse/transpose.hpp"
 #include "compound_sparse/tuning/timing.hpp"
 #include "compound_sparse/variant_key.hpp"
 #include "compound_sparse/warnings.hpp"

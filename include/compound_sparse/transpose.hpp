@@ -1,0 +1,93 @@
+#pragma once
+// op(A) for op in {N, T, H}: the matrix whose products the solvers that need Aᵀx or Aᴴx
+// (BiCG, QMR, least squares) run, built on the host as a HostCsr and converted like any
+// other matrix (to_device), so every layout and schedule applies to it:
+//
+//   const auto ah = to_device<SlicedEll<32>, Aos>(transposed(a, Op::H));
+//   spmv(schedule, alpha, ah, y, beta, x);   // x = alpha Aᴴ y + beta x
+//
+// A deterministic product with op(A) needs op(A)'s rows, the columns of A: summing a
+// column of A in a fixed order is not possible from A's rows without atomics (whose
+// order, and bits, change from run to run). So op(A) is a copy, built once; it takes the
+// memory of A again (memory_bytes of the converted matrix counts it).
+//
+// H conjugates each entry: the complex conjugate, the quaternion conjugate, the
+// transposed block (real blocks: conjugate transpose = transpose). T transposes the
+// pattern and, for blocks, each block; complex and quaternion entries are kept. A
+// user-defined entry type provides transposed_entry(e) and conjugate_transposed_entry(e)
+// as free functions found by argument-dependent lookup.
+
+#include <Kokkos_Core.hpp>
+#include <vector>
+
+#include "block.hpp"
+#include "error.hpp"
+#include "host_csr.hpp"
+#include "quaternion.hpp"
+
+namespace compound_sparse {
+
+/// The operation applied to A: none, transpose, conjugate transpose.
+enum class Op { N, T, H };
+
+inline const char* to_string(Op op) {
+  return op == Op::N ? "N" : op == Op::T ? "T" : "H";
+}
+
+/// An entry of Aᵀ (the entry of A at the mirrored position, transformed).
+template <class T>
+Kokkos::complex<T> transposed_entry(const Kokkos::complex<T>& e) {
+  return e;
+}
+template <class T>
+Quaternion<T> transposed_entry(const Quaternion<T>& e) {
+  return e;
+}
+template <class T, int E>
+Block<T, E> transposed_entry(const Block<T, E>& e) {
+  Block<T, E> t;
+  for (int i = 0; i < E; ++i)
+    for (int j = 0; j < E; ++j) t(i, j) = e(j, i);
+  return t;
+}
+
+/// An entry of Aᴴ.
+template <class T>
+Kokkos::complex<T> conjugate_transposed_entry(const Kokkos::complex<T>& e) {
+  return Kokkos::complex<T>(e.real(), -e.imag());
+}
+template <class T>
+Quaternion<T> conjugate_transposed_entry(const Quaternion<T>& e) {
+  return e.conjugate();
+}
+template <class T, int E>
+Block<T, E> conjugate_transposed_entry(const Block<T, E>& e) {
+  return transposed_entry(e);
+}
+
+/// op(A) as a new HostCsr (A itself for Op::N): op(A) has A's columns as rows; row c
+/// holds the entries of A's column c in increasing row order, each transformed. Throws
+/// compound_sparse::InvalidInput for an inconsistent `a` (validate).
+template <class Entry>
+HostCsr<Entry> transposed(const HostCsr<Entry>& a, Op op) {
+  validate(a);
+  if (op == Op::N) return a;
+  HostCsr<Entry> t;
+  t.num_rows = a.num_cols;
+  t.num_cols = a.num_rows;
+  t.row_offsets.assign(static_cast<std::size_t>(a.num_cols) + 1, 0);
+  for (const int c : a.col_indices) ++t.row_offsets[c + 1];
+  for (int c = 0; c < a.num_cols; ++c) t.row_offsets[c + 1] += t.row_offsets[c];
+  t.col_indices.resize(a.num_entries());
+  t.values.resize(a.num_entries());
+  std::vector<int> next(t.row_offsets.begin(), t.row_offsets.end() - 1);
+  for (int r = 0; r < a.num_rows; ++r)
+    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) {
+      const int slot = next[a.col_indices[k]]++;
+      t.col_indices[slot] = r;
+      t.values[slot] = op == Op::T ? transposed_entry(a.values[k]) : conjugate_transposed_entry(a.values[k]);
+    }
+  return t;
+}
+
+}  // namespace compound_sparse
