@@ -93,10 +93,7 @@ void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
           // Threads that accumulate 2 and 4 vectors each (the tile's last may be partial).
           const auto tiles = [&](auto per_thread) {
             const auto yt = cs::to_device<YLayout>(y0);
-            cs::impl::RowResult<Entry, cs::Aos> result;
-            result.alpha = alpha;
-            result.beta = beta;
-            result.beta_is_zero = l1(beta) == 0;
+            const auto result = cs::impl::RowResult<Entry, cs::Aos>::make(alpha, beta);
             using Exec = Kokkos::DefaultExecutionSpace;
             cs::impl::row_spmm<Exec, V::kind, 128, 4, Entry, typename V::outer, typename V::inner, XLayout, YLayout,
                                typename Exec::memory_space, decltype(per_thread)::value>(Exec(), schedule, result, a, x,

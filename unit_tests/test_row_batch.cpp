@@ -63,10 +63,7 @@ std::vector<cs::vector_type_t<Entry>> product(const cs::SparseMatrix<Entry, Oute
                                               const std::vector<cs::vector_type_t<Entry>>& y0) {
   using Exec = Kokkos::DefaultExecutionSpace;
   const auto y = cs::to_device<cs::Aos>(y0);
-  cs::impl::RowResult<Entry, cs::Aos> result;
-  result.alpha = alpha;
-  result.beta = beta;
-  result.beta_is_zero = cs::is_zero(beta);
+  const auto result = cs::impl::RowResult<Entry, cs::Aos>::make(alpha, beta);
   if (a.num_rows > 0)
     cs::impl::row_spmv<Exec, cs::ScheduleKind::Static, 128, 4, Entry, Outer, cs::Aos, cs::Aos, cs::Aos,
                        Exec::memory_space, Batch>(Exec(), cs::StaticSchedule{}, result, a, x, y);

@@ -69,18 +69,25 @@ std::vector<std::vector<Value>> to_host(const MultiVector<Value, Layout, MemoryS
   return vectors;
 }
 
+namespace impl {
+/// The n whole values from `first` on as an Aos CompoundVector that does not own them.
+template <class Value, class MemorySpace>
+CompoundVector<Value, Aos, MemorySpace> aos_vector_at(Value* first, int n) {
+  using vector_type = CompoundVector<Value, Aos, MemorySpace>;
+  vector_type v;
+  v.data = typename vector_type::view_type(reinterpret_cast<typename vector_type::scalar_type*>(first),
+                                           static_cast<std::size_t>(n));
+  return v;
+}
+}  // namespace impl
+
 /// Vector j of an Soa multivector as an Aos CompoundVector, without a copy. The
 /// result does not own the memory: it is valid while `m`'s allocation lives.
 template <class Value, class MemorySpace>
 CompoundVector<Value, Aos, MemorySpace> vector_of(const MultiVector<Value, Soa, MemorySpace>& m, int j) {
   COMPOUND_SPARSE_REQUIRE(j >= 0 && j < m.count(),
                           "vector_of: vector " << j << " of a multivector of " << m.count() << " vectors");
-  using vector_type = CompoundVector<Value, Aos, MemorySpace>;
-  vector_type v;
-  v.data = typename vector_type::view_type(
-      reinterpret_cast<typename vector_type::scalar_type*>(m.data.data() + j * m.vector_stride()),
-      static_cast<std::size_t>(m.size()));
-  return v;
+  return impl::aos_vector_at<Value, MemorySpace>(m.data.data() + j * m.vector_stride(), m.size());
 }
 
 /// The only vector of a multivector of one vector, in either layout (both store it
@@ -88,11 +95,7 @@ CompoundVector<Value, Aos, MemorySpace> vector_of(const MultiVector<Value, Soa, 
 template <class Value, class Layout, class MemorySpace>
 CompoundVector<Value, Aos, MemorySpace> only_vector(const MultiVector<Value, Layout, MemorySpace>& m) {
   COMPOUND_SPARSE_REQUIRE(m.count() == 1, "only_vector: the multivector has " << m.count() << " vectors, not 1");
-  using vector_type = CompoundVector<Value, Aos, MemorySpace>;
-  vector_type v;
-  v.data = typename vector_type::view_type(reinterpret_cast<typename vector_type::scalar_type*>(m.data.data()),
-                                           static_cast<std::size_t>(m.size()));
-  return v;
+  return impl::aos_vector_at<Value, MemorySpace>(m.data.data(), m.size());
 }
 
 }  // namespace compound_sparse

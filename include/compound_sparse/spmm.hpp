@@ -90,8 +90,7 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
                 "spmm: the execution space must be the memory space's execution space");
   static_assert(schedule_supports_outer_v<Kind, Outer>,
                 "spmm: this schedule kind does not run on this outer layout (cmake/CompoundSparseVariantSpace.cmake)");
-  constexpr bool row_kind =
-      Kind == ScheduleKind::Static || Kind == ScheduleKind::DynamicTeam || Kind == ScheduleKind::DynamicWarp;
+  constexpr bool row_kind = !schedule_kind_splits_rows[static_cast<int>(Kind)];
   // The split-row kinds' SpMM is one SpMV per vector (vector_of), so several vectors
   // need Soa; one vector (only_vector) runs on either layout.
   static_assert(row_kind || (std::is_same<XLayout, Soa>::value && std::is_same<YLayout, Soa>::value),
@@ -108,11 +107,7 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
     // H200 2-10% at k = 1, perf_tests/results/h200/spmm/).
     spmv(exec, schedule, alpha, a, only_vector(x), beta, only_vector(y));
   } else if constexpr (row_kind) {
-    impl::RowResult<Entry, Aos> result;
-    result.alpha = alpha;
-    result.beta = beta;
-    result.beta_is_zero = is_zero(beta);
-    impl::row_spmm(exec, schedule, result, a, x, y);
+    impl::row_spmm(exec, schedule, impl::RowResult<Entry, Aos>::make(alpha, beta), a, x, y);
   } else {
     for (int j = 0; j < x.count(); ++j) spmv(exec, schedule, alpha, a, vector_of(x, j), beta, vector_of(y, j));
   }

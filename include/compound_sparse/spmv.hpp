@@ -344,10 +344,7 @@ void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
                           "spmv: y has " << y.size() << " elements but A has " << a.num_rows << " rows");
   impl::check_schedule<ExecutionSpace>(schedule, "spmv");
   if (a.num_rows == 0) return;
-  impl::RowResult<Entry, YInner> result;
-  result.alpha = alpha;
-  result.beta = beta;
-  result.beta_is_zero = is_zero(beta);
+  const auto result = impl::RowResult<Entry, YInner>::make(alpha, beta);
   if constexpr (Kind == ScheduleKind::MergePath) {
     impl::merge_path_spmv<ExecutionSpace, Threads, MinTeams>(exec, result, a, x, y);
   } else if constexpr (Kind == ScheduleKind::SegmentedSum) {

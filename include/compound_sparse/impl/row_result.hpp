@@ -21,6 +21,15 @@ struct RowResult {
   coefficient_type alpha, beta;
   bool beta_is_zero = false;
 
+  /// alpha and beta, with beta_is_zero as the BLAS convention reads it (is_zero).
+  static RowResult make(const coefficient_type& alpha, const coefficient_type& beta) {
+    RowResult r;
+    r.alpha = alpha;
+    r.beta = beta;
+    r.beta_is_zero = is_zero(beta);
+    return r;
+  }
+
   /// y(row) = alpha * sum + beta * y(row).
   template <class View>
   KOKKOS_INLINE_FUNCTION void store(const View& y, int row, const vector_type& sum) const {
