@@ -26,9 +26,10 @@ namespace impl {
 /// Vectors a thread of the SpMM row kernel accumulates (impl/spmm_functor.hpp): as many
 /// as fill 32 bytes, but 2 to 4 (4 for complex<float>, 2 for the other default entry
 /// types). On the H200, k = 2..16 on four matrices (perf_tests/results/h200/spmm/README.md
-/// gives each): 4 made complex<float> 1.2-1.5x faster than one vector a thread; for
-/// complex<double>, the quaternions and 3x3 blocks the best of 1, 2 and 4 was within 6%
-/// of 2 wherever 2 was among the three fastest candidates.
+/// gives each): with 4, complex<float> ran 1.2-1.5x faster than an earlier run of one
+/// vector a thread (on another H200 of the same kind); within one run, for complex<double>,
+/// the quaternions and 3x3 blocks the best of 1, 2 and 4 was within 6% of 2 wherever 2 was
+/// among the three fastest candidates.
 template <class Entry>
 constexpr int spmm_vectors_per_thread() {
   constexpr int fill = static_cast<int>(32 / sizeof(vector_type_t<Entry>));
