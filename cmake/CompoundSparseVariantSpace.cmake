@@ -13,7 +13,7 @@
 # docs/architecture.md shows, as worked examples, what to touch to add an entry
 # type or a schedule kind.
 
-# Entry types: <class>_<precision>, the C++ type, its number of scalar components
+# Entry types: <class>_<precision> (float, double or mixed), the C++ type, its number of scalar components
 # and the header that defines it (with its component_traits, entry_traits and
 # io::mm_field specialisations). The class is the Matrix Market field name that io/compound_format.hpp
 # gives the type (checked by the generated unit tests), so that the zoo, the tuning
@@ -29,8 +29,17 @@ compound_sparse_entry_type(block3_float "compound_sparse::Block<float, 3>" 9 com
 compound_sparse_entry_type(block3_double "compound_sparse::Block<double, 3>" 9 compound_sparse/block.hpp)
 compound_sparse_entry_type(block4_float "compound_sparse::Block<float, 4>" 16 compound_sparse/block.hpp)
 compound_sparse_entry_type(block4_double "compound_sparse::Block<double, 4>" 16 compound_sparse/block.hpp)
+# Mixed precision (compound_sparse/mixed_precision.hpp): float entries, double
+# vectors and arithmetic, the precision "mixed".
+compound_sparse_entry_type(complex_mixed "compound_sparse::Mixed<Kokkos::complex<float>>" 2
+                           compound_sparse/mixed_precision.hpp)
+compound_sparse_entry_type(quaternion_mixed "compound_sparse::Mixed<compound_sparse::Quaternion<float>>" 4
+                           compound_sparse/mixed_precision.hpp)
+compound_sparse_entry_type(block3_mixed "compound_sparse::Mixed<compound_sparse::Block<float, 3>>" 9
+                           compound_sparse/mixed_precision.hpp)
 set(COMPOUND_SPARSE_DEFAULT_VARIANT_ENTRIES
-    complex_float complex_double quaternion_float quaternion_double block3_float block3_double)
+    complex_float complex_double quaternion_float quaternion_double block3_float block3_double
+    complex_mixed quaternion_mixed block3_mixed)
 
 # Outer layouts (layouts.hpp; each tag's name() is its name in variant keys). The
 # first is the default layout, the heuristic's choice and compound-bench's

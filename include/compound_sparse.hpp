@@ -10,6 +10,7 @@
 #include "compound_sparse/error.hpp"
 #include "compound_sparse/host_csr.hpp"
 #include "compound_sparse/layouts.hpp"
+#include "compound_sparse/mixed_precision.hpp"
 #include "compound_sparse/multi_vector.hpp"
 #include "compound_sparse/tuning/measure.hpp"
 #include "compound_sparse/quaternion.hpp"

@@ -23,6 +23,7 @@
 #include "block.hpp"
 #include "error.hpp"
 #include "host_csr.hpp"
+#include "mixed_precision.hpp"
 #include "quaternion.hpp"
 
 namespace compound_sparse {
@@ -63,6 +64,14 @@ Quaternion<T> conjugate_transposed_entry(const Quaternion<T>& e) {
 template <class T, int E>
 Block<T, E> conjugate_transposed_entry(const Block<T, E>& e) {
   return transposed_entry(e);
+}
+template <class Entry>
+Mixed<Entry> transposed_entry(const Mixed<Entry>& e) {
+  return {transposed_entry(e.stored)};
+}
+template <class Entry>
+Mixed<Entry> conjugate_transposed_entry(const Mixed<Entry>& e) {
+  return {conjugate_transposed_entry(e.stored)};
 }
 
 /// op(A) as a new HostCsr (A itself for Op::N): op(A) has A's columns as rows; row c

@@ -30,7 +30,7 @@ USAGE = re.compile(r"REG:(\d+) STACK:(\d+)")
 
 def entry_type(mangled, entry_types):
     for token, name in entry_types:
-        if token in mangled:
+        if re.search(token, mangled):
             return name
     return None
 

@@ -28,15 +28,27 @@ def components_of_class(space):
 
 
 def mangled_entry_tokens(space):
-    """[(Itanium-mangled template argument, entry name)] of the declared entry types, as
-    they appear in kernel names: Kokkos::complex<float> -> "7complexIfE",
-    compound_sparse::Block<double, 3> -> "5BlockIdLi3EE"."""
+    """[(regular expression of the Itanium-mangled template argument, entry name)] of the
+    declared entry types, as they appear in kernel names: Kokkos::complex<float> ->
+    "7complexIfE", compound_sparse::Block<double, 3> -> "5BlockIdLi3EE". Mixed precision's
+    compound_sparse::Mixed<Kokkos::complex<float>> mangles as "5MixedIN6Kokkos7complexIfEEE"
+    or, where the namespace was seen before, with a substitution ("5MixedINS0_10QuaternionIfEEE"):
+    its pattern allows a short qualifier between "5MixedI" and the stored type's token. Mixed
+    patterns come first: each contains its stored type's token."""
     scalars = {"float": "f", "double": "d"}
-    tokens = []
-    for e in space["entry_types"]:
-        match = re.fullmatch(r"(?:\w+::)*(\w+)<\s*(float|double)\s*(?:,\s*(\d+)\s*)?>", e["cpp_type"])
+
+    def plain(cpp_type):
+        match = re.fullmatch(r"(?:\w+::)*(\w+)<\s*(float|double)\s*(?:,\s*(\d+)\s*)?>", cpp_type)
         if not match:
-            raise SystemExit(f"variant_space: cannot mangle entry type {e['cpp_type']!r}")
+            raise SystemExit(f"variant_space: cannot mangle entry type {cpp_type!r}")
         name, scalar, size = match.groups()
-        tokens.append((f"{len(name)}{name}I{scalars[scalar]}" + (f"Li{size}E" if size else "") + "E", e["name"]))
-    return tokens
+        return re.escape(f"{len(name)}{name}I{scalars[scalar]}" + (f"Li{size}E" if size else "") + "E")
+
+    mixed, others = [], []
+    for e in space["entry_types"]:
+        stored = re.fullmatch(r"(?:\w+::)*Mixed<\s*(.+?)\s*>", e["cpp_type"])
+        if stored:
+            mixed.append((r"5MixedI(?:N\w{1,12}?)?" + plain(stored.group(1)), e["name"]))
+        else:
+            others.append((plain(e["cpp_type"]), e["name"]))
+    return mixed + others

@@ -30,6 +30,7 @@
 #include "../components.hpp"
 #include "../error.hpp"
 #include "../host_csr.hpp"
+#include "../mixed_precision.hpp"
 #include "../quaternion.hpp"
 
 namespace compound_sparse {
@@ -98,6 +99,10 @@ struct mm_field<Block<T, E>> {
   static int transpose(int c) { return (c % E) * E + c / E; }
   static bool conjugate_negates(int) { return false; }
 };
+
+/// Mixed precision reads and writes the files of its stored entry type.
+template <class Entry>
+struct mm_field<Mixed<Entry>> : mm_field<Entry> {};
 
 /// Number of values a data line of `field` carries per entry (0 for pattern).
 inline int mm_field_components(const std::string& field) {

@@ -15,6 +15,7 @@
 #include "../entry_traits.hpp"
 #include "../host_csr.hpp"
 #include "../io/compound_format.hpp"
+#include "../mixed_precision.hpp"  // precision_name
 
 namespace compound_sparse {
 
@@ -49,10 +50,6 @@ MatrixFeatures pattern_features(int num_rows, int num_cols, const std::vector<in
 template <class Entry>
 std::string entry_type_name() {
   return io::mm_field<typename entry_traits<Entry>::template rebind<double>>::name();
-}
-template <class Entry>
-std::string precision_name() {
-  return std::is_same<scalar_type_t<Entry>, float>::value ? "float" : "double";
 }
 
 template <class Entry>

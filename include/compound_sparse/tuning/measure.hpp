@@ -44,7 +44,7 @@ namespace compound_sparse {
 struct MeasureOptions {
   TimingOptions timing;
   MemoryBudget budget;    ///< layouts over budget are reported, not run
-  double tolerance = -1;  ///< max relative error; < 0: 1e-4 (float) or 1e-12 (double)
+  double tolerance = -1;  ///< max relative error; < 0: 1e-4 (float vectors) or 1e-12 (double, mixed)
   int max_rotation = 8;   ///< copies cycled when the data fits in cache
   unsigned seed = 12345;  ///< for x
   /// Early drop: a candidate whose first timed batch takes more than this factor times
@@ -154,13 +154,13 @@ template <class Entry>
 struct MeasureInputs {
   std::vector<vector_type_t<Entry>> x;
   std::vector<vector_type_t<typename entry_traits<Entry>::template rebind<double>>> reference;
-  double tolerance = 0;  ///< 1e-4 for float, 1e-12 for double
+  double tolerance = 0;  ///< 1e-4 for float vectors, 1e-12 for double (and mixed precision)
 };
 
 template <class Entry>
 MeasureInputs<Entry> make_measure_inputs(const HostCsr<Entry>& a, unsigned seed) {
   using V = vector_type_t<Entry>;
-  using scalar = scalar_type_t<Entry>;
+  using scalar = typename component_traits<V>::scalar_type;  // of x and y: double for mixed precision
   using coefficient = coefficient_type_t<Entry>;
   MeasureInputs<Entry> inputs;
   std::mt19937 rng(seed);
@@ -218,7 +218,7 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
                                           std::vector<VariantKey> keys, const MeasureOptions& options,
                                           const MeasureReport& report) {
   using V = vector_type_t<Entry>;
-  using scalar = scalar_type_t<Entry>;
+  using scalar = typename component_traits<V>::scalar_type;  // of x and y: double for mixed precision
   using coefficient = coefficient_type_t<Entry>;
   const auto& registry = variant_registry<Entry>();
   const double tolerance = options.tolerance >= 0 ? options.tolerance : inputs.tolerance;
