@@ -12,7 +12,9 @@
 #                                        SECONDS_LIMIT=N stops it after N s (what it has
 #                                        is copied), RESUME=1 continues such a run;
 #                                        ONLY=a,b runs it on those zoo matrices alone
-#                                        (their own zoo in /tmp/compound_zoo_NAME)
+#                                        (their own zoo in /tmp/compound_zoo_NAME);
+#                                        PRECISION=LIST (default both) the precisions
+#                                        (float, double, mixed, both, all)
 #   scripts/gpu_perf.sh profile DB       ncu metrics (scripts/gpu_profile.sh) into $OUT/ncu,
 #                                        ours as selected from DB against the baselines
 #   scripts/gpu_perf.sh cost ENTRY       build time and binary size of the library for one
@@ -88,7 +90,7 @@ case $stage in
       zoo_args+=(--only "$ONLY")
     fi
     ZOO_DIR=$zoo REUSE_ZOO=1 timeout "${SECONDS_LIMIT:-100000}" scripts/perf_pipeline.sh build-cuda "$work" \
-      "${zoo_args[@]}" --heatmap elasticity-box-large --timing "${TIMING:-auto}"
+      "${zoo_args[@]}" --heatmap elasticity-box-large --timing "${TIMING:-auto}" --precision "${PRECISION:-both}"
     status=$?
     mkdir -p "$out/$name" && cp -r "$work/." "$out/$name/"
     [ $status = 124 ] && echo "=== stopped after ${SECONDS_LIMIT} s; RESUME=1 gpu_perf.sh run $name continues"

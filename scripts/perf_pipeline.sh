@@ -9,10 +9,13 @@
 # selection_quality.{json,md}, bench.json, bench.csv, pipeline.log.
 #
 #   scripts/perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME] [--meshes DIR] [--mhd1280b FILE]
-#                            [--timing auto|wall|queued] [--only NAME[,NAME...]]
+#                            [--timing auto|wall|queued] [--only NAME[,NAME...]] [--precision LIST]
 #
 # --only runs the pipeline on those zoo matrices alone (compound-zoo --only): a check
 # of one family, not a result to quote (leave-one-out needs the whole zoo).
+#
+# --precision (default both: float and double) goes to compound-tune and compound-bench:
+# a comma list of float, double and mixed (float storage, double vectors), or both or all.
 #
 # --timing (default auto: queued on CUDA, wall elsewhere) goes to compound-tune and
 # compound-bench: queued times the GPU with the host out of the loop (CUDA only;
@@ -25,12 +28,13 @@ set -uo pipefail
 build=${1:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
 out=${2:?usage: perf_pipeline.sh BUILD OUT [--scale small|full|tune] [--heatmap NAME]}
 shift 2
-scale=small heatmap=elasticity-box-small timing=auto zoo_args=()
+scale=small heatmap=elasticity-box-small timing=auto precision=both zoo_args=()
 while [ $# -gt 0 ]; do
   case $1 in
     --scale) scale=$2; shift 2 ;;
     --heatmap) heatmap=$2; shift 2 ;;
     --timing) timing=$2; shift 2 ;;
+    --precision) precision=$2; shift 2 ;;
     --meshes|--mhd1280b|--only) zoo_args+=("$1" "$2"); shift 2 ;;
     *) echo "perf_pipeline.sh: unknown argument $1" >&2; exit 2 ;;
   esac
@@ -51,8 +55,8 @@ else
   tail -1 "$log"
 fi
 
-step "tune (reduced search, both precisions, $timing timing)"
-"$build/tuning/compound-tune" --zoo "$zoo/index.json" --search reduced --precision both --samples 5 --batch 10 \
+step "tune (reduced search, precision $precision, $timing timing)"
+"$build/tuning/compound-tune" --zoo "$zoo/index.json" --search reduced --precision "$precision" --samples 5 --batch 10 \
   --warmup 2 --top 5 --retime-within 1.25 --retime-max 48 --final-samples 50 --final-batch 10 --db-dir "$tunedb" \
   --timing "$timing" 2>&1 |
   tr '\r' '\n' |
@@ -65,6 +69,6 @@ step "leave-one-out selection quality"
 "$build/tuning/compound-tune" --loo "$db" --out "$out/selection_quality" >> "$log" 2>&1 || tail -5 "$log"
 
 step "bench (ours from the database vs baselines)"
-"$build/perf_tests/bench/compound-bench" --zoo "$zoo/index.json" --db "$db" --out "$out" --precision both \
+"$build/perf_tests/bench/compound-bench" --zoo "$zoo/index.json" --db "$db" --out "$out" --precision "$precision" \
   --heatmap "$heatmap" --timing "$timing" 2>&1 | tr '\r' '\n' | grep -v '%' | tee -a "$log"
 step done

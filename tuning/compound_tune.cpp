@@ -3,7 +3,7 @@
 // --loo, evaluates selection quality from a database alone. docs/tuning.md.
 //
 //   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry CLASS]
-//                 [--precision float|double|both] [--search full|reduced] [--db-dir DIR] [--resume yes|no]
+//                 [--precision float,double,mixed|both|all] [--search full|reduced] [--db-dir DIR] [--resume yes|no]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
 //                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
 //                 [--drop-slower-than R] [--max-padding R] [--dense-row-threshold N|device]
@@ -81,7 +81,8 @@ using compound_tools::ProgressBar;
 namespace {
 
 struct Options {
-  std::string zoo, matrix_file, entry, precision = "both", search = "reduced", db_dir = "tuning";
+  std::string zoo, matrix_file, entry, search = "reduced", db_dir = "tuning";
+  std::vector<std::string> precisions{"double", "float"};  // --precision (both by default)
   std::vector<std::string> names;
   // warmup, batch, samples, mode: the search, then the perf suite's timing for the near-best candidates
   cs::TimingOptions quick{2, 10, 5, cs::preferred_timing_mode()};
@@ -132,7 +133,7 @@ int usage(const char* argv0, std::ostream& out, int code) {
   const std::string classes = compound_tools::joined(compound_tools::compiled_entry_classes());
   out << "usage: " << argv0 << " --zoo DIR/index.json [--matrices a,b] [--entry " << classes
       << "]\n"
-         "         [--precision float|double|both] [--search full|reduced] [--db-dir DIR] [--resume yes|no]\n"
+         "         [--precision float,double,mixed|both|all] [--search full|reduced] [--db-dir DIR] [--resume yes|no]\n"
          "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
          "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
          "         [--drop-slower-than R] [--max-padding R]   (R: a factor >= 1, or 0 for no bound; default 3)\n"
@@ -324,8 +325,7 @@ std::vector<Job> make_jobs(const Options& o) {
   }
   std::vector<Job> jobs;
   for (const auto& [m, entry] : matrices)
-    for (const std::string p : {"double", "float"}) {
-      if (o.precision != "both" && o.precision != p) continue;
+    for (const std::string& p : o.precisions) {
       Job j = m;
       j.precision = p;
       if (!compound_tools::dispatch_entry(
@@ -494,10 +494,7 @@ int main(int argc, char** argv) {
       {"--matrix", [&](const std::string& v) { o.matrix_file = v; }},
       {"--matrices", [&](const std::string& v) { o.names = compound_tools::split_list(v); }},
       {"--entry", [&](const std::string& v) { o.entry = one_of(v, compound_tools::compiled_entry_classes()); }},
-      {"--precision",
-       [&](const std::string& v) {
-         o.precision = one_of(v, {"float", "double", "both"});
-       }},
+      {"--precision", [&](const std::string& v) { o.precisions = compound_tools::precision_list(v); }},
       {"--search",
        [&](const std::string& v) {
          o.search = one_of(v, {"full", "reduced"});

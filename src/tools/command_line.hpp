@@ -2,6 +2,7 @@
 // Command-line parsing shared by the project's tools (compound-zoo, compound-tune,
 // compound-bench; target compound_sparse_tool_support). Every option is "--name value"; a tool maps option names to
 // setters and reports the one problem that parse_options returns, with its usage.
+#include <algorithm>
 #include <cmath>
 #include <compound_sparse/tuning/timing.hpp>
 #include <compound_sparse/variant_key.hpp>  // impl::joined
@@ -118,6 +119,27 @@ inline std::string one_of(const std::string& value, const std::vector<std::strin
 }
 inline std::string one_of(const std::string& value, std::initializer_list<const char*> allowed) {
   return one_of(value, std::vector<std::string>(allowed.begin(), allowed.end()));
+}
+
+/// --precision: a comma list of float, double and mixed (mixed precision,
+/// compound_sparse/mixed_precision.hpp), or both (float and double) or all; the
+/// precisions in the order double, float, mixed.
+inline std::vector<std::string> precision_list(const std::string& value) {
+  std::vector<std::string> asked;
+  for (const auto& p : split_list(value)) {
+    const std::string one = one_of(p, {"float", "double", "mixed", "both", "all"});
+    if (one == "both" || one == "all") {
+      asked.insert(asked.end(), {"double", "float"});
+      if (one == "all") asked.push_back("mixed");
+    } else {
+      asked.push_back(one);
+    }
+  }
+  if (asked.empty()) throw std::invalid_argument("float, double, mixed, both or all (comma-separated)");
+  std::vector<std::string> ordered;
+  for (const char* p : {"double", "float", "mixed"})
+    if (std::find(asked.begin(), asked.end(), p) != asked.end()) ordered.push_back(p);
+  return ordered;
 }
 
 /// --timing auto|wall|queued (compound_sparse/tuning/timing.hpp). auto, the tools' default, is
