@@ -194,7 +194,8 @@ TYPED_TEST(MixedPrecision, ReadsAndWritesItsStoredTypesFilesAndTransposes) {
   EXPECT_EQ(back.col_indices, sorted.col_indices);
   EXPECT_TRUE(same_bits(back.values, sorted.values));  // float written with all its digits
   for (const cs::Op op : {cs::Op::T, cs::Op::H}) {
-    const auto t = cs::transposed(m, op), tf = cs::transposed(stored_matrix(m), op);
+    const auto t = cs::transposed(m, op);
+    const auto tf = cs::transposed(stored_matrix(m), op);
     ASSERT_EQ(t.col_indices, tf.col_indices);
     for (std::size_t k = 0; k < t.values.size(); ++k)
       EXPECT_EQ(std::memcmp(&t.values[k].stored, &tf.values[k], sizeof(Stored)), 0) << cs::to_string(op);
