@@ -1,7 +1,7 @@
 // Mixed precision (mixed_precision.hpp): float storage, double vectors and arithmetic.
 // For complex, quaternion and 3x3-block entries: the storage is the float entry's; a
-// product equals, bit for bit, the double product of the widened matrix in the same
-// variant (row kernels, merge path, segmented sum, SpMM); its error against an
+// product equals the double product of the widened matrix in the same variant (row
+// kernels, merge path, segmented sum, SpMM; bit for bit on host backends); its error against an
 // extended-precision reference is within 10x of the double product's while float's
 // is orders of magnitude larger; the entry type reads its stored type's Matrix Market
 // files, transposes, and runs through TunedSpmv. The generated suites
@@ -104,10 +104,28 @@ TYPED_TEST(MixedPrecision, StoresTheFloatEntryAndComputesInDouble) {
   EXPECT_EQ(w.row_offsets, a.row_offsets);
 }
 
+/// Whether two products of the same arithmetic agree: bit for bit on host backends; on
+/// CUDA within double rounding, since nvcc fuses a*b - c*d into a multiply-add either way
+/// round and may choose differently in two instantiations (on the H200 the merge path and
+/// segmented sum of complex and quaternion entries differed in the last bits, the row
+/// kernels did not).
+template <class V>
+::testing::AssertionResult same_product(const std::vector<V>& a, const std::vector<V>& b) {
+  if (a.size() != b.size()) return ::testing::AssertionFailure() << "sizes " << a.size() << " and " << b.size();
+  if (cs::impl::is_gpu_space<Kokkos::DefaultExecutionSpace>()) {
+    const double difference = cs::relative_error(a, b);
+    if (difference <= 1e-14) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "relative difference " << difference;
+  }
+  if (same_bits(a, b)) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "the bits differ";
+}
+
 // Widening a float is exact and the kernels multiply the widened entry exactly as a
 // double entry, so mixed precision is the double product of the widened matrix, bit
-// for bit, in every schedule kind and layout (each sums in its own fixed order).
-TYPED_TEST(MixedPrecision, ProductIsTheDoubleProductOfTheWidenedMatrixBitForBit) {
+// for bit where the compiler emits the same instructions for both (same_product), in
+// every schedule kind and layout (each sums in its own fixed order).
+TYPED_TEST(MixedPrecision, ProductIsTheDoubleProductOfTheWidenedMatrix) {
   using Stored = TypeParam;
   using M = cs::Mixed<Stored>;
   using V = cs::vector_type_t<M>;
@@ -120,15 +138,15 @@ TYPED_TEST(MixedPrecision, ProductIsTheDoubleProductOfTheWidenedMatrixBitForBit)
   const auto x = random_vector<V>(m.num_cols, rng), y0 = random_vector<V>(m.num_rows, rng);
   const auto alpha = cs::real_value<C>(0.75), beta = cs::real_value<C>(-1.5);
   using K = cs::ScheduleKind;
-  EXPECT_TRUE(same_bits(product<cs::Csr, cs::Aos, K::Static>(m, 4, alpha, x, beta, y0),
-                        product<cs::Csr, cs::Aos, K::Static>(w, 4, alpha, x, beta, y0)));
-  EXPECT_TRUE(same_bits(product<cs::SlicedEll<32>, cs::Soa, K::DynamicWarp>(m, 1, alpha, x, beta, y0),
-                        product<cs::SlicedEll<32>, cs::Soa, K::DynamicWarp>(w, 1, alpha, x, beta, y0)));
-  EXPECT_TRUE(same_bits(product<cs::Csr, cs::Aos, K::MergePath>(m, 1, alpha, x, beta, y0),
-                        product<cs::Csr, cs::Aos, K::MergePath>(w, 1, alpha, x, beta, y0)));
-  EXPECT_TRUE(same_bits(product<cs::Csr, cs::Soa, K::SegmentedSum>(m, 1, alpha, x, beta, y0),
-                        product<cs::Csr, cs::Soa, K::SegmentedSum>(w, 1, alpha, x, beta, y0)));
-  // SpMM: three vectors at once, each the SpMV's bits.
+  EXPECT_TRUE(same_product(product<cs::Csr, cs::Aos, K::Static>(m, 4, alpha, x, beta, y0),
+                           product<cs::Csr, cs::Aos, K::Static>(w, 4, alpha, x, beta, y0)));
+  EXPECT_TRUE(same_product(product<cs::SlicedEll<32>, cs::Soa, K::DynamicWarp>(m, 1, alpha, x, beta, y0),
+                           product<cs::SlicedEll<32>, cs::Soa, K::DynamicWarp>(w, 1, alpha, x, beta, y0)));
+  EXPECT_TRUE(same_product(product<cs::Csr, cs::Aos, K::MergePath>(m, 1, alpha, x, beta, y0),
+                           product<cs::Csr, cs::Aos, K::MergePath>(w, 1, alpha, x, beta, y0)));
+  EXPECT_TRUE(same_product(product<cs::Csr, cs::Soa, K::SegmentedSum>(m, 1, alpha, x, beta, y0),
+                           product<cs::Csr, cs::Soa, K::SegmentedSum>(w, 1, alpha, x, beta, y0)));
+  // SpMM: three vectors at once.
   const std::vector<std::vector<V>> xs = {random_vector<V>(m.num_cols, rng), random_vector<V>(m.num_cols, rng),
                                           random_vector<V>(m.num_cols, rng)};
   const auto spmm_of = [&](const auto& a) {
@@ -140,7 +158,7 @@ TYPED_TEST(MixedPrecision, ProductIsTheDoubleProductOfTheWidenedMatrixBitForBit)
   };
   const auto mixed = spmm_of(m), wide = spmm_of(w);
   ASSERT_EQ(mixed.size(), 3u);
-  for (int j = 0; j < 3; ++j) EXPECT_TRUE(same_bits(mixed[j], wide[j])) << "vector " << j;
+  for (int j = 0; j < 3; ++j) EXPECT_TRUE(same_product(mixed[j], wide[j])) << "vector " << j;
 }
 
 // The target of issue 17: mixed precision's error within 10x of double's, both
