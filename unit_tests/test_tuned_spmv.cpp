@@ -330,3 +330,60 @@ TEST(Selection, DenseRowThresholdFollowsTheDevice) {
   EXPECT_EQ(key.lanes_per_row, 1);
   EXPECT_FALSE(cs::splits_rows(cs::heuristic_variant(f, cs::variant_registry<C>().variants()).kind));
 }
+
+// Aᵀx and Aᴴx through TunedSpmvOptions::transposes: tuned copies of op(A) in A's vector
+// layout, against the reference of the transposed matrix; their memory counts in the budget.
+TEST(TunedSpmv, TransposedCopiesServeApplyWithOp) {
+  const ScratchDir dir("tuned_transposes");
+  std::mt19937 rng(11);
+  const auto a = random_csr<C>(230, 170, 0, 9, 5, rng);  // non-square, empty rows, one long row
+  auto options = in(dir);
+  options.transposes = {cs::Op::H, cs::Op::T};
+  const cs::TunedSpmv<C> op(a, options);
+  EXPECT_TRUE(contains(op.explanation(), "A^T: variant")) << op.explanation();
+  EXPECT_TRUE(contains(op.explanation(), "A^H: variant")) << op.explanation();
+  EXPECT_EQ(op.transposed(cs::Op::H).variant().vector, op.variant().vector);
+  EXPECT_EQ(op.memory_bytes(), op.matrix().memory_bytes() + op.transposed(cs::Op::T).matrix().memory_bytes() +
+                                   op.transposed(cs::Op::H).matrix().memory_bytes());
+  const C alpha(0.5, -1), beta(2, 0.25);
+  for (const cs::Op o : {cs::Op::N, cs::Op::T, cs::Op::H}) {
+    const auto t = cs::transposed(a, o);
+    const auto x = random_vector<C>(t.num_cols, rng), y0 = random_vector<C>(t.num_rows, rng);
+    const auto y = op.make_vector(y0);
+    op.apply(o, alpha, op.make_vector(x), beta, y);
+    const auto want = cs::reference_spmv<double>(alpha, t, x, beta, y0);
+    EXPECT_LE(cs::relative_error(y.to_host(), want), 1e-14) << cs::to_string(o);
+  }
+  // Not asked for: a clear error. A budget that A's layout fills: no room for the copy.
+  const cs::TunedSpmv<C> plain(a, in(dir));
+  const auto x = plain.make_vector(std::vector<C>(a.num_rows)), y = plain.make_vector(std::vector<C>(a.num_cols));
+  try {
+    plain.apply(cs::Op::H, C(1, 0), x, C(0, 0), y);
+    ADD_FAILURE() << "Op::H without a copy ran";
+  } catch (const cs::InvalidInput& e) {
+    EXPECT_TRUE(contains(e.what(), "TunedSpmvOptions::transposes")) << e.what();
+  }
+  auto tight = in(dir);
+  tight.budget.max_bytes = plain.memory_bytes();
+  tight.transposes = {cs::Op::T};
+  EXPECT_THROW(cs::TunedSpmv<C>(a, tight), cs::BudgetExceeded);
+}
+
+// Real blocks have no conjugate: Aᴴ is Aᵀ, and one copy serves both.
+TEST(TunedSpmv, BlocksShareOneCopyForTransposeAndConjugateTranspose) {
+  using B = cs::Block<double, 3>;
+  const ScratchDir dir("tuned_transposes_blocks");
+  std::mt19937 rng(12);
+  const auto a = random_csr<B>(90, 70, 1, 6, -1, rng);
+  auto options = in(dir);
+  options.transposes = {cs::Op::T, cs::Op::H};
+  const cs::TunedSpmv<B> op(a, options);
+  EXPECT_EQ(&op.transposed(cs::Op::T), &op.transposed(cs::Op::H));
+  EXPECT_EQ(op.memory_bytes(), op.matrix().memory_bytes() + op.transposed(cs::Op::T).matrix().memory_bytes());
+  const auto x = random_vector<cs::BlockVector<double, 3>>(a.num_rows, rng);
+  const auto y = op.make_vector(std::vector<cs::BlockVector<double, 3>>(a.num_cols));
+  op.apply(cs::Op::H, 1.0, op.make_vector(x), 0.0, y);
+  const auto want = cs::reference_spmv<double>(1.0, cs::transposed(a, cs::Op::T), x, 0.0,
+                                               std::vector<cs::BlockVector<double, 3>>(a.num_cols));
+  EXPECT_LE(cs::relative_error(y.to_host(), want), 1e-14);
+}

@@ -21,6 +21,14 @@
 // (dense_row_threshold) always gets a kind that splits rows (merge_path, segmented_sum), so no
 // choice serialises that row.
 //
+// Products with Aᵀ and Aᴴ (options.transposes, apply(Op, ...)): for each op asked for, the
+// constructor builds op(A) on the host (transposed, transpose.hpp) and a TunedSpmv of it,
+// selected and converted like A (its own variant: op(A) has its own rows), in A's vector
+// layout so that the same vectors serve both. This is the cached transposed copy of
+// transpose.hpp: deterministic like any product, at the cost of op(A)'s memory, which
+// counts against options.budget together with A's (budget.max_bytes is the sum's bound).
+// Entries without a conjugate (real blocks) share one copy for T and H.
+//
 // Quick tuning (quick_tune.hpp; options.quick_tune, by default QuickTune::Auto):
 // when the database holds no record close to the matrix (the prior or the heuristic would decide,
 // or the nearest record is farther than options.close_distance), TunedSpmv times a
@@ -37,7 +45,9 @@
 #include <string>
 #include <vector>
 
+#include "../io/compound_format.hpp"  // mm_field<Entry>::has_conjugate
 #include "../registry.hpp"
+#include "../transpose.hpp"
 #include "../warnings.hpp"
 #include "database.hpp"
 #include "quick_tune.hpp"
@@ -74,6 +84,9 @@ struct TunedSpmvOptions {
   /// The quick-tuning cache (tuning_cache.hpp): "" = default_tuning_cache_dir().
   std::string cache_dir;
   bool use_cache = true;  ///< false: the cache is neither read nor written
+  /// The ops besides Op::N that apply(op, ...) will be asked for (Op::T, Op::H): each
+  /// builds a tuned copy of op(A) at construction, its memory within `budget` with A's.
+  std::vector<Op> transposes;
 };
 
 /// The database for this device, or null; `note` says which file or why none.
@@ -245,6 +258,7 @@ class TunedSpmv {
     // caller asked for, and one who wants it elsewhere has explanation().
     if (options.verbose) std::cerr << "compound_sparse: " << explanation_ << "\n";
     matrix_ = registry_->convert_matrix(key_.outer, key_.inner, a, options.budget);
+    build_transposes(a, options);
   }
 
   const VariantKey& variant() const { return key_; }
@@ -274,7 +288,69 @@ class TunedSpmv {
     apply(alpha, vector_type(x), beta, vector_type(y));
   }
 
+  /// y = alpha op(A) x + beta y: x has A's rows and y A's columns for Op::T and Op::H,
+  /// which options.transposes must have asked for (InvalidInput otherwise). Vectors as
+  /// for apply(alpha, x, beta, y): the copies use A's vector layout.
+  void apply(Op op, const coefficient_type& alpha, const vector_type& x, const coefficient_type& beta,
+             const vector_type& y) const {
+    if (op == Op::N) return apply(alpha, x, beta, y);
+    transposed(op).apply(alpha, x, beta, y);
+  }
+  template <class Inner>
+  void apply(Op op, const coefficient_type& alpha, const CompoundVector<value_type, Inner, memory_space>& x,
+             const coefficient_type& beta, const CompoundVector<value_type, Inner, memory_space>& y) const {
+    if (op == Op::N) return apply(alpha, x, beta, y);
+    transposed(op).apply(alpha, x, beta, y);
+  }
+
+  /// The tuned operator of op(A) (Op::T or Op::H) that options.transposes asked for.
+  const TunedSpmv& transposed(Op op) const {
+    const auto& copy = op == Op::T ? transpose_ : op == Op::H ? conjugate_transpose_ : nullptr;
+    COMPOUND_SPARSE_REQUIRE(copy != nullptr, "TunedSpmv: no copy of A" << (op == Op::T ? "^T" : "^H")
+                                                                       << " was built; ask for Op::" << to_string(op)
+                                                                       << " in TunedSpmvOptions::transposes");
+    return *copy;
+  }
+  /// Device bytes of A's layout and of the transposed copies built.
+  std::size_t memory_bytes() const {
+    std::size_t bytes = matrix_.memory_bytes();
+    if (transpose_) bytes += transpose_->matrix().memory_bytes();
+    if (conjugate_transpose_ && conjugate_transpose_ != transpose_)
+      bytes += conjugate_transpose_->matrix().memory_bytes();
+    return bytes;
+  }
+
  private:
+  /// The tuned copies of options.transposes, each selected for op(A) with A's vector layout,
+  /// within what A's layout left of the budget.
+  void build_transposes(const HostCsr<Entry>& a, const TunedSpmvOptions& options) {
+    const auto wanted = [&](Op op) {
+      return std::find(options.transposes.begin(), options.transposes.end(), op) != options.transposes.end();
+    };
+    for (const Op op : options.transposes)
+      COMPOUND_SPARSE_REQUIRE(op == Op::T || op == Op::H,
+                              "TunedSpmvOptions::transposes holds Op::T or Op::H, got Op::" << to_string(op));
+    // Without a conjugate (real blocks), Aᴴ is Aᵀ: one copy serves both.
+    const bool same_copy = !io::mm_field<typename entry_traits<Entry>::template rebind<double>>::has_conjugate();
+    for (const Op op : {Op::T, Op::H}) {
+      if (!wanted(op)) continue;
+      auto& slot = op == Op::T ? transpose_ : conjugate_transpose_;
+      const auto& other = op == Op::T ? conjugate_transpose_ : transpose_;
+      if (same_copy && other) {
+        slot = other;
+        continue;
+      }
+      TunedSpmvOptions copy_options = options;
+      copy_options.transposes.clear();
+      copy_options.vector_layout = key_.vector;
+      const std::size_t used = memory_bytes();
+      copy_options.budget.max_bytes = options.budget.max_bytes > used ? options.budget.max_bytes - used : 0;
+      slot = std::make_shared<const TunedSpmv>(compound_sparse::transposed(a, op), copy_options);
+      explanation_ += std::string("; A") + (op == Op::T ? "^T" : "^H") + ": " + slot->explanation();
+    }
+  }
+
+  std::shared_ptr<const TunedSpmv> transpose_, conjugate_transpose_;
   const registry_type* registry_;
   VariantKey key_;
   std::string rule_;
