@@ -71,7 +71,8 @@ struct Options {
   fs::path zoo;
   fs::path out = "bench_out";
   std::vector<std::string> precisions{"double", "float"};
-  std::set<std::string> matrices;  // empty: all
+  std::vector<cs::Op> ops{cs::Op::N};  // --ops: products with op(A) (transpose.hpp)
+  std::set<std::string> matrices;      // empty: all
   std::string search = "reduced";
   cs::TimingOptions timing{5, 10, 50, cs::preferred_timing_mode()};
   cs::TimingOptions search_timing{2, 10, 5, cs::preferred_timing_mode()};  // compound-tune's search
@@ -88,8 +89,8 @@ struct Options {
   std::ostream& out = problem.empty() ? std::cout : std::cerr;
   if (!problem.empty()) out << argv0 << ": " << problem << "\n";
   out << "usage: " << argv0
-      << " --zoo DIR/index.json --out DIR [--precision float,double,mixed|both|all] [--matrices a,b]\n"
-         "       [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n"
+      << " --zoo DIR/index.json --out DIR [--precision float,double,mixed|both|all] [--ops N,T,H]\n"
+         "       [--matrices a,b] [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n"
          "       [--timing auto|wall|queued] [--device-memory BYTES] [--variants NAME[,NAME...]]\n";
   out.flush();
   std::exit(problem.empty() ? 0 : 2);
@@ -103,6 +104,15 @@ Options parse(int argc, char** argv) {
       {"--zoo", [&](const std::string& v) { o.zoo = v; }},
       {"--out", [&](const std::string& v) { o.out = v; }},
       {"--precision", [&](const std::string& v) { o.precisions = compound_tools::precision_list(v); }},
+      {"--ops",
+       [&](const std::string& v) {
+         o.ops.clear();
+         for (const auto& op : compound_tools::split_list(v)) {
+           const std::string name = compound_tools::one_of(op, {"N", "T", "H"});
+           o.ops.push_back(name == "N" ? cs::Op::N : name == "T" ? cs::Op::T : cs::Op::H);
+         }
+         if (o.ops.empty()) throw std::invalid_argument("N, T or H (comma-separated)");
+       }},
       {"--matrices",
        [&](const std::string& v) {
          for (const auto& name : compound_tools::split_list(v)) o.matrices.insert(name);
@@ -348,7 +358,7 @@ decltype(auto) baseline_matrix(const cs::HostCsr<Entry>& a) {
 /// done) when the matrix would not fit the device: before its file is read where
 /// the index gives its size, else once it is read.
 template <class Entry>
-json run_matrix(const json& info, const fs::path& dir, const std::string& precision, const Options& o,
+json run_matrix(const json& info, const fs::path& dir, const std::string& precision, cs::Op op, const Options& o,
                 std::string& refusal) {
   const std::string name = info.at("name");
   const auto indexed = indexed_size(info);
@@ -363,21 +373,20 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     phases[phase] = std::chrono::duration<double>(now - phase_start).count();
     phase_start = now;
   };
-  const auto host = compound_tools::read_zoo_matrix<Entry>(dir / info.at("file").get<std::string>());
+  const auto file_matrix = compound_tools::read_zoo_matrix<Entry>(dir / info.at("file").get<std::string>());
   if (!indexed)
     refusal = device_memory_refusal<Entry>(
-        MatrixSize{double(host.num_rows), double(host.num_cols), double(host.num_entries())}, o);
+        MatrixSize{double(file_matrix.num_rows), double(file_matrix.num_cols), double(file_matrix.num_entries())}, o);
   if (!refusal.empty()) return {};
+  // Ours multiplies op(A) as TunedSpmv does for apply(op, ...): a copy of op(A), searched and
+  // tuned as a matrix of its own; the baselines multiply the file's A with their op.
+  const cs::HostCsr<Entry> transposed_copy = op == cs::Op::N ? cs::HostCsr<Entry>{} : cs::transposed(file_matrix, op);
+  const cs::HostCsr<Entry>& host = op == cs::Op::N ? file_matrix : transposed_copy;
   const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed);  // x and reference, once
   end_phase("read_and_reference");
-  json out = {{"name", name},
-              {"class", info.at("class")},
-              {"structure", structure_of(info)},
-              {"precision", precision},
-              {"rows", host.num_rows},
-              {"cols", host.num_cols},
-              {"nnz", host.num_entries()},
-              {"compulsory_bytes", cs::compulsory_bytes(host)}};
+  json out = {{"name", name},           {"class", info.at("class")}, {"structure", structure_of(info)},
+              {"precision", precision}, {"op", cs::to_string(op)},   {"rows", host.num_rows},
+              {"cols", host.num_cols},  {"nnz", host.num_entries()}, {"compulsory_bytes", cs::compulsory_bytes(host)}};
   const auto& registry = cs::variant_registry<Entry>();
   for (const auto& outer : cs::outer_layout_names()) out["memory_bytes"][outer] = registry.memory_bytes(outer, host);
 
@@ -389,7 +398,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     given.drop_slower_than = 0;  // each was asked for
     found = cs::measure_variants(host, inputs, o.variants, given);
     out["search_source"] = "--variants";
-  } else if (!o.db.empty()) {
+  } else if (!o.db.empty() && op == cs::Op::N) {  // the database holds A's records, not op(A)'s
     found = stored_search(o.db, name, cs::entry_type_name<Entry>(), precision);
   }
   if (found.empty()) {
@@ -397,7 +406,8 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     cs::MeasureOptions search;
     search.timing = o.search_timing;
     compound_tools::ProgressBar progress(static_cast<double>(keys.size()));
-    const std::string label = name + " (" + precision + ") ";
+    const std::string label =
+        name + (op == cs::Op::N ? "" : std::string("^") + cs::to_string(op)) + " (" + precision + ") ";
     found = cs::measure_variants(host, inputs, keys, search, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
       progress.advance(1, label + key.name());
     });
@@ -443,10 +453,11 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
 
   // Baselines on the same x and reference as our check.
   const auto& [x, reference, tolerance] = inputs;
-  const auto& baseline_host = baseline_matrix(host);  // a temporary, extended, for mixed precision
+  const auto& baseline_host = baseline_matrix(file_matrix);  // a temporary, extended, for mixed precision
   const int rotation = best_tuned ? best_tuned->rotation : 1;
   // cuSPARSE: every form, then the fastest that ran as "cusparse" (the ratios' baseline).
-  const auto forms = compound_sparse_bench::cusparse_forms(baseline_host, x, reference, o.timing, rotation, tolerance);
+  const auto forms =
+      compound_sparse_bench::cusparse_forms(baseline_host, x, reference, o.timing, rotation, tolerance, op);
   const auto best = compound_sparse_bench::fastest_cusparse(forms);
   out["results"].push_back(baseline_json(best));
   // The headline baseline, named as such: the same result as method "cusparse".
@@ -457,7 +468,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   end_phase("cusparse");
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
   out["results"].push_back(baseline_json(
-      compound_sparse_bench::kokkos_kernels_baseline(baseline_host, x, reference, o.timing, rotation, tolerance)));
+      compound_sparse_bench::kokkos_kernels_baseline(baseline_host, x, reference, o.timing, rotation, tolerance, op)));
 #else
   out["results"].push_back(json{{"method", "kokkos_kernels"},
                                 {"variant", "crs"},
@@ -469,7 +480,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   end_phase("kokkos_kernels");
 
   // Heat map: every compiled launch-bounds pair for the tuned layout, kind and lanes.
-  if (name == o.heatmap && best_tuned) {
+  if (name == o.heatmap && best_tuned && op == cs::Op::N) {
     const cs::VariantKey tuned = best_tuned->key();
     std::vector<cs::VariantKey> cells;
     for (auto k : registry.variants())
@@ -560,45 +571,49 @@ int main(int argc, char** argv) {
       const std::string name = info.at("name");
       if (!o.matrices.empty() && !o.matrices.count(name)) continue;
       const std::string cls = info.at("class");
-      for (const auto& precision : o.precisions) {
-        const auto start = std::chrono::steady_clock::now();
-        json m;
-        std::string refusal;
-        COMPOUND_SPARSE_REQUIRE(compound_tools::dispatch_entry(cls, precision,
-                                                               [&](auto tag) {
-                                                                 using Entry = typename decltype(tag)::type;
-                                                                 m = run_matrix<Entry>(info, dir, precision, o,
-                                                                                       refusal);
-                                                               }),
-                                "zoo matrix " << name << ": entry type " << cls << "/" << precision
-                                              << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
-                                              << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
-        if (!refusal.empty()) {  // recorded and said, the other matrices still run
-          std::fprintf(stderr, "  %-24s %-6s %s\n", name.c_str(), precision.c_str(), refusal.c_str());
-          report["skipped"].push_back({{"name", name}, {"precision", precision}, {"reason", refusal}});
+      for (const auto& precision : o.precisions)
+        for (const cs::Op op : o.ops) {
+          const auto start = std::chrono::steady_clock::now();
+          json m;
+          std::string refusal;
+          COMPOUND_SPARSE_REQUIRE(compound_tools::dispatch_entry(cls, precision,
+                                                                 [&](auto tag) {
+                                                                   using Entry = typename decltype(tag)::type;
+                                                                   m = run_matrix<Entry>(info, dir, precision, op, o,
+                                                                                         refusal);
+                                                                 }),
+                                  "zoo matrix " << name << ": entry type " << cls << "/" << precision
+                                                << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
+                                                << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
+          // "name", or "name^T" / "name^H" for a product with op(A).
+          const std::string shown = name + (op == cs::Op::N ? "" : std::string("^") + cs::to_string(op));
+          if (!refusal.empty()) {  // recorded and said, the other matrices still run
+            std::fprintf(stderr, "  %-24s %-6s %s\n", shown.c_str(), precision.c_str(), refusal.c_str());
+            report["skipped"].push_back(
+                {{"name", name}, {"precision", precision}, {"op", cs::to_string(op)}, {"reason", refusal}});
+            fs::create_directories(o.out);
+            std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";
+            continue;
+          }
+          // One summary line per matrix: the numbers a person scans for, and for a
+          // method that did not run, why (never a time of 0).
+          std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s: %s)\n", shown.c_str(),
+                       precision.c_str(), time_or_reason(m["results"], "ours_tuned").c_str(),
+                       time_or_reason(m["results"], "ours_default").c_str(),
+                       time_or_reason(m["results"], "cusparse", true).c_str(),
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                       phase_summary(m["host_phase_seconds"]).c_str());
+          for (const auto& r : m["results"])
+            if (r["method"] == "ours_tuned" && !r["ok"].get<bool>()) failed.push_back(shown + " (" + precision + ")");
+          report["matrices"].push_back(m);
           fs::create_directories(o.out);
-          std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";
-          continue;
+          std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
         }
-        // One summary line per matrix: the numbers a person scans for, and for a
-        // method that did not run, why (never a time of 0).
-        std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s: %s)\n", name.c_str(),
-                     precision.c_str(), time_or_reason(m["results"], "ours_tuned").c_str(),
-                     time_or_reason(m["results"], "ours_default").c_str(),
-                     time_or_reason(m["results"], "cusparse", true).c_str(),
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                     phase_summary(m["host_phase_seconds"]).c_str());
-        for (const auto& r : m["results"])
-          if (r["method"] == "ours_tuned" && !r["ok"].get<bool>()) failed.push_back(name + " (" + precision + ")");
-        report["matrices"].push_back(m);
-        fs::create_directories(o.out);
-        std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
-      }
     }
-    // CSV: one row per matrix, precision and method, then one per cuSPARSE form (method
+    // CSV: one row per matrix, precision, op and method, then one per cuSPARSE form (method
     // "cusparse_form"); speedup_vs_cusparse is against the fastest form ("cusparse").
     std::ofstream csv(o.out / "bench.csv");
-    csv << "matrix,class,structure,precision,rows,nnz,method,variant,ok,seconds,effective_gb_per_s,fraction_of_copy,"
+    csv << "matrix,class,structure,precision,op,rows,nnz,method,variant,ok,seconds,effective_gb_per_s,fraction_of_copy,"
            "speedup_vs_cusparse,fraction_of_read\n";
     const double copy = report["copy_bandwidth_bytes_per_s"];
     const double read = report["read_bandwidth_bytes_per_s"];
@@ -611,10 +626,11 @@ int main(int argc, char** argv) {
         const bool ok = r["ok"];
         const double gbs = ok && s > 0 ? m["compulsory_bytes"].get<double>() / s / 1e9 : 0;
         csv << m["name"].get<std::string>() << "," << m["class"].get<std::string>() << ","
-            << m["structure"].get<std::string>() << "," << m["precision"].get<std::string>() << "," << m["rows"] << ","
-            << m["nnz"] << "," << method << "," << r["variant"].get<std::string>() << "," << ok << "," << s << ","
-            << gbs << "," << (ok ? gbs * 1e9 / copy : 0) << "," << (ok && s > 0 && cusparse > 0 ? cusparse / s : 0)
-            << "," << (ok ? gbs * 1e9 / read : 0) << "\n";
+            << m["structure"].get<std::string>() << "," << m["precision"].get<std::string>() << ","
+            << m["op"].get<std::string>() << "," << m["rows"] << "," << m["nnz"] << "," << method << ","
+            << r["variant"].get<std::string>() << "," << ok << "," << s << "," << gbs << ","
+            << (ok ? gbs * 1e9 / copy : 0) << "," << (ok && s > 0 && cusparse > 0 ? cusparse / s : 0) << ","
+            << (ok ? gbs * 1e9 / read : 0) << "\n";
       };
       for (const auto& r : m["results"]) row(r, r["method"].get<std::string>());
       for (const auto& r : m["cusparse_forms"]) row(r, "cusparse_form");

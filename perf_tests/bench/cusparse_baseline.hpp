@@ -24,6 +24,14 @@
 //     bsrmv2x2complex                              legacy cusparse<C|Z>bsrmv
 //     cusparseSpMV_BSR2x2complex_ALG1_preprocess   generic SpMV on the same BSR
 //
+// With op T or H (compound-bench --ops) every form multiplies the same A with cuSPARSE's
+// operation (CUSPARSE_OPERATION_TRANSPOSE / _CONJUGATE_TRANSPOSE): what a cuSPARSE user does
+// for Aᵀx and Aᴴx without building the transpose. The real expansions' transpose is the
+// blocks' transpose, and for a quaternion's 4x4 real block L(q)ᵀ = L(q̄), so those forms give
+// Aᵀ = Aᴴ for blocks and Aᴴ for quaternions; quaternion Aᵀ (no conjugate) has no cuSPARSE
+// form, and those forms say so. cuSPARSE's own refusals (e.g. of an operation for a format)
+// are recorded as the form's error.
+//
 // cusparseSpMV_preprocess runs once per rotation copy before the check and the timing,
 // with that copy's descriptors and its own buffer, and every later cusparseSpMV on the
 // copy gets the same descriptors and buffer (the buffer handed to preprocess must be
@@ -35,6 +43,7 @@
 #include <algorithm>
 #include <climits>
 #include <compound_sparse/host_csr.hpp>
+#include <compound_sparse/transpose.hpp>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -133,34 +142,32 @@ constexpr cudaDataType real_type() {
   return std::is_same<T, float>::value ? CUDA_R_32F : CUDA_R_64F;
 }
 
-inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const float* alpha, cusparseMatDescr_t d,
-                              const float* v, const int* rp, const int* ci, int e, const float* x, const float* beta,
-                              float* y) {
-  return cusparseSbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb, alpha, d, v, rp, ci,
-                        e, x, beta, y);
+inline cusparseStatus_t bsrmv(cusparseHandle_t h, cusparseOperation_t op, int mb, int nb, int nnzb, const float* alpha,
+                              cusparseMatDescr_t d, const float* v, const int* rp, const int* ci, int e, const float* x,
+                              const float* beta, float* y) {
+  return cusparseSbsrmv(h, CUSPARSE_DIRECTION_ROW, op, mb, nb, nnzb, alpha, d, v, rp, ci, e, x, beta, y);
 }
-inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const double* alpha, cusparseMatDescr_t d,
-                              const double* v, const int* rp, const int* ci, int e, const double* x, const double* beta,
-                              double* y) {
-  return cusparseDbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb, alpha, d, v, rp, ci,
-                        e, x, beta, y);
+inline cusparseStatus_t bsrmv(cusparseHandle_t h, cusparseOperation_t op, int mb, int nb, int nnzb, const double* alpha,
+                              cusparseMatDescr_t d, const double* v, const int* rp, const int* ci, int e,
+                              const double* x, const double* beta, double* y) {
+  return cusparseDbsrmv(h, CUSPARSE_DIRECTION_ROW, op, mb, nb, nnzb, alpha, d, v, rp, ci, e, x, beta, y);
 }
 
-inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const Kokkos::complex<float>* alpha,
-                              cusparseMatDescr_t d, const float* v, const int* rp, const int* ci, int e, const float* x,
-                              const Kokkos::complex<float>* beta, float* y) {
-  return cusparseCbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb,
-                        reinterpret_cast<const cuComplex*>(alpha), d, reinterpret_cast<const cuComplex*>(v), rp, ci, e,
-                        reinterpret_cast<const cuComplex*>(x), reinterpret_cast<const cuComplex*>(beta),
-                        reinterpret_cast<cuComplex*>(y));
+inline cusparseStatus_t bsrmv(cusparseHandle_t h, cusparseOperation_t op, int mb, int nb, int nnzb,
+                              const Kokkos::complex<float>* alpha, cusparseMatDescr_t d, const float* v, const int* rp,
+                              const int* ci, int e, const float* x, const Kokkos::complex<float>* beta, float* y) {
+  return cusparseCbsrmv(h, CUSPARSE_DIRECTION_ROW, op, mb, nb, nnzb, reinterpret_cast<const cuComplex*>(alpha), d,
+                        reinterpret_cast<const cuComplex*>(v), rp, ci, e, reinterpret_cast<const cuComplex*>(x),
+                        reinterpret_cast<const cuComplex*>(beta), reinterpret_cast<cuComplex*>(y));
 }
-inline cusparseStatus_t bsrmv(cusparseHandle_t h, int mb, int nb, int nnzb, const Kokkos::complex<double>* alpha,
-                              cusparseMatDescr_t d, const double* v, const int* rp, const int* ci, int e,
-                              const double* x, const Kokkos::complex<double>* beta, double* y) {
-  return cusparseZbsrmv(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, mb, nb, nnzb,
-                        reinterpret_cast<const cuDoubleComplex*>(alpha), d, reinterpret_cast<const cuDoubleComplex*>(v),
-                        rp, ci, e, reinterpret_cast<const cuDoubleComplex*>(x),
-                        reinterpret_cast<const cuDoubleComplex*>(beta), reinterpret_cast<cuDoubleComplex*>(y));
+inline cusparseStatus_t bsrmv(cusparseHandle_t h, cusparseOperation_t op, int mb, int nb, int nnzb,
+                              const Kokkos::complex<double>* alpha, cusparseMatDescr_t d, const double* v,
+                              const int* rp, const int* ci, int e, const double* x, const Kokkos::complex<double>* beta,
+                              double* y) {
+  return cusparseZbsrmv(h, CUSPARSE_DIRECTION_ROW, op, mb, nb, nnzb, reinterpret_cast<const cuDoubleComplex*>(alpha), d,
+                        reinterpret_cast<const cuDoubleComplex*>(v), rp, ci, e,
+                        reinterpret_cast<const cuDoubleComplex*>(x), reinterpret_cast<const cuDoubleComplex*>(beta),
+                        reinterpret_cast<cuDoubleComplex*>(y));
 }
 
 /// Complex values as interleaved (re, im) scalars: CUDA_C_32F / CUDA_C_64F arrays.
@@ -208,8 +215,8 @@ inline BaselineResult generic_bsr_unavailable(const std::string& name) {
 /// A legacy bsrmv form on BSR copies `m` with blocks of `e` rows: checked and timed
 /// like the generic forms.
 template <class Value, class Scalar, class Coefficient, class Reference>
-BaselineResult legacy_bsrmv_form(const std::string& name, cusparseHandle_t handle, int block_rows, int block_cols,
-                                 int nnzb, int e, const DeviceMatrixCopies<Scalar>& m,
+BaselineResult legacy_bsrmv_form(const std::string& name, cusparseHandle_t handle, cusparseOperation_t op,
+                                 int block_rows, int block_cols, int nnzb, int e, const DeviceMatrixCopies<Scalar>& m,
                                  std::vector<Kokkos::View<Scalar*>>& xs, std::vector<Kokkos::View<Scalar*>>& ys,
                                  const Coefficient& alpha, const Coefficient& beta,
                                  const std::vector<Reference>& reference, const compound_sparse::TimingOptions& timing,
@@ -221,8 +228,8 @@ BaselineResult legacy_bsrmv_form(const std::string& name, cusparseHandle_t handl
   try {
     BENCH_CUSPARSE(cusparseCreateMatDescr(&descr));
     const auto run = [&](int r) {
-      BENCH_CUSPARSE(bsrmv(handle, block_rows, block_cols, nnzb, &alpha, descr, m.values[r].data(), m.rows[r].data(),
-                           m.cols[r].data(), e, xs[r].data(), &beta, ys[r].data()));
+      BENCH_CUSPARSE(bsrmv(handle, op, block_rows, block_cols, nnzb, &alpha, descr, m.values[r].data(),
+                           m.rows[r].data(), m.cols[r].data(), e, xs[r].data(), &beta, ys[r].data()));
     };
     check_and_time<Value>(result, reference, ys, run, timing, tolerance);
   } catch (const std::exception& err) {
@@ -252,11 +259,12 @@ struct SpmvDescriptors {
 /// `x_length`, `y_length` elements of `type`. With `preprocess`, cusparseSpMV_preprocess
 /// runs once per copy, on that copy's descriptors and buffer, before check and timing.
 template <class Value, class Scalar, class Reference, class MakeMatrix>
-BaselineResult spmv_form(const std::string& name, cusparseHandle_t handle, MakeMatrix&& make_matrix,
-                         std::vector<Kokkos::View<Scalar*>>& xs, std::vector<Kokkos::View<Scalar*>>& ys,
-                         int64_t x_length, int64_t y_length, cudaDataType type, const void* alpha, const void* beta,
-                         cusparseSpMVAlg_t alg, bool preprocess, const std::vector<Reference>& reference,
-                         const compound_sparse::TimingOptions& timing, double tolerance) {
+BaselineResult spmv_form(const std::string& name, cusparseHandle_t handle, cusparseOperation_t op,
+                         MakeMatrix&& make_matrix, std::vector<Kokkos::View<Scalar*>>& xs,
+                         std::vector<Kokkos::View<Scalar*>>& ys, int64_t x_length, int64_t y_length, cudaDataType type,
+                         const void* alpha, const void* beta, cusparseSpMVAlg_t alg, bool preprocess,
+                         const std::vector<Reference>& reference, const compound_sparse::TimingOptions& timing,
+                         double tolerance) {
   BaselineResult result;
   result.method = "cusparse";
   result.variant = name;
@@ -272,15 +280,13 @@ BaselineResult spmv_form(const std::string& name, cusparseHandle_t handle, MakeM
       d.ys.push_back(nullptr);
       BENCH_CUSPARSE(cusparseCreateDnVec(&d.ys.back(), y_length, ys[r].data(), type));
       size_t bytes = 0;
-      BENCH_CUSPARSE(cusparseSpMV_bufferSize(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, d.mats[r], d.xs[r], beta,
-                                             d.ys[r], type, alg, &bytes));
+      BENCH_CUSPARSE(cusparseSpMV_bufferSize(handle, op, alpha, d.mats[r], d.xs[r], beta, d.ys[r], type, alg, &bytes));
       buffers.emplace_back("bench::cusparse_buffer", std::max<size_t>(bytes, 1));
     }
     if (preprocess) {
       for (int r = 0; r < rotation; ++r) {
         const cusparseStatus_t status =
-            cusparseSpMV_preprocess(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, d.mats[r], d.xs[r], beta, d.ys[r],
-                                    type, alg, buffers[r].data());
+            cusparseSpMV_preprocess(handle, op, alpha, d.mats[r], d.xs[r], beta, d.ys[r], type, alg, buffers[r].data());
         if (status != CUSPARSE_STATUS_SUCCESS) {  // refused for this algorithm: time it without
           if (r > 0)
             throw std::runtime_error("cusparseSpMV_preprocess failed on a rotation copy only: " +
@@ -297,8 +303,7 @@ BaselineResult spmv_form(const std::string& name, cusparseHandle_t handle, MakeM
       Kokkos::fence();
     }
     const auto run = [&](int r) {
-      BENCH_CUSPARSE(cusparseSpMV(handle, CUSPARSE_OPERATION_NON_TRANSPOSE, alpha, d.mats[r], d.xs[r], beta, d.ys[r],
-                                  type, alg, buffers[r].data()));
+      BENCH_CUSPARSE(cusparseSpMV(handle, op, alpha, d.mats[r], d.xs[r], beta, d.ys[r], type, alg, buffers[r].data()));
     };
     check_and_time<Value>(result, reference, ys, run, timing, tolerance);
   } catch (const std::exception& err) {
@@ -309,24 +314,37 @@ BaselineResult spmv_form(const std::string& name, cusparseHandle_t handle, MakeM
 }
 #endif
 
-/// Every cuSPARSE form for `a` (cusparse_form_names), each checked against `reference`
+/// Why no cuSPARSE (or real-expansion) form computes op(A) for this entry type, or "": the
+/// expansions' transpose conjugates quaternions, so quaternion Aᵀ has none.
+template <class Entry>
+std::string expansion_refusal(compound_sparse::Op op) {
+  using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
+  if (op == compound_sparse::Op::T && std::is_same<Entry, compound_sparse::Quaternion<scalar>>::value)
+    return "the transpose of a real or complex expansion conjugates each quaternion (L(q)^T = L(conj q)): it gives "
+           "A^H, and no form computes the quaternion A^T";
+  return "";
+}
+
+/// Every cuSPARSE form for op(a) (cusparse_form_names), each checked against `reference`
 /// and timed over `rotation` copies; a form that fails carries its error and the others
-/// still run. fastest_cusparse picks the baseline.
+/// still run. fastest_cusparse picks the baseline. With op T or H, x has a's rows and
+/// the forms multiply a with cuSPARSE's operation.
 template <class Entry, class Reference>
 std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>& a,
                                            const std::vector<compound_sparse::vector_type_t<Entry>>& x,
                                            const std::vector<Reference>& reference,
-                                           const compound_sparse::TimingOptions& timing, int rotation,
-                                           double tolerance) {
+                                           const compound_sparse::TimingOptions& timing, int rotation, double tolerance,
+                                           compound_sparse::Op op = compound_sparse::Op::N) {
   using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
   constexpr bool is_complex = std::is_same<Entry, Kokkos::complex<scalar>>::value;
   std::vector<BaselineResult> forms;
+  const std::string refused = expansion_refusal<Entry>(op);
 #ifndef KOKKOS_ENABLE_CUDA
   for (const auto& name : cusparse_form_names<Entry>()) {
     BaselineResult r;
     r.method = "cusparse";
     r.variant = name;
-    r.error = "cuSPARSE needs the CUDA backend";
+    r.error = refused.empty() ? "cuSPARSE needs the CUDA backend" : refused;
     forms.push_back(r);
   }
   (void)a, (void)x, (void)reference, (void)timing, (void)rotation, (void)tolerance, (void)is_complex;
@@ -341,13 +359,24 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
     r.error = error;
     return r;
   };
+  if (!refused.empty()) {
+    for (const auto& name : names) forms.push_back(failed(name, refused));
+    return forms;
+  }
+  const bool transposing = op != compound_sparse::Op::N;
+  const int x_count = transposing ? a.num_rows : a.num_cols, y_count = transposing ? a.num_cols : a.num_rows;
+  // Real data: the conjugate transpose is the transpose (blocks; quaternions' L(q)^T = L(conj q)).
+  const cusparseOperation_t complex_op = op == compound_sparse::Op::N   ? CUSPARSE_OPERATION_NON_TRANSPOSE
+                                         : op == compound_sparse::Op::T ? CUSPARSE_OPERATION_TRANSPOSE
+                                                                        : CUSPARSE_OPERATION_CONJUGATE_TRANSPOSE;
+  const cusparseOperation_t real_op = transposing ? CUSPARSE_OPERATION_TRANSPOSE : CUSPARSE_OPERATION_NON_TRANSPOSE;
   std::unique_ptr<CusparseHandle> handle;
   std::vector<Kokkos::View<scalar*>> xs, ys;  // x and y as flat scalars: every form's layout
   try {
     handle = std::make_unique<CusparseHandle>();
     for (int r = 0; r < rotation; ++r) {
       xs.push_back(flat_device_copy<scalar>(x));
-      ys.push_back(flat_device_copy<scalar>(std::vector<value>(a.num_rows)));
+      ys.push_back(flat_device_copy<scalar>(std::vector<value>(y_count)));
     }
   } catch (const std::exception& err) {
     for (const auto& name : names) forms.push_back(failed(name, err.what()));
@@ -365,7 +394,7 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
       };
       const cusparseSpMVAlg_t algs[] = {CUSPARSE_SPMV_ALG_DEFAULT, CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2};
       for (int i = 0; i < 3; ++i)
-        forms.push_back(spmv_form<value>(names[i], *handle, make_csr, xs, ys, a.num_cols, a.num_rows,
+        forms.push_back(spmv_form<value>(names[i], *handle, complex_op, make_csr, xs, ys, x_count, y_count,
                                          complex_type<scalar>(), &alpha, &beta, algs[i], i > 0, reference, timing,
                                          tolerance));
     } catch (const std::exception& err) {  // the matrix copies could not be made
@@ -384,7 +413,7 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
                                                  m.cols[r].data(), m.values[r].data(), CUSPARSE_INDEX_32I,
                                                  CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>()));
         };
-        forms.push_back(spmv_form<value>(name, *handle, make_sell, xs, ys, a.num_cols, a.num_rows,
+        forms.push_back(spmv_form<value>(name, *handle, complex_op, make_sell, xs, ys, x_count, y_count,
                                          complex_type<scalar>(), &alpha, &beta, CUSPARSE_SPMV_SELL_ALG1, true,
                                          reference, timing, tolerance));
       } catch (const std::exception& err) {
@@ -394,20 +423,22 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
   } else {
     constexpr int e = real_block<Entry>::block_size;
     const scalar alpha = 1, beta = 0;
-    const int64_t rows = static_cast<int64_t>(e) * a.num_rows, cols = static_cast<int64_t>(e) * a.num_cols;
+    const int64_t x_length = static_cast<int64_t>(e) * x_count, y_length = static_cast<int64_t>(e) * y_count;
     // BSR: the legacy bsrmv and the generic SpMV on the same arrays.
     try {
       DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, bsr_values(a), rotation);
-      forms.push_back(legacy_bsrmv_form<value>(names[0], *handle, a.num_rows, a.num_cols, static_cast<int>(nnz), e, m,
-                                               xs, ys, alpha, beta, reference, timing, tolerance));
+      forms.push_back(legacy_bsrmv_form<value>(names[0], *handle, real_op, a.num_rows, a.num_cols,
+                                               static_cast<int>(nnz), e, m, xs, ys, alpha, beta, reference, timing,
+                                               tolerance));
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
       const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
         BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, e, e, m.rows[r].data(), m.cols[r].data(),
                                          m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                          CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>(), CUSPARSE_ORDER_ROW));
       };
-      forms.push_back(spmv_form<value>(names[1], *handle, make_bsr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
-                                       &beta, CUSPARSE_SPMV_BSR_ALG1, true, reference, timing, tolerance));
+      forms.push_back(spmv_form<value>(names[1], *handle, real_op, make_bsr, xs, ys, x_length, y_length,
+                                       real_type<scalar>(), &alpha, &beta, CUSPARSE_SPMV_BSR_ALG1, true, reference,
+                                       timing, tolerance));
 #else
       forms.push_back(generic_bsr_unavailable(names[1]));
 #endif
@@ -426,10 +457,12 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
                                          m.rows[r].data(), m.cols[r].data(), m.values[r].data(), CUSPARSE_INDEX_32I,
                                          CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>()));
       };
-      forms.push_back(spmv_form<value>(names[2], *handle, make_csr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
-                                       &beta, CUSPARSE_SPMV_CSR_ALG1, true, reference, timing, tolerance));
-      forms.push_back(spmv_form<value>(names[3], *handle, make_csr, xs, ys, cols, rows, real_type<scalar>(), &alpha,
-                                       &beta, CUSPARSE_SPMV_CSR_ALG2, true, reference, timing, tolerance));
+      forms.push_back(spmv_form<value>(names[2], *handle, real_op, make_csr, xs, ys, x_length, y_length,
+                                       real_type<scalar>(), &alpha, &beta, CUSPARSE_SPMV_CSR_ALG1, true, reference,
+                                       timing, tolerance));
+      forms.push_back(spmv_form<value>(names[3], *handle, real_op, make_csr, xs, ys, x_length, y_length,
+                                       real_type<scalar>(), &alpha, &beta, CUSPARSE_SPMV_CSR_ALG2, true, reference,
+                                       timing, tolerance));
     } catch (const std::exception& err) {
       for (std::size_t i = forms.size(); i < 4; ++i) forms.push_back(failed(names[i], err.what()));
     }
@@ -441,16 +474,17 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
         for (int r = 0; r < rotation; ++r) pair_xs.push_back(flat_device_copy<scalar>(complex_pair_form(x)));
         DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, complex_bsr_values(a), rotation);
         const Kokkos::complex<scalar> one(1, 0), zero(0, 0);
-        forms.push_back(legacy_bsrmv_form<value>(names[4], *handle, a.num_rows, a.num_cols, static_cast<int>(nnz), 2, m,
-                                                 pair_xs, ys, one, zero, pair_reference, timing, tolerance));
+        forms.push_back(legacy_bsrmv_form<value>(names[4], *handle, complex_op, a.num_rows, a.num_cols,
+                                                 static_cast<int>(nnz), 2, m, pair_xs, ys, one, zero, pair_reference,
+                                                 timing, tolerance));
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
         const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
           BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, 2, 2, m.rows[r].data(), m.cols[r].data(),
                                            m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                            CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>(), CUSPARSE_ORDER_ROW));
         };
-        forms.push_back(spmv_form<value>(names[5], *handle, make_bsr, pair_xs, ys, 2 * int64_t{a.num_cols},
-                                         2 * int64_t{a.num_rows}, complex_type<scalar>(), &one, &zero,
+        forms.push_back(spmv_form<value>(names[5], *handle, complex_op, make_bsr, pair_xs, ys, 2 * int64_t{x_count},
+                                         2 * int64_t{y_count}, complex_type<scalar>(), &one, &zero,
                                          CUSPARSE_SPMV_BSR_ALG1, true, pair_reference, timing, tolerance));
 #else
         forms.push_back(generic_bsr_unavailable(names[5]));

@@ -5,6 +5,9 @@
 // (4x4 or 3x3 real blocks written out entry by entry). The offset type is
 // unsigned so that Kokkos Kernels runs its own kernel rather than handing the
 // product to its cuSPARSE TPL (which only takes int or size_t offsets).
+// With op T or H, KokkosSparse::spmv runs mode "T" or "H" on A (for the real expansions
+// "T": Aᵀ = Aᴴ for blocks, Aᴴ for quaternions; quaternion Aᵀ has no such form,
+// cusparse_baseline.hpp's expansion_refusal); y is zeroed inside the timing first (below).
 
 #include <KokkosSparse_CrsMatrix.hpp>
 #include <KokkosSparse_spmv.hpp>
@@ -12,6 +15,7 @@
 #include <compound_sparse/host_csr.hpp>
 
 #include "baseline.hpp"
+#include "cusparse_baseline.hpp"  // expansion_refusal
 #include "real_expansion.hpp"
 
 namespace compound_sparse_bench {
@@ -20,7 +24,8 @@ template <class Entry, class Reference>
 BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
                                        const std::vector<compound_sparse::vector_type_t<Entry>>& x,
                                        const std::vector<Reference>& reference,
-                                       const compound_sparse::TimingOptions& timing, int rotation, double tolerance) {
+                                       const compound_sparse::TimingOptions& timing, int rotation, double tolerance,
+                                       compound_sparse::Op op = compound_sparse::Op::N) {
   using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
   using value = compound_sparse::vector_type_t<Entry>;
   constexpr bool is_complex = std::is_same<Entry, Kokkos::complex<scalar>>::value;
@@ -30,6 +35,15 @@ BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
   BaselineResult result;
   result.method = "kokkos_kernels";
   result.variant = is_complex ? "crs" : "scalar_crs";
+  const std::string refused = expansion_refusal<Entry>(op);
+  if (!refused.empty()) {
+    result.ok = false;
+    result.error = refused;
+    return result;
+  }
+  const bool transposing = op != compound_sparse::Op::N;
+  // Complex: KokkosSparse's own modes; real expansions: the transpose.
+  const char* mode = !transposing ? "N" : (is_complex && op == compound_sparse::Op::H) ? "H" : "T";
   try {
     std::vector<unsigned> offsets;
     std::vector<int> cols;
@@ -63,15 +77,19 @@ BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
                                   values.data(), values.size()));
       matrices.emplace_back("bench::kk", rows, num_cols, static_cast<unsigned>(values.size()), vals, row_map, entries);
       xs.push_back(flat_device_copy<scalar>(x));
-      ys.push_back(flat_device_copy<scalar>(std::vector<value>(a.num_rows)));
+      ys.push_back(flat_device_copy<scalar>(std::vector<value>(transposing ? a.num_cols : a.num_rows)));
     }
     // KokkosSparse::spmv wants Views of its own scalar type over the same memory.
     const auto as_kk = [](const Kokkos::View<scalar*>& v) {
       return Kokkos::View<kk_scalar*, Kokkos::MemoryUnmanaged>(reinterpret_cast<kk_scalar*>(v.data()),
                                                                v.extent(0) * sizeof(scalar) / sizeof(kk_scalar));
     };
+    // Its transposed products scale y by beta instead of overwriting it when beta = 0, so
+    // the NaNs check_and_time writes into y would survive: y is zeroed first, inside the
+    // timing (one write of y).
     const auto run = [&](int r) {
-      KokkosSparse::spmv("N", kk_scalar(1), matrices[r], as_kk(xs[r]), kk_scalar(0), as_kk(ys[r]));
+      if (transposing) Kokkos::deep_copy(ys[r], scalar(0));
+      KokkosSparse::spmv(mode, kk_scalar(1), matrices[r], as_kk(xs[r]), kk_scalar(0), as_kk(ys[r]));
     };
     check_and_time<value>(result, reference, ys, run, timing, tolerance);
   } catch (const std::exception& err) {

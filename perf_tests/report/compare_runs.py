@@ -55,12 +55,13 @@ def bench_times(bench):
     ok cuSPARSE form under method "cusparse_form:<form>" (files from before the forms have none)."""
     times = {}
     for m in bench["matrices"]:
+        name = m["name"] + ("" if m.get("op", "N") == "N" else "^" + m["op"])  # products with A^T, A^H
         for r in m["results"]:
             if r.get("ok") and r.get("seconds", 0) > 0:
-                times[(m["name"], m["precision"], r["method"])] = (r["seconds"], r.get("variant", ""))
+                times[(name, m["precision"], r["method"])] = (r["seconds"], r.get("variant", ""))
         for f in m.get("cusparse_forms") or []:
             if f.get("ok") and f.get("seconds", 0) > 0:
-                times[(m["name"], m["precision"], "cusparse_form:" + f["variant"])] = (f["seconds"], f["variant"])
+                times[(name, m["precision"], "cusparse_form:" + f["variant"])] = (f["seconds"], f["variant"])
     return times
 
 

@@ -86,9 +86,10 @@ def merge(runs, allowed_commits=()):
             if device.get(key) != first_device.get(key):
                 fail(f"{path}: device {key} '{device.get(key)}', but {first_path} has '{first_device.get(key)}'")
         for m in bench["matrices"]:
-            pair = (m.get("name"), m.get("precision"))
+            pair = (m.get("name"), m.get("precision"), m.get("op", "N"))
             if pair in seen:
-                fail(f"{path}: {pair[0]} ({pair[1]}) is also in {seen[pair]}: which result would count?")
+                shown = pair[0] + ("" if pair[2] == "N" else "^" + pair[2])
+                fail(f"{path}: {shown} ({pair[1]}) is also in {seen[pair]}: which result would count?")
             seen[pair] = path
             merged["matrices"].append(m)
         merged["skipped"].extend(bench.get("skipped", []))

@@ -31,6 +31,8 @@ def tuned(path):
     bench = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
     out = {}
     for m in bench["matrices"]:
+        if m.get("op", "N") != "N":  # products with A^T, A^H: transposes.py
+            continue
         results = {r["method"]: r for r in m["results"]}
         m["tuned"] = results["ours_tuned"]
         out[(m["name"], m["precision"])] = m
