@@ -88,7 +88,9 @@ BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
     // the NaNs check_and_time writes into y would survive: y is zeroed first, inside the
     // timing (one write of y).
     const auto run = [&](int r) {
-      if (transposing) Kokkos::deep_copy(ys[r], scalar(0));
+      // On the execution space's stream: a deep_copy without one synchronises, and queued
+      // timing refuses a batch that waits (tuning/timing.hpp), as the H200 run showed.
+      if (transposing) Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), ys[r], scalar(0));
       KokkosSparse::spmv(mode, kk_scalar(1), matrices[r], as_kk(xs[r]), kk_scalar(0), as_kk(ys[r]));
     };
     check_and_time<value>(result, reference, ys, run, timing, tolerance);
