@@ -51,13 +51,7 @@ long double relative_error_ld(const std::vector<V>& y, const std::vector<R>& ref
 /// The stored float matrix of a mixed one, as float products use it.
 template <class Stored>
 cs::HostCsr<Stored> stored_matrix(const cs::HostCsr<cs::Mixed<Stored>>& m) {
-  cs::HostCsr<Stored> f;
-  f.num_rows = m.num_rows;
-  f.num_cols = m.num_cols;
-  f.row_offsets = m.row_offsets;
-  f.col_indices = m.col_indices;
-  for (const auto& e : m.values) f.values.push_back(e.stored);
-  return f;
+  return cs::map_entries(m, [](const cs::Mixed<Stored>& e) { return e.stored; });
 }
 
 /// y = alpha A x + beta y on the device with the variant (Outer, Inner, Kind), on host vectors.

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "components.hpp"
@@ -27,6 +29,20 @@ struct HostCsr {
   std::size_t num_entries() const { return col_indices.size(); }
   int row_length(int row) const { return row_offsets[row + 1] - row_offsets[row]; }
 };
+
+/// A matrix with a's pattern whose entries are f(each entry of a), in order: a's
+/// entries in another type or precision (to_mixed, widened).
+template <class Entry, class F>
+auto map_entries(const HostCsr<Entry>& a, F&& f) {
+  HostCsr<std::decay_t<decltype(f(std::declval<const Entry&>()))>> m;
+  m.num_rows = a.num_rows;
+  m.num_cols = a.num_cols;
+  m.row_offsets = a.row_offsets;
+  m.col_indices = a.col_indices;
+  m.values.reserve(a.values.size());
+  for (const Entry& e : a.values) m.values.push_back(f(e));
+  return m;
+}
 
 /// One (row, column, value) triple of a coordinate-format matrix.
 template <class Entry>

@@ -24,6 +24,7 @@
 #include "components.hpp"
 #include "entry_traits.hpp"
 #include "host_csr.hpp"
+#include "reference.hpp"  // convert_components
 
 namespace compound_sparse {
 
@@ -89,31 +90,14 @@ struct entry_traits<Mixed<Entry>> {
 template <class WideEntry>
 HostCsr<Mixed<typename entry_traits<WideEntry>::template rebind<float>>> to_mixed(const HostCsr<WideEntry>& a) {
   using stored = typename entry_traits<WideEntry>::template rebind<float>;
-  HostCsr<Mixed<stored>> m;
-  m.num_rows = a.num_rows;
-  m.num_cols = a.num_cols;
-  m.row_offsets = a.row_offsets;
-  m.col_indices = a.col_indices;
-  m.values.resize(a.values.size());
-  for (std::size_t k = 0; k < a.values.size(); ++k)
-    for (int c = 0; c < component_traits<stored>::size; ++c)
-      component_traits<stored>::get(m.values[k].stored, c) =
-          static_cast<float>(component_traits<WideEntry>::get(a.values[k], c));
-  return m;
+  return map_entries(a, [](const WideEntry& e) { return convert_components<Mixed<stored>>(e); });
 }
 
 /// The double matrix that a mixed-precision matrix multiplies as: every stored entry
 /// widened exactly (what a double product of the same rounded matrix uses).
 template <class Entry>
 HostCsr<typename entry_traits<Mixed<Entry>>::wide_entry> widened(const HostCsr<Mixed<Entry>>& a) {
-  HostCsr<typename entry_traits<Mixed<Entry>>::wide_entry> w;
-  w.num_rows = a.num_rows;
-  w.num_cols = a.num_cols;
-  w.row_offsets = a.row_offsets;
-  w.col_indices = a.col_indices;
-  w.values.resize(a.values.size());
-  for (std::size_t k = 0; k < a.values.size(); ++k) w.values[k] = entry_traits<Mixed<Entry>>::widen(a.values[k]);
-  return w;
+  return map_entries(a, [](const Mixed<Entry>& e) { return entry_traits<Mixed<Entry>>::widen(e); });
 }
 
 /// The name of an entry type's precision in variant names, the zoo and the tuning

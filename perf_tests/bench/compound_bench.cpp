@@ -341,6 +341,11 @@ std::string device_memory_refusal(const MatrixSize& size, const Options& o) {
   return why.str();
 }
 
+/// How a result is named in the output: "name", or "name^T" / "name^H" for op(A).
+std::string shown_name(const std::string& name, cs::Op op) {
+  return op == cs::Op::N ? name : name + "^" + cs::to_string(op);
+}
+
 /// The matrix the baselines multiply: A, or for mixed precision its stored entries
 /// widened to double. Neither cuSPARSE nor Kokkos Kernels multiplies a float matrix
 /// with double vectors, so a mixed-precision product is measured against what a user
@@ -406,8 +411,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     cs::MeasureOptions search;
     search.timing = o.search_timing;
     compound_tools::ProgressBar progress(static_cast<double>(keys.size()));
-    const std::string label =
-        name + (op == cs::Op::N ? "" : std::string("^") + cs::to_string(op)) + " (" + precision + ") ";
+    const std::string label = shown_name(name, op) + " (" + precision + ") ";
     found = cs::measure_variants(host, inputs, keys, search, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
       progress.advance(1, label + key.name());
     });
@@ -586,7 +590,7 @@ int main(int argc, char** argv) {
                                                 << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
                                                 << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
           // "name", or "name^T" / "name^H" for a product with op(A).
-          const std::string shown = name + (op == cs::Op::N ? "" : std::string("^") + cs::to_string(op));
+          const std::string shown = shown_name(name, op);
           if (!refusal.empty()) {  // recorded and said, the other matrices still run
             std::fprintf(stderr, "  %-24s %-6s %s\n", shown.c_str(), precision.c_str(), refusal.c_str());
             report["skipped"].push_back(
