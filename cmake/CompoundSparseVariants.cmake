@@ -4,6 +4,7 @@
 #
 #   COMPOUND_SPARSE_VARIANT_ENTRIES  declared entry types compiled into the registry
 #   COMPOUND_SPARSE_LAUNCH_BOUNDS    threads:min_teams_per_sm pairs (n_t:n_b)
+#   COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS  the pairs whose variants also have an SpMM
 #   COMPOUND_SPARSE_VARIANT_SPLIT    translation units: per entry type, or per entry
 #                                    type and (outer, inner) layout
 #
@@ -79,6 +80,19 @@ else()
 endif()
 set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
     "Launch bounds threads:min_teams_per_sm compiled for every variant")
+# The launch bounds whose variants also register their SpMM (spmm.hpp). Each SpMM adds a
+# kernel per (entry type, matrix layout, row kind, pair), 44% more kernels with every pair
+# (perf_tests/results/h200/build_cost/ gives a pair's cost); on GPUs four pairs: 128:4, the
+# heuristic's (TunedSpmv's fallback when the database has no SpMM measurement), 256:2 and
+# 256:8, which the SpMM lab measured (perf_tests/results/h200/spmm/), and 256:4 between them.
+# Not pruned by measurement: the SpMM's best pairs over the zoo are not measured yet.
+if(COMPOUND_SPARSE_CUDA)
+  set(_cs_default_spmm_bounds "128:4;256:2;256:4;256:8")
+else()
+  set(_cs_default_spmm_bounds "${COMPOUND_SPARSE_LAUNCH_BOUNDS}")
+endif()
+set(COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS "${_cs_default_spmm_bounds}" CACHE STRING
+    "Launch bounds (of COMPOUND_SPARSE_LAUNCH_BOUNDS) whose variants have an SpMM in the registry")
 # Units of compilation: per (outer, inner) layout on CUDA, where nvcc is slow per
 # kernel and a GPU machine has many cores; per entry type on host backends, where
 # parsing Kokkos dominates and CI has two cores.
@@ -98,6 +112,14 @@ foreach(pair IN LISTS COMPOUND_SPARSE_LAUNCH_BOUNDS)
     message(FATAL_ERROR "COMPOUND_SPARSE_LAUNCH_BOUNDS: '${pair}' is not threads:min_teams")
   endif()
   list(APPEND _cs_bounds_types "LaunchBoundsPair<${CMAKE_MATCH_1}, ${CMAKE_MATCH_2}>")
+endforeach()
+set(_cs_spmm_bounds_types "")
+foreach(pair IN LISTS COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)
+  if(NOT pair IN_LIST COMPOUND_SPARSE_LAUNCH_BOUNDS OR NOT pair MATCHES "^([0-9]+):([0-9]+)$")
+    message(FATAL_ERROR "COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS: '${pair}' is not one of COMPOUND_SPARSE_LAUNCH_BOUNDS "
+                        "(${COMPOUND_SPARSE_LAUNCH_BOUNDS})")
+  endif()
+  list(APPEND _cs_spmm_bounds_types "LaunchBoundsPair<${CMAKE_MATCH_1}, ${CMAKE_MATCH_2}>")
 endforeach()
 if(NOT COMPOUND_SPARSE_VARIANT_SPLIT MATCHES "^(entry|layout)$")
   message(FATAL_ERROR "COMPOUND_SPARSE_VARIANT_SPLIT: '${COMPOUND_SPARSE_VARIANT_SPLIT}' is not entry or layout")
@@ -187,6 +209,8 @@ list(JOIN _cs_kind_names_cpp ", " CS_SCHEDULE_KIND_NAMES)
 list(JOIN _cs_bounds_types ", " CS_LAUNCH_BOUNDS_TYPES)
 list(JOIN COMPOUND_SPARSE_VARIANT_ENTRIES "," CS_VARIANT_ENTRIES_TEXT)
 list(JOIN COMPOUND_SPARSE_LAUNCH_BOUNDS "," CS_LAUNCH_BOUNDS_TEXT)
+list(JOIN _cs_spmm_bounds_types ", " CS_SPMM_LAUNCH_BOUNDS_TYPES)
+list(JOIN COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS "," CS_SPMM_LAUNCH_BOUNDS_TEXT)
 list(JOIN _cs_entries_json ",\n" CS_ENTRIES_JSON)
 list(JOIN _cs_kind_names_json ", " CS_SCHEDULE_KIND_NAMES_JSON)
 list(JOIN _cs_bounds_json ", " CS_LAUNCH_BOUNDS_JSON)

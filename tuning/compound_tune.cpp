@@ -6,7 +6,7 @@
 //                 [--precision float,double,mixed|both|all] [--search full|reduced] [--db-dir DIR] [--resume yes|no]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
 //                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
-//                 [--drop-slower-than R] [--max-padding R] [--dense-row-threshold N|device]
+//                 [--drop-slower-than R] [--max-padding R] [--dense-row-threshold N|device] [--k 1,2,4,8,16]
 //   compound-tune --matrix FILE.mtx --entry CLASS [same options]
 //   (CLASS: an entry class compiled into the registry: complex, quaternion, block3, ...)
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
@@ -44,6 +44,13 @@
 // selection rule, so only those kinds are timed on it: the row schedules would be the
 // slowest candidates by far there, and timing them was most of an irregular matrix's
 // tuning time. The tuner prints how many it skipped.
+//
+// --k 1,8 (numbers of vectors, among the buckets 1, 2, 4, 8, 16): the search runs once per k,
+// the SpMM with k vectors for k > 1 (keys without an SpMM in their vector layout, the kinds
+// that split rows on aos multivectors, left out), and the record holds every k's
+// measurements (Measurement::k), from which TunedSpmv selects for products with several
+// vectors. The record's best is always the SpMV's, so k = 1 is always searched. Tuning a
+// matrix again at other k keeps the record's measurements at the k not searched.
 //
 // Records are added to the database one matrix at a time under a file lock
 // (update_tuning_database), so tuners running at once into one --db-dir keep each
@@ -101,6 +108,7 @@ struct Options {
   std::vector<std::string> prior_from;     // --from: the databases a prior is learned from
   std::string check_selection, best_from;  // --check-selection DB, --best-from DB2 (default DB)
   int quick_spmvs = cs::default_quick_tune_spmvs;
+  std::vector<int> ks{1};  // --k: numbers of vectors searched (1, the SpMV, always among them)
 };
 
 /// Launches one measurement with `t` costs: warm-up and timed batches, plus about
@@ -123,8 +131,12 @@ struct Job {
   /// The expected work: the search, and the re-timing of as many candidates as
   /// it may need. Re-timing one costs ten times a search timing with the default
   /// options; leaving it out made the ETA read 0:00 at the end of every search.
+  /// One search per number of vectors (--k), each launch of k vectors costing about
+  /// sqrt(k) SpMVs (the lab's per-vector SpMM times, perf_tests/results/h200/spmm/).
   double units(const Options& o) const {
-    return unit() *
+    double vectors = 0;
+    for (const int k : o.ks) vectors += std::sqrt(static_cast<double>(k));
+    return unit() * vectors *
            (static_cast<double>(keys) * launches(o.quick) + static_cast<double>(most_retimed(o)) * launches(o.final));
   }
 };
@@ -137,6 +149,7 @@ int usage(const char* argv0, std::ostream& out, int code) {
          "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
          "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
          "         [--drop-slower-than R] [--max-padding R]   (R: a factor >= 1, or 0 for no bound; default 3)\n"
+         "         [--k 1,2,4,8,16]   (numbers of vectors searched, the SpMM for k > 1; 1 is always searched)\n"
          "         [--dense-row-threshold N|device]   (rows longer than N are dense: only kinds that split rows\n"
          "                                              are timed; default: the device's rule)\n"
          "       "
@@ -164,6 +177,9 @@ std::string retune_reason(const cs::TunedMatrix& r, const cs::MatrixFeatures& f,
   if (r.search != o.search) return "the record's search is '" + r.search + "', this run's '" + o.search + "'";
   if (r.timing != timing) return "the record was timed '" + r.timing + "', this run times '" + timing + "'";
   if (r.best.empty()) return "the record has no variant that ran";
+  for (const int k : o.ks)
+    if (std::none_of(r.measurements.begin(), r.measurements.end(), [k](const cs::Measurement& m) { return m.k == k; }))
+      return "the record has no measurement with k = " + std::to_string(k) + " vectors";
   return "";
 }
 
@@ -189,6 +205,64 @@ struct TuneCounts {
   int dropped = 0, refused = 0, skipped = 0;
   double dense_row_threshold = 0;  ///< the threshold this matrix was judged by
 };
+
+/// The search of `keys` with k vectors (the SpMV for k = 1, the SpMM otherwise): every key
+/// timed cheaply, the near-best again with the full timing; the measurements in the order
+/// searched, the re-timed ones replaced by their full timing (Measurement::retimed).
+template <class Entry>
+std::vector<cs::Measurement> search_with_vectors(const cs::HostCsr<Entry>& a, const std::vector<cs::VariantKey>& keys,
+                                                 int k, const Job& job, const Options& o,
+                                                 const cs::MeasureOptions& quick, ProgressBar& bar,
+                                                 const std::string& label, TuneCounts& counts) {
+  const double weight = std::sqrt(static_cast<double>(k));  // Job::units
+  const double final_units = job.unit() * weight * launches(o.final);
+  const std::string what = label + (k > 1 ? " k=" + std::to_string(k) : std::string());
+  const auto inputs = cs::make_measure_inputs(a, quick.seed, k);  // x and reference, once for both passes
+  auto measured = cs::measure_variants(
+      a, inputs, keys, quick, [&](std::size_t, std::size_t, const cs::VariantKey& key, const cs::Measurement& m) {
+        // A dropped or refused candidate took less than a search timing: the rest
+        // of its share leaves the estimate.
+        const double spent = spent_launches(m, o.quick);
+        bar.drop((launches(o.quick) - spent) * job.unit() * weight);
+        bar.advance(spent * job.unit() * weight, what + " " + key.name());
+        counts.dropped += m.dropped;
+        counts.refused += m.refused;
+      });
+  // Keys without an SpMM (k > 1) were left out of the search: their share leaves the estimate.
+  bar.drop(static_cast<double>(job.keys - keys.size()) * launches(o.quick) * job.unit() * weight);
+
+  // The near-best candidates again, with full timing (dropped ones are, by then,
+  // far from the best).
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < measured.size(); ++i)
+    if (measured[i].ok && !measured[i].dropped) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t p, std::size_t q) { return measured[p].seconds < measured[q].seconds; });
+  std::size_t count = std::min<std::size_t>(order.size(), static_cast<std::size_t>(std::max(0, o.top)));
+  while (count < order.size() && static_cast<int>(count) < o.retime_max &&
+         measured[order[count]].seconds <= o.retime_within * measured[order.front()].seconds)
+    ++count;
+  order.resize(count);
+  bar.drop(static_cast<double>(job.most_retimed(o) - count) * final_units);  // the estimate assumed the most
+  std::vector<cs::VariantKey> top;
+  for (auto i : order) top.push_back(measured[i].key());
+  cs::MeasureOptions full = quick;
+  full.timing = o.final;
+  full.drop_slower_than = 0;  // the candidates are all near the best: each gets the full timing
+  const auto retimed =
+      cs::measure_variants(a, inputs, top, full, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
+        bar.advance(final_units, what + " re-time " + key.name());
+      });
+  for (auto& m : measured) {
+    const auto again =
+        std::find_if(retimed.begin(), retimed.end(), [&](const cs::Measurement& r) { return r.variant == m.variant; });
+    if (again != retimed.end() && again->ok) {
+      m = *again;
+      m.retimed = true;
+    }
+  }
+  return measured;
+}
 
 template <class Entry>
 cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& features, const Job& job, const Options& o,
@@ -222,41 +296,14 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   }
   const auto keys =
       cs::likely_fast_first(candidates, cs::heuristic_variant(features, registry.variants(), fits, dense_row));
-  const double final_units = job.unit() * launches(o.final);
-  const auto inputs = cs::make_measure_inputs(a, quick.seed);  // x and reference, once for both passes
-  auto measured = cs::measure_variants(
-      a, inputs, keys, quick, [&](std::size_t, std::size_t, const cs::VariantKey& key, const cs::Measurement& m) {
-        // A dropped or refused candidate took less than a search timing: the rest
-        // of its share leaves the estimate.
-        const double spent = spent_launches(m, o.quick);
-        bar.drop((launches(o.quick) - spent) * job.unit());
-        bar.advance(spent * job.unit(), label + " " + key.name());
-        counts.dropped += m.dropped;
-        counts.refused += m.refused;
-      });
-
-  // The near-best candidates again, with full timing (dropped ones are, by then,
-  // far from the best).
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < measured.size(); ++i)
-    if (measured[i].ok && !measured[i].dropped) order.push_back(i);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::size_t p, std::size_t q) { return measured[p].seconds < measured[q].seconds; });
-  std::size_t count = std::min<std::size_t>(order.size(), static_cast<std::size_t>(std::max(0, o.top)));
-  while (count < order.size() && static_cast<int>(count) < o.retime_max &&
-         measured[order[count]].seconds <= o.retime_within * measured[order.front()].seconds)
-    ++count;
-  order.resize(count);
-  bar.drop(static_cast<double>(job.most_retimed(o) - count) * final_units);  // the estimate assumed the most
-  std::vector<cs::VariantKey> top;
-  for (auto i : order) top.push_back(measured[i].key());
-  cs::MeasureOptions full = quick;
-  full.timing = o.final;
-  full.drop_slower_than = 0;  // the candidates are all near the best: each gets the full timing
-  const auto retimed =
-      cs::measure_variants(a, inputs, top, full, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
-        bar.advance(final_units, label + " re-time " + key.name());
-      });
+  std::vector<cs::Measurement> measured;
+  for (const int k : o.ks) {
+    std::vector<cs::VariantKey> with_spmm;
+    for (const auto& key : keys)
+      if (k == 1 || registry.supports_spmm(key)) with_spmm.push_back(key);
+    const auto found = search_with_vectors(a, with_spmm, k, job, o, quick, bar, label, counts);
+    measured.insert(measured.end(), found.begin(), found.end());
+  }
 
   cs::TunedMatrix t;
   t.name = job.name;
@@ -266,13 +313,7 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   t.timing = cs::to_string(o.quick.mode);
   t.device = cs::default_device_info().name;
   for (const auto& m : measured) {
-    const auto again =
-        std::find_if(retimed.begin(), retimed.end(), [&](const cs::Measurement& r) { return r.variant == m.variant; });
     t.measurements.push_back(m);
-    if (again != retimed.end() && again->ok) {
-      t.measurements.back() = *again;
-      t.measurements.back().retimed = true;
-    }
     // The database refuses an ok time that is not positive (it cannot be ranked):
     // record such a timing as a failure rather than write a file no one can read.
     auto& stored = t.measurements.back();
@@ -281,11 +322,11 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
       stored.error = "timing gave " + std::to_string(stored.seconds) + " s per product, not a positive time";
     }
   }
-  // Best: the fastest retimed one (they share the same, more careful timing);
+  // Best: the fastest retimed SpMV (they share the same, more careful timing);
   // the fastest of all when none could be retimed.
   const auto pick_best = [&t](bool retimed_only) {
     for (const auto& m : t.measurements)
-      if (m.ok && (m.retimed || !retimed_only) && (t.best.empty() || m.seconds < t.best_seconds)) {
+      if (m.ok && m.k == 1 && (m.retimed || !retimed_only) && (t.best.empty() || m.seconds < t.best_seconds)) {
         t.best = m.variant;
         t.best_seconds = m.seconds;
       }
@@ -529,7 +570,11 @@ int main(int argc, char** argv) {
       {"--from", [&](const std::string& v) { o.prior_from = compound_tools::split_list(v); }},
       {"--check-selection", [&](const std::string& v) { o.check_selection = v; }},
       {"--best-from", [&](const std::string& v) { o.best_from = v; }},
-      {"--quick-spmvs", [&](const std::string& v) { o.quick_spmvs = integer_at_least(v, 0); }}};
+      {"--quick-spmvs", [&](const std::string& v) { o.quick_spmvs = integer_at_least(v, 0); }},
+      {"--k", [&](const std::string& v) {
+         o.ks = compound_tools::vector_count_list(v);
+         if (o.ks.front() != 1) o.ks.insert(o.ks.begin(), 1);  // the record's best is the SpMV's
+       }}};
   if (compound_tools::wants_help(argc, argv)) return usage(argv[0], std::cout, 0);  // asked for: not an error
   const std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (!problem.empty()) {

@@ -88,6 +88,89 @@ TEST(Registry, EveryVariantMatchesReferenceBlock3Double) {
   check_all_registered<cs::Block<double, 3>>(3);
 }
 
+// Every registered variant's SpMM, called by name, on k = 3 and k = 5 vectors (not
+// multiples of any tile of vectors a thread keeps), column by column against the double
+// reference; the variants without an SpMM are exactly the kinds that split rows on aos and
+// the launch bounds outside COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS.
+template <class Entry>
+void check_all_registered_spmm(unsigned seed) {
+  using V = cs::vector_type_t<Entry>;
+  const auto& registry = cs::variant_registry<Entry>();
+  std::mt19937 rng(seed);
+  const auto host = compound_sparse_test::random_csr<Entry>(203, 150, 0, 9, 17, rng);
+  const auto [alpha, beta] = compound_sparse_test::coefficient_pairs<cs::coefficient_type_t<Entry>>()[0];
+  int with_spmm = 0;
+  for (auto key : registry.variants()) {
+    bool spmm_bounds = false;
+    cs::for_each_type(cs::SpmmLaunchBounds{}, [&](auto bounds) {
+      using Bounds = typename decltype(bounds)::type;
+      spmm_bounds |= key.threads == int(Bounds::threads) && key.teams_per_sm == int(Bounds::min_teams);
+    });
+    const bool expected = spmm_bounds && (key.vector == "soa" || !cs::splits_rows(key.kind));
+    EXPECT_EQ(registry.supports_spmm(key), expected) << key.name();
+    if (!expected) continue;
+    ++with_spmm;
+    key.lanes_per_row = cs::uses_lanes(key.kind) ? 4 : 1;
+    const auto a = registry.convert_matrix(key.outer, key.inner, host);
+    for (const int k : {3, 5}) {
+      std::vector<std::vector<V>> x_host, y0;
+      for (int j = 0; j < k; ++j) {
+        x_host.push_back(compound_sparse_test::random_vector<V>(host.num_cols, rng));
+        y0.push_back(compound_sparse_test::random_vector<V>(host.num_rows, rng));
+      }
+      const auto x = registry.convert_multivector(key.vector, x_host);
+      const auto y = registry.convert_multivector(key.vector, y0);
+      EXPECT_EQ(x.layout(), key.vector);
+      EXPECT_EQ(x.count(), k);
+      registry.spmm(key, alpha, a, x, beta, y);
+      const auto got = y.to_host();
+      for (int j = 0; j < k; ++j)
+        compound_sparse_test::expect_matches_reference<Entry>(key.name() + " vector " + std::to_string(j), alpha, host,
+                                                              x_host[j], beta, y0[j], got[j]);
+    }
+  }
+  EXPECT_GT(with_spmm, 0);
+}
+
+TEST(Registry, EverySpmmVariantMatchesReferenceComplexFloat) {
+  check_all_registered_spmm<Kokkos::complex<float>>(11);
+}
+TEST(Registry, EverySpmmVariantMatchesReferenceQuaternionDouble) {
+  check_all_registered_spmm<cs::Quaternion<double>>(12);
+}
+TEST(Registry, EverySpmmVariantMatchesReferenceBlock3Mixed) {
+  check_all_registered_spmm<cs::Mixed<cs::Block<float, 3>>>(13);
+}
+
+TEST(Registry, SpmmRefusesVariantsWithoutOneAndMismatchedMultivectors) {
+  const auto& registry = cs::variant_registry<C>();
+  std::mt19937 rng(14);
+  const auto host = compound_sparse_test::random_csr<C>(20, 12, 1, 3, -1, rng);
+  const auto a = registry.convert_matrix("csr", "aos", host);
+  const std::vector<std::vector<C>> two_x(2, compound_sparse_test::random_vector<C>(12, rng));
+  const std::vector<std::vector<C>> two_y(2, compound_sparse_test::random_vector<C>(20, rng));
+  const auto x = registry.convert_multivector("aos", two_x);
+  const auto y = registry.convert_multivector("aos", two_y);
+  const auto x_soa = registry.convert_multivector("soa", two_x);
+  cs::VariantKey split;
+  for (const auto& key : registry.variants())
+    if (cs::splits_rows(key.kind) && key.outer == "csr" && key.inner == "aos" && key.vector == "aos") split = key;
+  ASSERT_FALSE(split.outer.empty()) << "no kind that splits rows on csr.aos is compiled";
+  try {
+    registry.spmm(split, C(1, 0), a, x, C(0, 0), y);
+    FAIL() << "expected no SpMM for " << split.name();
+  } catch (const cs::NotCompiled& e) {
+    EXPECT_NE(std::string(e.what()).find("has no SpMM on aos multivectors"), std::string::npos) << e.what();
+  }
+  cs::VariantKey row = split;
+  row.kind = cs::ScheduleKind::Static;
+  EXPECT_THROW(registry.spmm(row, C(1, 0), a, x_soa, C(0, 0), y), cs::Error);     // soa X for an aos key
+  EXPECT_THROW(registry.spmm(row, C(1, 0), a, y, C(0, 0), y), cs::InvalidInput);  // X of A's rows
+  const std::vector<std::vector<C>> ragged = {std::vector<C>(12), std::vector<C>(11)};
+  EXPECT_THROW(registry.convert_multivector("aos", ragged), cs::InvalidInput);
+  EXPECT_THROW(registry.convert_multivector("rows", two_x), cs::NotCompiled);
+}
+
 TEST(Registry, RefusesUnknownVariantsAndMismatchedLayouts) {
   const auto& registry = cs::variant_registry<C>();
   std::mt19937 rng(4);
@@ -260,6 +343,39 @@ TEST(Measure, ChecksAndTimesEveryRequestedVariant) {
   options.budget.max_bytes = 100;
   for (const auto& m : cs::measure_variants(host, cs::all_variant_keys<cs::Quaternion<double>>({1}), options))
     EXPECT_NE(m.error.find("over the memory budget"), std::string::npos) << m.error;
+}
+
+TEST(Measure, SeveralVectorsMeasureTheSpmmOfEachKey) {
+  using Q = cs::Quaternion<float>;
+  std::mt19937 rng(15);
+  const auto host = compound_sparse_test::random_csr<Q>(150, 130, 0, 10, 2, rng);
+  const auto inputs = cs::make_measure_inputs(host, 3, 4);
+  ASSERT_EQ(inputs.vectors(), 4);
+  EXPECT_EQ(inputs.x_vectors.front(), inputs.x);  // the first vector is the SpMV's x
+  EXPECT_EQ(inputs.multi_reference.size(), 4u * host.num_rows);
+  auto keys = cs::all_variant_keys<Q>({1, 4});
+  cs::MeasureOptions options;
+  options.timing.samples = 2;
+  options.timing.batch = 2;
+  options.max_padding_ratio = 0;
+  const auto results = cs::measure_variants(host, inputs, keys, options);
+  ASSERT_EQ(results.size(), keys.size());
+  const auto& registry = cs::variant_registry<Q>();
+  for (const auto& m : results) {
+    EXPECT_EQ(m.k, 4) << m.variant;
+    if (registry.supports_spmm(m.key())) {
+      EXPECT_TRUE(m.ok) << m.variant << ": " << m.error;
+      EXPECT_LT(m.relative_error, 1e-5) << m.variant;
+    } else {
+      EXPECT_FALSE(m.ok) << m.variant;
+      EXPECT_NE(m.error.find("has no SpMM"), std::string::npos) << m.error;
+    }
+  }
+  // The check is of every vector: a reference with one vector changed fails every key.
+  auto wrong = inputs;
+  wrong.multi_reference.back() = {1e3, 0, 0, 0};
+  for (const auto& m : cs::measure_variants(host, wrong, {keys.front()}, options))
+    EXPECT_NE(m.error.find("differs from the reference"), std::string::npos) << m.error;
 }
 
 TEST(Measure, DropDecisionIsFirstSampleOverFactorTimesFastestSoFar) {

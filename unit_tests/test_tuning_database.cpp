@@ -211,6 +211,55 @@ TEST(TuningDatabase, MergeReplacesTheSameRecordAndKeepsOthers) {
   EXPECT_EQ(into.library_version, cs::library_version());
 }
 
+TEST(TuningDatabase, SpmmMeasurementsRoundTripWithTheirNumberOfVectors) {
+  const ScratchDir dir("db_vectors");
+  auto db = sample_database();
+  auto spmm = db.matrices[0].measurements[0];
+  spmm.k = 8;
+  spmm.seconds = spmm.min_seconds = spmm.max_seconds = 9e-5;
+  db.matrices[0].measurements.push_back(spmm);
+  const std::string text = cs::to_json_text(db);
+  EXPECT_NE(text.find("\"k\":8"), std::string::npos) << "k is written for SpMM measurements";
+  EXPECT_EQ(text.find("\"k\":1"), std::string::npos) << "and left out for the SpMV's (k = 1)";
+  cs::write_tuning_database(db, dir.database());
+  const auto back = cs::read_tuning_database(dir.database());
+  ASSERT_EQ(back.matrices[0].measurements.size(), 3u);
+  EXPECT_EQ(back.matrices[0].measurements[0].k, 1);
+  EXPECT_EQ(back.matrices[0].measurements[2].k, 8);
+  EXPECT_EQ(back.matrices[0].measurements[2].seconds, 9e-5);
+  // A k that is no bucket is refused naming the record and the variant.
+  std::string bad = text;
+  bad.replace(bad.find("\"k\":8"), 5, "\"k\":3");
+  dir.write("bad_k.json", bad);
+  try {
+    cs::read_tuning_database(dir.str() + "/bad_k.json");
+    ADD_FAILURE() << "accepted k = 3";
+  } catch (const cs::IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("record 'band'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("k = 3 vectors"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TuningDatabase, RetuningAtOtherVectorsKeepsTheRecordsOtherMeasurements) {
+  auto db = sample_database();
+  const auto f = db.matrices[0].features;
+  auto at8 = record("band", f, {{"csr.aos.soa.static.t128.b4.l2", 5e-5}});
+  at8.measurements[0].k = 8;
+  cs::merge_record(db, at8);  // the k = 1 measurements stay
+  ASSERT_EQ(db.matrices.size(), 1u);
+  ASSERT_EQ(db.matrices[0].measurements.size(), 3u);
+  EXPECT_EQ(db.matrices[0].measurements[0].k, 8);
+  auto again = record("band", f, {{"csr.soa.soa.static.t128.b4.l1", 3e-6}});  // k = 1 again: replaces those
+  cs::merge_record(db, again);
+  ASSERT_EQ(db.matrices[0].measurements.size(), 2u);
+  EXPECT_EQ(db.matrices[0].measurements[0].variant, "csr.soa.soa.static.t128.b4.l1");
+  EXPECT_EQ(db.matrices[0].measurements[1].k, 8);
+  // Another pattern under the same name: nothing of the old record stays.
+  auto changed = record("band", cs::matrix_features(banded<C>(90, 5)), {{"csr.aos.aos.static.t128.b4.l1", 1e-6}});
+  cs::merge_record(db, changed);
+  EXPECT_EQ(db.matrices[0].measurements.size(), 1u);
+}
+
 TEST(TuningDatabase, CorruptFilesAreRefusedWithTheReason) {
   const ScratchDir dir("db_corrupt");
   const std::string good = cs::to_json_text(sample_database());

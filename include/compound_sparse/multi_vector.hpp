@@ -69,6 +69,46 @@ std::vector<std::vector<Value>> to_host(const MultiVector<Value, Layout, MemoryS
   return vectors;
 }
 
+/// Every component of every value set to `value`, where the multivector lives.
+template <class Value, class Layout, class MemorySpace>
+void fill_components(const MultiVector<Value, Layout, MemorySpace>& m,
+                     typename component_traits<Value>::scalar_type value) {
+  Value filled{};
+  for (int c = 0; c < component_traits<Value>::size; ++c) component_traits<Value>::get(filled, c) = value;
+  Kokkos::deep_copy(m.data, filled);
+}
+
+/// The sum over every vector, value and component of (m - reference)^2, computed where
+/// m lives (squared_distance of compound_vector.hpp for k vectors): `reference` holds
+/// the k vectors one after the other in double, row j * n + i for value i of vector j,
+/// [row][component]. A NaN in m makes the sum NaN.
+template <class Value, class Layout, class MemorySpace>
+double squared_distance(const MultiVector<Value, Layout, MemorySpace>& m,
+                        const Kokkos::View<const double**, Kokkos::LayoutRight, MemorySpace>& reference) {
+  using traits = component_traits<Value>;
+  const std::size_t n = m.data.extent(0);
+  const std::size_t k = m.data.extent(1);
+  COMPOUND_SPARSE_REQUIRE(reference.extent(0) == n * k && reference.extent(1) == static_cast<std::size_t>(traits::size),
+                          "squared_distance: the multivector has " << k << " vectors of " << n << " values of "
+                                                                   << traits::size << " components, the reference "
+                                                                   << reference.extent(0) << " rows of "
+                                                                   << reference.extent(1));
+  using execution_space = typename MemorySpace::execution_space;
+  const auto data = m.data;
+  double sum = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::squared_distance(multivector)", Kokkos::RangePolicy<execution_space>(0, n * k),
+      KOKKOS_LAMBDA(const std::size_t row, double& partial) {
+        const Value v = data(row % n, row / n);
+        for (int c = 0; c < traits::size; ++c) {
+          const double d = static_cast<double>(traits::get(v, c)) - reference(row, c);
+          partial += d * d;
+        }
+      },
+      sum);
+  return sum;
+}
+
 namespace impl {
 /// The n whole values from `first` on as an Aos CompoundVector that does not own them.
 template <class Value, class MemorySpace>

@@ -10,11 +10,19 @@
 // variant_registry<Entry>() exists only for those entry types (is_compiled_entry);
 // another one stops the compilation with a static_assert saying so.
 //
+// The same keys name SpMM variants (spmm.hpp), Y = alpha A X + beta Y for k vectors at
+// once: for them the key's vector layout is the multivector layout (aos: a row's k
+// values together, soa: vector by vector). Every variant of the launch bounds
+// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS has an SpMM on Soa multivectors; the kinds that split
+// rows have none on Aos ones (supports_spmm).
+//
 //   const auto& reg = variant_registry<Kokkos::complex<double>>();
 //   const VariantKey key = parse_variant_key(name);  // a name from the tuning database
 //   auto A = reg.convert_matrix(key.outer, key.inner, host_csr);
 //   auto x = reg.convert_vector(key.vector, x_host);
 //   reg.spmv(key, alpha, A, x, beta, y);
+//   auto X = reg.convert_multivector(key.vector, x_vectors);  // k host vectors
+//   if (reg.supports_spmm(key)) reg.spmm(key, alpha, A, X, beta, Y);
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -23,6 +31,7 @@
 #include <vector>
 
 #include "any_matrix.hpp"
+#include "any_multi_vector.hpp"
 #include "compound_sparse/variant_space.hpp"
 #include "convert.hpp"
 #include "entry_traits.hpp"
@@ -45,6 +54,10 @@ class VariantRegistry {
   using memory_estimator = std::uint64_t (*)(const HostCsr<Entry>&);
   using refusal_check = std::string (*)(const HostCsr<Entry>&);
   using vector_converter = vector_type (*)(const std::vector<value_type>&);
+  using multivector_type = AnyMultiVector<value_type, MemorySpace>;
+  using spmm_function = void (*)(const matrix_type&, const coefficient_type&, const multivector_type&,
+                                 const coefficient_type&, const multivector_type&, int lanes_per_row);
+  using multivector_converter = multivector_type (*)(const std::vector<std::vector<value_type>>&);
 
   void add_matrix_layout(const std::string& outer, const std::string& inner, matrix_converter convert,
                          memory_estimator estimate, refusal_check why_refused) {
@@ -52,11 +65,15 @@ class VariantRegistry {
     memory_estimators_[outer] = estimate;  // the inner layout moves components, not bytes
     refusals_[outer] = why_refused;
   }
-  void add_vector_layout(const std::string& layout, vector_converter convert) { vector_layouts_[layout] = convert; }
-  void add_variant(const VariantKey& key, spmv_function run) {
+  void add_vector_layout(const std::string& layout, vector_converter convert, multivector_converter convert_multi) {
+    vector_layouts_[layout] = convert;
+    multivector_layouts_[layout] = convert_multi;
+  }
+  /// `run_spmm` may be null: the variant has no SpMM in its vector layout.
+  void add_variant(const VariantKey& key, spmv_function run, spmm_function run_spmm) {
     VariantKey compiled = key;
     compiled.lanes_per_row = 1;
-    variants_[key.compiled_name()] = {compiled, run};
+    variants_[key.compiled_name()] = {compiled, run, run_spmm};
   }
 
   /// Every compiled variant, with lanes_per_row = 1 (lanes are a run-time choice,
@@ -69,6 +86,14 @@ class VariantRegistry {
   bool contains(const VariantKey& key) const {
     return variants_.count(key.compiled_name()) > 0 && key.lanes_per_row >= 1 && key.lanes_per_row <= 32 &&
            (key.lanes_per_row & (key.lanes_per_row - 1)) == 0 && (uses_lanes(key.kind) || key.lanes_per_row == 1);
+  }
+
+  /// Whether the variant `key` (contains) has an SpMM on multivectors of its vector
+  /// layout: every kind on Soa, the kinds that do not split rows on Aos too (spmm.hpp), for
+  /// the launch bounds of COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS (SpmmLaunchBounds).
+  bool supports_spmm(const VariantKey& key) const {
+    const auto it = variants_.find(key.compiled_name());
+    return contains(key) && it->second.run_spmm != nullptr;
   }
 
   /// Device bytes the layout would take for this matrix (no allocation).
@@ -114,6 +139,15 @@ class VariantRegistry {
                                  "no vector layout '" << inner << "' is registered");
     return it->second(v);
   }
+  /// A device multivector in `layout` ("aos" or "soa") from k host vectors of n values
+  /// each (vectors[j][i] is value i of vector j; InvalidInput if their sizes differ).
+  multivector_type convert_multivector(const std::string& layout,
+                                       const std::vector<std::vector<value_type>>& vectors) const {
+    const auto it = multivector_layouts_.find(layout);
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != multivector_layouts_.end(),
+                                 "no multivector layout '" << layout << "' is registered");
+    return it->second(vectors);
+  }
 
   /// y = alpha A x + beta y with the variant `key`; A, x and y must be stored in
   /// the key's layouts (throws compound_sparse::InvalidInput otherwise, NotCompiled
@@ -129,15 +163,36 @@ class VariantRegistry {
     it->second.run(a, alpha, x, beta, y, key.lanes_per_row);
   }
 
+  /// Y = alpha A X + beta Y with the SpMM of variant `key`: A in the key's matrix layout,
+  /// X and Y multivectors in its vector layout (InvalidInput otherwise, and for the
+  /// mismatched sizes spmm refuses; NotCompiled when the key names no compiled variant or
+  /// one without an SpMM in that layout, supports_spmm).
+  void spmm(const VariantKey& key, const coefficient_type& alpha, const matrix_type& a, const multivector_type& x,
+            const coefficient_type& beta, const multivector_type& y) const {
+    const auto it = variants_.find(key.compiled_name());
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != variants_.end(),
+                                 "variant '" << key.name() << "' is not compiled into this build");
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it->second.run_spmm != nullptr,
+                                 "variant '" << key.name() << "' has no SpMM on " << key.vector
+                                             << " multivectors: its kind splits rows, which runs vector by "
+                                                "vector on soa multivectors only");
+    COMPOUND_SPARSE_REQUIRE(a.layout() == key.layout_name(),
+                            "variant '" << key.name() << "' needs the matrix in '" << key.layout_name()
+                                        << "' but it is stored as '" << a.layout() << "'");
+    it->second.run_spmm(a, alpha, x, beta, y, key.lanes_per_row);
+  }
+
  private:
   struct Compiled {
     VariantKey key;
     spmv_function run;
+    spmm_function run_spmm;  ///< null: no SpMM on this vector layout
   };
   std::map<std::string, matrix_converter> matrix_layouts_;     ///< by "outer.inner"
   std::map<std::string, memory_estimator> memory_estimators_;  ///< by outer layout
   std::map<std::string, refusal_check> refusals_;              ///< by outer layout
   std::map<std::string, vector_converter> vector_layouts_;
+  std::map<std::string, multivector_converter> multivector_layouts_;
   std::map<std::string, Compiled> variants_;
 };
 

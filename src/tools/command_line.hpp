@@ -142,6 +142,20 @@ inline std::vector<std::string> precision_list(const std::string& value) {
   return ordered;
 }
 
+/// --k 1,2,4,8,16: numbers of vectors (SpMM), each one of the tuning database's vector
+/// buckets (compound_sparse/tuning/vector_bucket.hpp), sorted, without repeats.
+inline std::vector<int> vector_count_list(const std::string& value) {
+  std::vector<int> ks;
+  for (const auto& item : split_list(value)) {
+    const std::string bucket = one_of(item, {"1", "2", "4", "8", "16"});
+    ks.push_back(std::stoi(bucket));
+  }
+  if (ks.empty()) throw std::invalid_argument("numbers of vectors among 1, 2, 4, 8, 16 (comma-separated)");
+  std::sort(ks.begin(), ks.end());
+  ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  return ks;
+}
+
 /// --timing auto|wall|queued (compound_sparse/tuning/timing.hpp). auto, the tools' default, is
 /// preferred_timing_mode: queued (GPU time) on CUDA, wall elsewhere.
 inline compound_sparse::TimingMode timing_mode(const std::string& value) {

@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "compound_sparse/error.hpp"
+#include "compound_sparse/tuning/vector_bucket.hpp"
 #include "compound_sparse/variant_space.hpp"  // COMPOUND_SPARSE_LAUNCH_BOUNDS
 
 #ifdef KOKKOS_ENABLE_CUDA
@@ -131,6 +132,7 @@ MatrixFeatures features_from_json(const Json& j) {
 
 Json to_json(const Measurement& m) {
   Json j = {{"variant", m.variant}, {"ok", m.ok}, {"memory_bytes", m.memory_bytes}};
+  if (m.k != 1) j["k"] = m.k;  // optional: absent for SpMV measurements and in older files
   if (m.ok) {
     j["seconds"] = m.seconds;
     j["min_seconds"] = m.min_seconds;
@@ -148,6 +150,7 @@ Measurement measurement_from_json(const Json& j) {
   Measurement m;
   m.variant = j.at("variant").get<std::string>();
   m.ok = j.at("ok").get<bool>();
+  m.k = j.value("k", 1);
   m.memory_bytes = j.value("memory_bytes", std::uint64_t{0});
   if (m.ok) {
     m.seconds = j.at("seconds").get<double>();
@@ -301,6 +304,13 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
                                    source << ": record '" << m.name << "' (" << m.features.entry_type << "/"
                                           << m.features.precision << "), variant '" << x.variant << "': ok measurement"
                                           << " has seconds " << x.seconds << ", not a finite positive time");
+  // Selection looks measurements up by vector bucket: another k would never be used.
+  for (const auto& m : db.matrices)
+    for (const auto& x : m.measurements)
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, is_vector_bucket(x.k),
+                                   source << ": record '" << m.name << "' (" << m.features.entry_type << "/"
+                                          << m.features.precision << "), variant '" << x.variant << "': k = " << x.k
+                                          << " vectors, not one of the buckets 1, 2, 4, 8, 16");
   return db;
 }
 
@@ -459,6 +469,18 @@ const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name
 
 void merge_record(TuningDatabase& db, TunedMatrix m) {
   if (const TunedMatrix* existing = find_record(db, m.name, m.features.entry_type, m.features.precision)) {
+    // The same matrix (fingerprint) tuned at other numbers of vectors keeps those
+    // measurements: compound-tune --k 8 adds k = 8 to a record tuned at k = 1.
+    if (existing->features.fingerprint == m.features.fingerprint) {
+      const auto measured_k = [&m](int k) {
+        return std::any_of(m.measurements.begin(), m.measurements.end(),
+                           [k](const Measurement& x) { return x.k == k; });
+      };
+      std::vector<Measurement> kept;
+      for (const auto& x : existing->measurements)
+        if (!measured_k(x.k)) kept.push_back(x);
+      m.measurements.insert(m.measurements.end(), kept.begin(), kept.end());
+    }
     db.matrices[static_cast<std::size_t>(existing - db.matrices.data())] = std::move(m);
     return;
   }

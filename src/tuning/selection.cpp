@@ -90,11 +90,11 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
 
 namespace {
 
-/// Ok measurements of a record, fastest first.
-std::vector<const Measurement*> ranked(const TunedMatrix& m) {
+/// Ok measurements of a record with k vectors, fastest first.
+std::vector<const Measurement*> ranked(const TunedMatrix& m, int k) {
   std::vector<const Measurement*> r;
   for (const auto& x : m.measurements)
-    if (x.ok && x.seconds > 0) r.push_back(&x);
+    if (x.ok && x.seconds > 0 && x.k == k) r.push_back(&x);
   std::stable_sort(r.begin(), r.end(),
                    [](const Measurement* a, const Measurement* b) { return a->seconds < b->seconds; });
   return r;
@@ -128,7 +128,7 @@ std::vector<Candidate> score(const std::vector<std::pair<const TunedMatrix*, dou
   const double missing_penalty = std::log(4.0);
   std::map<std::string, std::vector<double>> logs;  // variant -> per record log slowdown (NaN: missing)
   for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto r = ranked(*records[i].first);
+    const auto r = ranked(*records[i].first, context.vectors);
     if (r.empty()) continue;
     for (const auto* m : r) {
       auto& v = logs[m->variant];
@@ -173,6 +173,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
   Selection s;
   std::ostringstream why;
   why << "database: " << db_note << ". ";
+  if (context.vectors != 1) why << "for k = " << context.vectors << " vectors (SpMM): ";
   if (db != nullptr) {
     const auto other_device = [&context](const TunedMatrix& m) {
       return !context.device_name.empty() && !m.device.empty() && m.device != context.device_name;
@@ -181,7 +182,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
     bool others = false;
     for (const auto& m : db->matrices)
       if (m.features.entry_type == f.entry_type && m.features.precision == f.precision &&
-          m.name != context.skip_record_name && !ranked(m).empty()) {
+          m.name != context.skip_record_name && !ranked(m, context.vectors).empty()) {
         others = others || other_device(m);
         same_type.push_back(
             {&m, feature_distance(f, m.features) + (other_device(m) ? context.other_device_distance : 0.0)});
@@ -237,7 +238,9 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
       why << "the nearest records name no usable variant (" << summary(skipped) << "); ";
       s.warnings.push_back("tuning database names no usable variant for the nearest records: " + summary(skipped));
     } else {
-      why << "no " << f.entry_type << "/" << f.precision << " record; ";
+      why << "no " << f.entry_type << "/" << f.precision << " record";
+      if (context.vectors != 1) why << " measured at k = " << context.vectors;
+      why << "; ";
     }
   }
   // Rule 3: the portable prior's ranking for the matrix's region.

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "../layouts.hpp"
+#include "../spmm.hpp"
 #include "../spmv.hpp"
 #include "variant_units.hpp"
 
@@ -22,6 +23,31 @@ void run_variant(const AnyMatrix<Entry, MemorySpace>& a, const coefficient_type_
   spmv(schedule, alpha, a.template get<Outer, Inner>(), x.template get<Vec>(), beta, y.template get<Vec>());
 }
 
+/// The SpMM of the variant, on multivectors of layout Vec (the key's vector layout).
+template <class Entry, class MemorySpace, class Outer, class Inner, class Vec, ScheduleKind Kind, class Bounds>
+void run_spmm_variant(const AnyMatrix<Entry, MemorySpace>& a, const coefficient_type_t<Entry>& alpha,
+                      const AnyMultiVector<vector_type_t<Entry>, MemorySpace>& x, const coefficient_type_t<Entry>& beta,
+                      const AnyMultiVector<vector_type_t<Entry>, MemorySpace>& y, int lanes_per_row) {
+  Schedule<Kind, Bounds::threads, Bounds::min_teams> schedule;
+  schedule.lanes_per_row = lanes_per_row;
+  spmm(schedule, alpha, a.template get<Outer, Inner>(), x.template get<Vec>(), beta, y.template get<Vec>());
+}
+
+/// run_spmm_variant where spmm runs and is compiled: every kind on Soa multivectors, the
+/// row kinds on Aos too (the kinds that split rows run vector by vector, spmm.hpp), for the
+/// launch bounds of SpmmLaunchBounds; null elsewhere.
+template <class Entry, class MemorySpace, class Outer, class Inner, class Vec, ScheduleKind Kind, class Bounds>
+constexpr auto spmm_variant_or_null() {
+  using function = void (*)(const AnyMatrix<Entry, MemorySpace>&, const coefficient_type_t<Entry>&,
+                            const AnyMultiVector<vector_type_t<Entry>, MemorySpace>&, const coefficient_type_t<Entry>&,
+                            const AnyMultiVector<vector_type_t<Entry>, MemorySpace>&, int);
+  if constexpr (list_contains_v<SpmmLaunchBounds, Bounds> &&
+                (std::is_same<Vec, Soa>::value || !schedule_kind_splits_rows[static_cast<int>(Kind)]))
+    return static_cast<function>(&run_spmm_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>);
+  else
+    return static_cast<function>(nullptr);
+}
+
 template <class Entry, class MemorySpace, class Outer, class Inner>
 AnyMatrix<Entry, MemorySpace> convert_any(const HostCsr<Entry>& a, MemoryBudget budget) {
   return AnyMatrix<Entry, MemorySpace>(to_device<Outer, Inner, MemorySpace>(a, budget));
@@ -32,8 +58,15 @@ AnyVector<vector_type_t<Entry>, MemorySpace> convert_any_vector(const std::vecto
   return AnyVector<vector_type_t<Entry>, MemorySpace>(to_device<Inner, MemorySpace>(v));
 }
 
+template <class Entry, class MemorySpace, class Layout>
+AnyMultiVector<vector_type_t<Entry>, MemorySpace> convert_any_multivector(
+    const std::vector<std::vector<vector_type_t<Entry>>>& vectors) {
+  return AnyMultiVector<vector_type_t<Entry>, MemorySpace>(to_device<Layout, MemorySpace>(vectors));
+}
+
 /// Registers the (Outer, Inner) matrix layout and its variants: every vector
-/// layout x schedule kind that runs on Outer x compiled launch bounds.
+/// layout x schedule kind that runs on Outer x compiled launch bounds, each with its
+/// SpMV and, where it runs, its SpMM.
 template <class Entry, class MemorySpace, class Outer, class Inner>
 void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   registry.add_matrix_layout(Outer::name(), Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
@@ -43,7 +76,8 @@ void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   key.inner = Inner::name();
   for_each_type(InnerLayouts{}, [&](auto vec) {
     using Vec = typename decltype(vec)::type;
-    registry.add_vector_layout(Vec::name(), &convert_any_vector<Entry, MemorySpace, Vec>);
+    registry.add_vector_layout(Vec::name(), &convert_any_vector<Entry, MemorySpace, Vec>,
+                               &convert_any_multivector<Entry, MemorySpace, Vec>);
     key.vector = Vec::name();
     for_each_value(ScheduleKinds{}, [&](auto kind) {
       constexpr ScheduleKind Kind = decltype(kind)::value;
@@ -53,7 +87,8 @@ void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
           using Bounds = typename decltype(bounds)::type;
           key.threads = Bounds::threads;
           key.teams_per_sm = Bounds::min_teams;
-          registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>);
+          registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>,
+                               spmm_variant_or_null<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>());
         });
       }
     });

@@ -33,7 +33,7 @@ struct TunedMatrix {
   /// overhead included) or "queued" (GPU time of batches queued ahead; timing.hpp).
   /// Records written before the field existed read as "wall".
   std::string timing = "wall";
-  std::string best;  ///< fastest ok variant, "" if none ran
+  std::string best;  ///< fastest ok variant of the SpMV (k = 1), "" if none ran
   double best_seconds = 0;
   /// Wall-clock seconds compound-tune spent on this record (search and re-timing,
   /// conversions included; reading the file not); 0 when unknown (records written
@@ -159,7 +159,9 @@ void write_file_atomically(const std::string& text, const std::string& path,
 const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name, const std::string& entry_type,
                                const std::string& precision);
 
-/// Adds `m`, replacing a record with the same name, entry type and precision.
+/// Adds `m`, replacing a record with the same name, entry type and precision; where
+/// that record has the same fingerprint, its measurements at numbers of vectors (k)
+/// that `m` has none of are kept in `m`.
 void merge_record(TuningDatabase& db, TunedMatrix m);
 /// Merges every record of `from` into `into`; device and versions become `from`'s.
 void merge_database(TuningDatabase& into, const TuningDatabase& from);

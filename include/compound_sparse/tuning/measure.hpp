@@ -150,27 +150,55 @@ using MeasureReport = std::function<void(std::size_t, std::size_t, const Variant
 /// uniform in [-1, 1], drawn from `seed`), the double reference y = A x, and the
 /// relative error accepted for the matrix's precision. Made once per matrix and
 /// shared by all measurements and baselines of it.
+///
+/// With k > 1 vectors (make_measure_inputs' `vectors`), the SpMM with k vectors is
+/// measured: x_vectors holds the k vectors (the first is x), multi_reference their k
+/// references one after the other (vector j's at rows j * n ..).
 template <class Entry>
 struct MeasureInputs {
+  using reference_value = vector_type_t<typename entry_traits<Entry>::template rebind<double>>;
   std::vector<vector_type_t<Entry>> x;
-  std::vector<vector_type_t<typename entry_traits<Entry>::template rebind<double>>> reference;
+  std::vector<reference_value> reference;
   double tolerance = 0;  ///< 1e-4 for float vectors, 1e-12 for double (and mixed precision)
+  std::vector<std::vector<vector_type_t<Entry>>> x_vectors;  ///< k > 1 only
+  std::vector<reference_value> multi_reference;              ///< k > 1 only
+
+  int vectors() const { return x_vectors.empty() ? 1 : static_cast<int>(x_vectors.size()); }
 };
 
+/// Inputs for products with `vectors` vectors (at least 1): x is the same for every k
+/// (the first vector), the others follow from the same random stream.
 template <class Entry>
-MeasureInputs<Entry> make_measure_inputs(const HostCsr<Entry>& a, unsigned seed) {
+MeasureInputs<Entry> make_measure_inputs(const HostCsr<Entry>& a, unsigned seed, int vectors = 1) {
   using V = vector_type_t<Entry>;
   using scalar = typename component_traits<V>::scalar_type;  // of x and y: double for mixed precision
   using coefficient = coefficient_type_t<Entry>;
+  COMPOUND_SPARSE_REQUIRE(vectors >= 1, "make_measure_inputs: " << vectors << " vectors; at least 1");
   MeasureInputs<Entry> inputs;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
-  inputs.x.resize(a.num_cols);
-  for (auto& v : inputs.x)
-    for (int c = 0; c < component_traits<V>::size; ++c) component_traits<V>::get(v, c) = static_cast<scalar>(u(rng));
-  inputs.reference = reference_spmv<double>(real_value<coefficient>(1), a, inputs.x, real_value<coefficient>(0),
-                                            std::vector<V>(a.num_rows));
+  const auto random_vector = [&] {
+    std::vector<V> x(a.num_cols);
+    for (auto& v : x)
+      for (int c = 0; c < component_traits<V>::size; ++c) component_traits<V>::get(v, c) = static_cast<scalar>(u(rng));
+    return x;
+  };
+  const auto reference_of = [&a](const std::vector<V>& x) {
+    return reference_spmv<double>(real_value<coefficient>(1), a, x, real_value<coefficient>(0),
+                                  std::vector<V>(a.num_rows));
+  };
+  inputs.x = random_vector();
+  inputs.reference = reference_of(inputs.x);
   inputs.tolerance = sizeof(scalar) == sizeof(float) ? 1e-4 : 1e-12;
+  if (vectors > 1) {
+    inputs.x_vectors.push_back(inputs.x);
+    inputs.multi_reference = inputs.reference;
+    for (int j = 1; j < vectors; ++j) {
+      inputs.x_vectors.push_back(random_vector());
+      const auto r = reference_of(inputs.x_vectors.back());
+      inputs.multi_reference.insert(inputs.multi_reference.end(), r.begin(), r.end());
+    }
+  }
   return inputs;
 }
 
@@ -204,15 +232,18 @@ DeviceReference<MemorySpace> device_reference(const std::vector<Reference>& refe
 /// relative_error of a device vector against the device reference, as the host
 /// function computes it (NaN anywhere in y gives NaN); the sums run on the device,
 /// in another order, so the last bits may differ from the host's.
-template <class Value, class MemorySpace>
-double relative_error(const AnyVector<Value, MemorySpace>& y, const DeviceReference<MemorySpace>& reference) {
+/// Also for a multivector (AnyMultiVector) against its k references one after the other.
+template <class DeviceVector, class MemorySpace>
+double relative_error(const DeviceVector& y, const DeviceReference<MemorySpace>& reference) {
   const double diff = y.squared_distance(reference.values);
   return reference.squared_norm > 0 ? std::sqrt(diff / reference.squared_norm) : std::sqrt(diff);
 }
 
 /// Measures `keys` on `a`, checking each against `inputs` (make_measure_inputs).
 /// Keys are grouped by matrix layout (each converted once), the layouts in the
-/// order they first appear; the results come in the order measured.
+/// order they first appear; the results come in the order measured. With inputs of
+/// k > 1 vectors each key's SpMM is measured on multivectors of its vector layout
+/// (Measurement::k = k; a key without one, VariantRegistry::supports_spmm, is an error).
 template <class Entry>
 std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const MeasureInputs<Entry>& inputs,
                                           std::vector<VariantKey> keys, const MeasureOptions& options,
@@ -223,7 +254,8 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
   const auto& registry = variant_registry<Entry>();
   const double tolerance = options.tolerance >= 0 ? options.tolerance : inputs.tolerance;
   const auto& x_host = inputs.x;
-  const auto& reference = inputs.reference;
+  const int k = inputs.vectors();
+  const auto& reference = k == 1 ? inputs.reference : inputs.multi_reference;
   const auto one = real_value<coefficient>(1);
   const auto zero = real_value<coefficient>(0);
   std::vector<V> poison(a.num_rows);
@@ -269,15 +301,33 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
   // vector each check writes (filled with NaN first, so that an unwritten row shows).
   std::map<std::string, std::vector<device_vector>> xs, ys;
   std::map<std::string, device_vector> checks;
+  // The same for multivectors, when k > 1.
+  using device_multivector = typename VariantRegistry<Entry>::multivector_type;
+  std::map<std::string, std::vector<device_multivector>> multi_xs, multi_ys;
+  std::map<std::string, device_multivector> multi_checks;
+  const std::vector<std::vector<V>> multi_poison(k > 1 ? k : 0, poison);
+  // One product of the key on rotation copy r (r < 0: the check's output).
+  const auto product = [&](const VariantKey& key, int r) {
+    const auto& m = matrices[r < 0 ? 0 : r];
+    const std::size_t i = r < 0 ? 0 : static_cast<std::size_t>(r);
+    if (k == 1)
+      registry.spmv(key, one, m, xs[key.vector][i], zero, r < 0 ? checks.at(key.vector) : ys[key.vector][i]);
+    else
+      registry.spmm(key, one, m, multi_xs[key.vector][i], zero,
+                    r < 0 ? multi_checks.at(key.vector) : multi_ys[key.vector][i]);
+  };
   std::optional<DeviceReference<memory_space>> device_ref;  // uploaded at the first check
   int rotation = 1;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const VariantKey& key = keys[i];
     Measurement m;
     m.variant = key.name();
+    m.k = k;
     try {
       COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, registry.contains(key),
                                    "variant '" << key.name() << "' is not compiled into this build");
+      COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, k == 1 || registry.supports_spmm(key),
+                                   "variant '" << key.name() << "' has no SpMM on " << key.vector << " multivectors");
       m.memory_bytes =
           once(memory, key.outer, [&](const auto& o, const auto& h) { return registry.memory_bytes(o, h); });
       m.refused = true;  // until the layout holds the matrix and both bounds pass
@@ -299,30 +349,43 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
       if (key.layout_name() != current_layout) {
         matrices.clear();
         current_layout.clear();
-        const double bytes = m.memory_bytes + (a.num_rows + a.num_cols) * double(sizeof(V));
+        const double bytes = m.memory_bytes + double(k) * (a.num_rows + a.num_cols) * double(sizeof(V));
         rotation = cache == 0 ? 1 : std::max(1, std::min(options.max_rotation, int(std::ceil(4.0 * cache / bytes))));
         for (int r = 0; r < rotation; ++r) matrices.push_back(registry.convert_matrix(key.outer, key.inner, a));
         current_layout = key.layout_name();
       }
-      auto& x = xs[key.vector];
-      auto& y = ys[key.vector];
-      while (x.size() < static_cast<std::size_t>(rotation)) {
-        x.push_back(registry.convert_vector(key.vector, x_host));
-        y.push_back(registry.convert_vector(key.vector, poison));
+      if (k == 1) {
+        auto& x = xs[key.vector];
+        auto& y = ys[key.vector];
+        while (x.size() < static_cast<std::size_t>(rotation)) {
+          x.push_back(registry.convert_vector(key.vector, x_host));
+          y.push_back(registry.convert_vector(key.vector, poison));
+        }
+        if (!checks.count(key.vector)) checks.emplace(key.vector, registry.convert_vector(key.vector, poison));
+      } else {
+        auto& x = multi_xs[key.vector];
+        auto& y = multi_ys[key.vector];
+        while (x.size() < static_cast<std::size_t>(rotation)) {
+          x.push_back(registry.convert_multivector(key.vector, inputs.x_vectors));
+          y.push_back(registry.convert_multivector(key.vector, multi_poison));
+        }
+        if (!multi_checks.count(key.vector))
+          multi_checks.emplace(key.vector, registry.convert_multivector(key.vector, multi_poison));
       }
       // Check: y starts as NaN, so an unwritten row shows up.
-      auto check = checks.find(key.vector);
-      if (check == checks.end()) check = checks.emplace(key.vector, registry.convert_vector(key.vector, poison)).first;
       if (!device_ref) device_ref = device_reference<memory_space>(reference);
-      const auto& check_y = check->second;
-      check_y.fill(std::numeric_limits<scalar>::quiet_NaN());
+      if (k == 1)
+        checks.at(key.vector).fill(std::numeric_limits<scalar>::quiet_NaN());
+      else
+        multi_checks.at(key.vector).fill(std::numeric_limits<scalar>::quiet_NaN());
       Kokkos::fence();
       const auto check_start = std::chrono::steady_clock::now();
-      registry.spmv(key, one, matrices[0], x[0], zero, check_y);
+      product(key, -1);
       Kokkos::fence();
       const double check_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
-      m.relative_error = relative_error(check_y, *device_ref);
+      m.relative_error = k == 1 ? relative_error(checks.at(key.vector), *device_ref)
+                                : relative_error(multi_checks.at(key.vector), *device_ref);
       COMPOUND_SPARSE_REQUIRE(std::isfinite(m.relative_error) && m.relative_error <= tolerance,
                               "result differs from the reference: relative error " << m.relative_error);
       m.rotation = rotation;
@@ -335,8 +398,7 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
         // Early drop: after the first timed batch, stop a candidate far slower than the
         // fastest so far (drop_after_first_sample).
         const auto t = time_launches(
-            [&](int n) { registry.spmv(key, one, matrices[n % rotation], x[n % rotation], zero, y[n % rotation]); },
-            options.timing, Kokkos::DefaultExecutionSpace(),
+            [&](int n) { product(key, n % rotation); }, options.timing, Kokkos::DefaultExecutionSpace(),
             [&](double first) { return drop_after_first_sample(first, best_so_far, options.drop_slower_than); });
         m.seconds = t.median_seconds;
         m.min_seconds = t.min_seconds;

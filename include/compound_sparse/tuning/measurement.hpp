@@ -1,5 +1,5 @@
 #pragma once
-// Measurement: one SpMV variant timed on one matrix. The one record shared by the
+// Measurement: one SpMV variant timed on one matrix, or its SpMM with k vectors. The one record shared by the
 // measurer (measure.hpp), compound-tune, compound-bench and the tuning database,
 // which stores it as it is.
 
@@ -14,6 +14,10 @@ struct Measurement {
   /// VariantKey::name(). Kept as text: a database may name variants that this build
   /// does not know (another version's), and selection skips those; key() parses it.
   std::string variant;
+  /// Vectors per product: 1 for the SpMV, k > 1 for the SpMM with k vectors (the key's
+  /// vector layout is then the multivector layout, registry.hpp). `seconds` is per
+  /// product, all k vectors. Stored as "k" when above 1 (absent: 1).
+  int k = 1;
   bool ok = false;     ///< ran and matched the reference
   std::string error;   ///< why not, when !ok
   double seconds = 0;  ///< median time per product

@@ -3,6 +3,9 @@
 //
 // 1. exact: a record with the same fingerprint (pattern + entry type +
 //    precision) — its measurements, fastest first.
+//
+// Rules 1 and 2 use the measurements at SelectionContext::vectors (1: the SpMV, k > 1:
+// the SpMM with k vectors) and only the records that have such measurements.
 // 2. nearest: the k records of the same entry type and precision closest in
 //    feature distance (below); each variant that ran on all of them is scored
 //    by the weighted mean of log(time / that record's best time), weights
@@ -61,6 +64,11 @@ struct SelectionContext {
   /// this device beats another device's within 0.3 of its distance.
   std::string device_name;
   double other_device_distance = 0.3;
+  /// The number of vectors the variant is for (a vector bucket, vector_bucket.hpp): rules 1
+  /// and 2 rank a record's measurements at this k only, and skip records without any; the
+  /// prior and the heuristic know only the SpMV (k = 1). For k > 1 `usable` must also ask
+  /// for the variant's SpMM (VariantRegistry::supports_spmm).
+  int vectors = 1;
   /// Rule 3's prior; null: none (the heuristic decides where the database does not).
   const VariantPrior* prior = nullptr;
 };
