@@ -68,6 +68,40 @@ void expect_reference(const cs::TunedSpmv<C>& op, const cs::HostCsr<C>& a) {
   }
 }
 
+/// k random host vectors of n values.
+std::vector<std::vector<C>> random_vectors(int k, int n, std::mt19937& rng) {
+  std::vector<std::vector<C>> v;
+  for (int j = 0; j < k; ++j) v.push_back(random_vector<C>(n, rng));
+  return v;
+}
+
+/// Y = alpha op(A) X + beta Y on multivectors of k = 1, 3, 8 and 17 vectors (buckets 1, 4,
+/// 8, 16) equals the double host reference, vector by vector.
+void expect_multivector_reference(const cs::TunedSpmv<C>& op, const cs::HostCsr<C>& a, cs::Op o = cs::Op::N) {
+  std::mt19937 rng(9);
+  const auto t = cs::transposed(a, o);
+  const C alpha(0.5, -1), beta(2, 0.25);
+  for (const int k : {1, 3, 8, 17}) {
+    const auto x = random_vectors(k, t.num_cols, rng), y0 = random_vectors(k, t.num_rows, rng);
+    const auto y = op.make_multivector(y0);
+    op.apply(o, alpha, op.make_multivector(x), beta, y);
+    const auto got = y.to_host();
+    for (int j = 0; j < k; ++j)
+      EXPECT_LE(cs::relative_error(got[j], cs::reference_spmv<double>(alpha, t, x[j], beta, y0[j])), 1e-14)
+          << op.spmm_variant(k).name() << " k " << k << " vector " << j;
+  }
+}
+
+/// A measurement of `name` at k vectors taking `seconds`.
+cs::Measurement at_k(const std::string& name, int k, double seconds) {
+  cs::Measurement m;
+  m.variant = name;
+  m.k = k;
+  m.ok = true;
+  m.seconds = m.min_seconds = m.max_seconds = seconds;
+  return m;
+}
+
 }  // namespace
 
 TEST(TunedSpmv, ExactFingerprintHitUsesItsRecord) {
@@ -386,4 +420,107 @@ TEST(TunedSpmv, BlocksShareOneCopyForTransposeAndConjugateTranspose) {
   const auto want = cs::reference_spmv<double>(1.0, cs::transposed(a, cs::Op::T), x, 0.0,
                                                std::vector<cs::BlockVector<double, 3>>(a.num_cols));
   EXPECT_LE(cs::relative_error(y.to_host(), want), 1e-14);
+}
+
+// Several vectors: each vector bucket's SpMM variant comes from the record's measurements
+// at that k, on the matrix layout the SpMV chose; buckets without any run the SpMV's
+// schedule; options.vectors lets the SpMM choose the matrix layout instead.
+TEST(TunedSpmv, MultivectorsUseTheRecordsMeasurementsAtTheirBucket) {
+  const ScratchDir dir("tuned_spmm");
+  const auto a = banded<C>(300, 7);
+  const std::string spmm8 = variant("sell32.soa.aos.dynamic_warp", "l2");
+  const std::string spmm2 = variant("sell32.soa.aos.static", "l1");
+  const std::string other_layout8 = variant("csr.aos.aos.static", "l1");  // fastest at 8, on csr.aos
+  auto me = record("me", cs::matrix_features(a), {{variant("csr.aos.aos.static", "l1"), 3e-6}, {kExactBest, 2e-6}});
+  for (const auto& m : {at_k(spmm8, 8, 1e-5), at_k(variant("sell32.soa.soa.static", "l1"), 8, 2e-5),
+                        at_k(other_layout8, 8, 1e-6), at_k(spmm2, 2, 4e-6)})
+    me.measurements.push_back(m);
+  write(dir, {me});
+  const cs::TunedSpmv<C> op(a, in(dir));
+  EXPECT_EQ(op.variant().name(), kExactBest);  // the SpMV's choice is unchanged by the SpMM's records
+  EXPECT_EQ(op.matrix().layout(), "sell32.soa");
+  EXPECT_EQ(op.multivector_layout(), "aos") << op.explanation();  // the database's at k = 8 on sell32.soa
+  EXPECT_EQ(op.spmm_variant(8).name(), spmm8) << op.explanation();
+  EXPECT_EQ(op.spmm_variant(6).name(), spmm8);  // bucket 8
+  EXPECT_EQ(op.spmm_variant(2).name(), spmm2);
+  // k = 4 and 16: no measurement, the SpMV's schedule on aos multivectors.
+  EXPECT_EQ(op.spmm_variant(4).name(), variant("sell32.soa.aos.dynamic_team", "l4")) << op.explanation();
+  EXPECT_EQ(op.spmm_variant(40).name(), op.spmm_variant(4).name());
+  EXPECT_TRUE(contains(op.explanation(), "SpMM on aos multivectors (the database's at k = 8)")) << op.explanation();
+  EXPECT_TRUE(contains(op.explanation(), "no record measured at k = 4")) << op.explanation();
+  expect_multivector_reference(op, a);
+  // Typed multivectors in the chosen layout work; the other layout is refused.
+  std::mt19937 rng(3);
+  const auto x = cs::to_device<cs::Aos>(random_vectors(2, a.num_cols, rng));
+  const auto y = cs::to_device<cs::Aos>(random_vectors(2, a.num_rows, rng));
+  op.apply(C(1, 0), x, C(0, 0), y);
+  const auto x_soa = cs::to_device<cs::Soa>(random_vectors(2, a.num_cols, rng));
+  EXPECT_THROW(op.apply(C(1, 0), x_soa, C(0, 0), x_soa), cs::InvalidInput);
+  EXPECT_THROW(op.spmm_variant(0), cs::InvalidInput);
+
+  // options.vectors = 8: the SpMM at k = 8 chooses the matrix layout; the SpMV runs on it.
+  auto o8 = in(dir);
+  o8.vectors = 8;
+  const cs::TunedSpmv<C> op8(a, o8);
+  EXPECT_EQ(op8.matrix().layout(), "csr.aos") << op8.explanation();
+  EXPECT_EQ(op8.spmm_variant(8).name(), other_layout8);
+  EXPECT_EQ(op8.variant().name(), variant("csr.aos.aos.static", "l1")) << op8.explanation();
+  expect_multivector_reference(op8, a);
+  expect_reference(op8, a);
+
+  // The caller's layout, and the transposed copies on multivectors.
+  auto soa = in(dir);
+  soa.multivector_layout = "soa";
+  soa.transposes = {cs::Op::H};
+  const cs::TunedSpmv<C> op_soa(a, soa);
+  EXPECT_EQ(op_soa.multivector_layout(), "soa");
+  EXPECT_EQ(op_soa.spmm_variant(8).name(), variant("sell32.soa.soa.static", "l1")) << op_soa.explanation();
+  EXPECT_EQ(op_soa.transposed(cs::Op::H).multivector_layout(), "soa");
+  expect_multivector_reference(op_soa, a);
+  expect_multivector_reference(op_soa, a, cs::Op::H);
+}
+
+TEST(TunedSpmv, MultivectorsWithoutADatabaseRunTheSpmvSchedule) {
+  const ScratchDir dir("tuned_spmm_none");
+  std::mt19937 rng(12);
+  const auto a = random_csr<C>(211, 97, 0, 11, 4, rng);  // non-square, empty rows
+  const cs::TunedSpmv<C> op(a, in(dir));
+  EXPECT_EQ(op.multivector_layout(), "aos") << op.explanation();
+  for (const int k : {1, 2, 4, 8, 16}) {
+    auto want = op.variant();
+    want.vector = "aos";
+    EXPECT_EQ(op.spmm_variant(k), want) << k;
+  }
+  expect_multivector_reference(op, a);
+  // Bad options are refused with the option's name.
+  auto bad = in(dir);
+  bad.vectors = 0;
+  EXPECT_THROW(cs::TunedSpmv<C>(a, bad), cs::InvalidInput);
+  bad.vectors = 1;
+  bad.multivector_layout = "rows";
+  try {
+    cs::TunedSpmv<C>(a, bad);
+    ADD_FAILURE() << "accepted multivector layout 'rows'";
+  } catch (const cs::InvalidInput& e) {
+    EXPECT_TRUE(contains(e.what(), "TunedSpmvOptions::multivector_layout")) << e.what();
+  }
+}
+
+TEST(TunedSpmv, MultivectorsOfADenseRowMatrixSplitTheRow) {
+  const ScratchDir dir("tuned_spmm_dense");
+  const auto a = banded<C>(1000, 5, 1000);  // row 0 holds every column
+  auto options = in(dir);
+  options.dense_row_threshold = 100;
+  const cs::TunedSpmv<C> op(a, options);
+  ASSERT_TRUE(cs::splits_rows(op.variant().kind)) << op.explanation();
+  // The kinds that split rows run SpMM on soa multivectors only: soa is chosen.
+  EXPECT_EQ(op.multivector_layout(), "soa") << op.explanation();
+  EXPECT_TRUE(cs::splits_rows(op.spmm_variant(8).kind)) << op.explanation();
+  expect_multivector_reference(op, a);
+  // The caller's aos multivectors: a row schedule, which serialises the row but runs.
+  options.multivector_layout = "aos";
+  const cs::TunedSpmv<C> aos(a, options);
+  EXPECT_FALSE(cs::splits_rows(aos.spmm_variant(8).kind)) << aos.explanation();
+  EXPECT_TRUE(contains(aos.explanation(), "has no SpMM on aos multivectors")) << aos.explanation();
+  expect_multivector_reference(aos, a);
 }

@@ -29,6 +29,22 @@
 // counts against options.budget together with A's (budget.max_bytes is the sum's bound).
 // Entries without a conjugate (real blocks) share one copy for T and H.
 //
+// Several vectors at once (SpMM, spmm.hpp): apply(alpha, X, beta, Y) on multivectors
+// (make_multivector, or typed MultiVectors in multivector_layout()) runs the SpMM variant
+// selected for the nearest vector bucket of X's k (vector_bucket.hpp: 1, 2, 4, 8, 16) on
+// the same matrix, so no second copy of A is kept. Each bucket's variant comes from the
+// database's measurements at that k (selection.hpp, restricted to A's layout and the
+// multivector layout); where the database has none, the SpMV's schedule runs the SpMM.
+// The matrix layout is chosen for options.vectors vectors (1 by default: the SpMV's
+// choice); the multivector layout is options.multivector_layout, else the database's
+// choice at that k (or at k = 8 when options.vectors is 1), else aos, or soa for a matrix
+// with a dense row (the kinds that split rows run SpMM on soa multivectors only).
+//
+//   cs::TunedSpmvOptions o; o.vectors = 8;
+//   cs::TunedSpmv<C> op(host_csr, o);
+//   auto X = op.make_multivector(x_vectors), Y = op.make_multivector(y_vectors);
+//   op.apply(alpha, X, beta, Y);                            // Y = alpha A X + beta Y
+//
 // Quick tuning (quick_tune.hpp; options.quick_tune, by default QuickTune::Auto):
 // when the database holds no record close to the matrix (the prior or the heuristic would decide,
 // or the nearest record is farther than options.close_distance), TunedSpmv times a
@@ -39,6 +55,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -53,6 +70,7 @@
 #include "quick_tune.hpp"
 #include "selection.hpp"
 #include "tuning_cache.hpp"
+#include "vector_bucket.hpp"
 
 namespace compound_sparse {
 
@@ -87,6 +105,12 @@ struct TunedSpmvOptions {
   /// The ops besides Op::N that apply(op, ...) will be asked for (Op::T, Op::H): each
   /// builds a tuned copy of op(A) at construction, its memory within `budget` with A's.
   std::vector<Op> transposes;
+  /// The number of vectors the matrix layout is chosen for (its vector bucket): 1, the
+  /// SpMV, or the k of the SpMMs the caller mostly runs. Quick tuning runs for 1 only.
+  int vectors = 1;
+  /// The layout of the multivectors apply(alpha, X, beta, Y) takes, "aos" or "soa"; ""
+  /// chooses it (see the top of this header).
+  std::string multivector_layout;
 };
 
 /// The database for this device, or null; `note` says which file or why none.
@@ -110,6 +134,7 @@ class TunedSpmv {
   using value_type = typename registry_type::value_type;
   using matrix_type = typename registry_type::matrix_type;
   using vector_type = typename registry_type::vector_type;
+  using multivector_type = typename registry_type::multivector_type;
   using memory_space = typename Kokkos::DefaultExecutionSpace::memory_space;
 
   explicit TunedSpmv(const HostCsr<Entry>& a, const TunedSpmvOptions& options = {})
@@ -143,17 +168,36 @@ class TunedSpmv {
         vector_layout.empty() || std::find(inners.begin(), inners.end(), vector_layout) != inners.end(),
         "TunedSpmvOptions::vector_layout must be empty or an inner layout (" << impl::joined(inners) << "), got '"
                                                                              << vector_layout << "'");
-    context.usable = [registry, obstacle, vector_layout](const VariantKey& key, std::string& why) {
-      if (!vector_layout.empty() && key.vector != vector_layout) {
-        why = "vector layout " + key.vector + ", the caller's vectors are " + vector_layout;
-        return false;
-      }
+    COMPOUND_SPARSE_REQUIRE(options.vectors >= 1,
+                            "TunedSpmvOptions::vectors must be at least 1, got " << options.vectors);
+    COMPOUND_SPARSE_REQUIRE(options.multivector_layout.empty() ||
+                                std::find(inners.begin(), inners.end(), options.multivector_layout) != inners.end(),
+                            "TunedSpmvOptions::multivector_layout must be empty or a multivector layout ("
+                                << impl::joined(inners) << "), got '" << options.multivector_layout << "'");
+    const int primary_vectors = vector_bucket(options.vectors);
+    // Compiled, and its layout holds the matrix; for the SpMM, it has one in its vector layout.
+    const auto compiled_and_fits = [registry, obstacle](const VariantKey& key, bool spmm, std::string& why) {
       if (!registry->contains(key)) {
         why = "not compiled into this build";
         return false;
       }
+      if (spmm && !registry->supports_spmm(key)) {
+        why = "no SpMM on " + key.vector + " multivectors";
+        return false;
+      }
       why = obstacle(key.outer);
       return why.empty();
+    };
+    // The primary selection, which fixes the matrix layout: at options.vectors' bucket,
+    // where the caller's fixed layout is the multivector layout for k > 1.
+    const std::string primary_layout = primary_vectors > 1 ? options.multivector_layout : vector_layout;
+    context.vectors = primary_vectors;
+    context.usable = [compiled_and_fits, primary_layout, primary_vectors](const VariantKey& key, std::string& why) {
+      if (!primary_layout.empty() && key.vector != primary_layout) {
+        why = "vector layout " + key.vector + ", the caller's vectors are " + primary_layout;
+        return false;
+      }
+      return compiled_and_fits(key, primary_vectors > 1, why);
     };
     const MatrixFeatures features = matrix_features(a);
     context.dense_row_threshold = options.dense_row_threshold >= 0
@@ -168,7 +212,7 @@ class TunedSpmv {
       const std::string dir = options.cache_dir.empty() ? default_tuning_cache_dir() : options.cache_dir;
       if (!dir.empty()) cache_path = dir + "/" + database_file_name(default_device_info());
     }
-    if (!cache_path.empty()) {
+    if (!cache_path.empty() && primary_vectors == 1) {  // the cache holds SpMV records only
       const LoadedDatabase cache = load_tuning_cache(cache_path);
       warnings.insert(warnings.end(), cache.warnings.begin(), cache.warnings.end());
       if (cache.db) s = select_variant(features, cache.db.get(), "cache " + cache.note, context);
@@ -192,8 +236,8 @@ class TunedSpmv {
         options.quick_tune_spmvs >= 0,
         "TunedSpmvOptions::quick_tune_spmvs must not be negative, got " << options.quick_tune_spmvs);
     const bool close = s.rule == "exact" || (s.rule == "nearest" && s.distance <= options.close_distance);
-    const bool wanted =
-        !cached && (options.quick_tune == QuickTune::Always || (options.quick_tune == QuickTune::Auto && !close));
+    const bool wanted = !cached && primary_vectors == 1 &&
+                        (options.quick_tune == QuickTune::Always || (options.quick_tune == QuickTune::Auto && !close));
     const QuickTunePlan fits_budget =
         quick_tune_plan(max_quick_tune_candidates, options.quick_tune_spmvs, preferred_timing_mode());
     if (wanted && fits_budget.count == 0)
@@ -246,9 +290,19 @@ class TunedSpmv {
                            key_.name());
       }
     }
-    if (!vector_layout.empty() && key_.vector != vector_layout) {  // the heuristic knows no constraint
-      key_.vector = vector_layout;                                 // every variant is compiled for both vector layouts
-      explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
+    if (primary_vectors > 1) {
+      // The primary selection chose A's layout (and the multivector layout) for the SpMM;
+      // the SpMV's schedule on that layout is selected at k = 1.
+      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, s.key);
+      std::string how;
+      key_ = select_on_layout(features, loaded, context, compiled_and_fits, 1, false, s.key, vector_layout, how);
+      explanation_ += "; the SpMV on that layout: " + key_.name() + " (" + how + ")";
+    } else {
+      if (!vector_layout.empty() && key_.vector != vector_layout) {  // the heuristic knows no constraint
+        key_.vector = vector_layout;  // every variant is compiled for both vector layouts
+        explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
+      }
+      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, key_);
     }
     for (const auto& w : warnings) {
       warn_once(w);
@@ -288,6 +342,34 @@ class TunedSpmv {
     apply(alpha, vector_type(x), beta, vector_type(y));
   }
 
+  /// The multivector layout of apply(alpha, X, beta, Y): "aos" or "soa".
+  const std::string& multivector_layout() const { return multivector_layout_; }
+  /// The SpMM variant apply(alpha, X, beta, Y) runs for k vectors (that of k's vector bucket).
+  const VariantKey& spmm_variant(int k) const { return spmm_keys_.at(vector_bucket(k)); }
+
+  /// A device multivector in multivector_layout() from k host vectors (vectors[j][i] is
+  /// value i of vector j).
+  multivector_type make_multivector(const std::vector<std::vector<value_type>>& vectors) const {
+    return registry_->convert_multivector(multivector_layout_, vectors);
+  }
+
+  /// Y = alpha A X + beta Y for the k vectors of X and Y (SpMM, spmm.hpp), with
+  /// spmm_variant(k); X and Y in multivector_layout() (make_multivector).
+  void apply(const coefficient_type& alpha, const multivector_type& x, const coefficient_type& beta,
+             const multivector_type& y) const {
+    COMPOUND_SPARSE_REQUIRE(x.layout() == multivector_layout_ && y.layout() == multivector_layout_,
+                            "TunedSpmv chose multivector layout '" << multivector_layout_ << "', the multivectors are '"
+                                                                   << x.layout() << "' and '" << y.layout() << "'");
+    COMPOUND_SPARSE_REQUIRE(x.count() >= 1, "TunedSpmv::apply: a multivector of no vectors");
+    registry_->spmm(spmm_variant(x.count()), alpha, matrix_, x, beta, y);
+  }
+  /// The same with typed multivectors; their Layout must be multivector_layout().
+  template <class Layout>
+  void apply(const coefficient_type& alpha, const MultiVector<value_type, Layout, memory_space>& x,
+             const coefficient_type& beta, const MultiVector<value_type, Layout, memory_space>& y) const {
+    apply(alpha, multivector_type(x), beta, multivector_type(y));
+  }
+
   /// y = alpha op(A) x + beta y: x has A's rows and y A's columns for Op::T and Op::H,
   /// which options.transposes must have asked for (InvalidInput otherwise). Vectors as
   /// for apply(alpha, x, beta, y): the copies use A's vector layout.
@@ -301,6 +383,18 @@ class TunedSpmv {
              const coefficient_type& beta, const CompoundVector<value_type, Inner, memory_space>& y) const {
     if (op == Op::N) return apply(alpha, x, beta, y);
     transposed(op).apply(alpha, x, beta, y);
+  }
+
+  /// Y = alpha op(A) X + beta Y for multivectors, as apply(op, alpha, x, beta, y).
+  void apply(Op op, const coefficient_type& alpha, const multivector_type& x, const coefficient_type& beta,
+             const multivector_type& y) const {
+    if (op == Op::N) return apply(alpha, x, beta, y);
+    transposed(op).apply(alpha, x, beta, y);
+  }
+  template <class Layout>
+  void apply(Op op, const coefficient_type& alpha, const MultiVector<value_type, Layout, memory_space>& x,
+             const coefficient_type& beta, const MultiVector<value_type, Layout, memory_space>& y) const {
+    apply(op, alpha, multivector_type(x), beta, multivector_type(y));
   }
 
   /// The tuned operator of op(A) (Op::T or Op::H) that options.transposes asked for.
@@ -321,6 +415,98 @@ class TunedSpmv {
   }
 
  private:
+  /// Whether a variant is compiled and its layout holds the matrix; with `spmm`, whether it
+  /// has an SpMM in its vector layout too (VariantRegistry::supports_spmm).
+  using usable_check = std::function<bool(const VariantKey&, bool spmm, std::string& why)>;
+
+  /// The variant for k vectors on `on`'s matrix layout with `vector` as its vector (for k >
+  /// 1, multivector) layout ("" for any): the database's choice at k (rules exact and nearest, among the
+  /// variants of that layout), else `on`'s schedule in that vector layout, else the
+  /// heuristic's row schedule there (every row kind has an SpMM in both layouts). `how`
+  /// says which.
+  static VariantKey select_on_layout(const MatrixFeatures& features, const LoadedDatabase& loaded,
+                                     SelectionContext context, const usable_check& fits, int k, bool spmm,
+                                     const VariantKey& on, const std::string& vector, std::string& how) {
+    context.vectors = k;
+    context.prior = nullptr;
+    context.usable = [&](const VariantKey& key, std::string& why) {
+      if (key.layout_name() != on.layout_name() || (!vector.empty() && key.vector != vector)) {
+        why = "another layout than " + on.layout_name() + (vector.empty() ? "" : " with " + vector + " vectors");
+        return false;
+      }
+      return fits(key, spmm, why);
+    };
+    const Selection s = select_variant(features, loaded.db.get(), loaded.note, context);
+    if (s.rule == "exact" || s.rule == "nearest") {
+      how = "rule " + s.rule + (s.record.empty() ? std::string() : ", record " + s.record);
+      return s.key;
+    }
+    VariantKey key = on;
+    if (!vector.empty()) key.vector = vector;
+    std::string why;
+    if (fits(key, spmm, why)) {
+      how = "no record measured at k = " + std::to_string(k) + ": the SpMV's schedule";
+      return key;
+    }
+    const auto only = [&on](const std::string& outer) { return outer == on.outer; };
+    std::vector<VariantKey> on_layout;
+    for (const auto& c : context.compiled)
+      if (c.layout_name() == on.layout_name() && !splits_rows(c.kind)) on_layout.push_back(c);
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, !on_layout.empty(),
+                                 "TunedSpmv: no row schedule is compiled for " << on.layout_name());
+    key = heuristic_variant(features, on_layout, only);
+    if (!vector.empty()) key.vector = vector;
+    how = "the SpMV's schedule (" + on.name() + ") has no SpMM on " + vector +
+          " multivectors: the heuristic's row schedule (rows longer than a lane group are serialised)";
+    return key;
+  }
+
+  /// The multivector layout and the SpMM variant of every vector bucket, on `chosen`'s
+  /// matrix layout.
+  void choose_spmm_variants(const MatrixFeatures& features, const LoadedDatabase& loaded,
+                            const SelectionContext& context, const usable_check& fits, const TunedSpmvOptions& options,
+                            const VariantKey& chosen) {
+    const int primary = vector_bucket(options.vectors);
+    const bool dense = features.nnz_per_row_max > context.dense_row_threshold;
+    std::string origin, primary_why;
+    if (!options.multivector_layout.empty()) {
+      multivector_layout_ = options.multivector_layout;
+      origin = "the caller's";
+    } else if (primary > 1 && fits(chosen, true, primary_why)) {
+      multivector_layout_ = chosen.vector;  // the primary selection was the SpMM's
+      origin = "selected at k = " + std::to_string(primary);
+    } else {
+      SelectionContext at8 = context;
+      at8.vectors = 8;
+      at8.prior = nullptr;
+      at8.usable = [&](const VariantKey& key, std::string& why) {
+        if (key.layout_name() != chosen.layout_name()) {
+          why = "another matrix layout";
+          return false;
+        }
+        return fits(key, true, why);
+      };
+      const Selection s = select_variant(features, loaded.db.get(), loaded.note, at8);
+      if (s.rule == "exact" || s.rule == "nearest") {
+        multivector_layout_ = s.key.vector;
+        origin = "the database's at k = 8";
+      } else {
+        multivector_layout_ = dense ? Soa::name() : Aos::name();
+        origin = dense ? "soa for a dense row" : "the default";
+      }
+    }
+    explanation_ += "; SpMM on " + multivector_layout_ + " multivectors (" + origin + "):";
+    for (const int k : vector_buckets) {
+      std::string how;
+      spmm_keys_[k] =
+          k == primary && chosen.vector == multivector_layout_ && fits(chosen, true, how)
+              ? chosen
+              : select_on_layout(features, loaded, context, fits, k, true, chosen, multivector_layout_, how);
+      if (how.empty()) how = "the primary selection";
+      explanation_ += " k=" + std::to_string(k) + " " + spmm_keys_[k].name() + " (" + how + ")";
+    }
+  }
+
   /// The tuned copies of options.transposes, each selected for op(A) with A's vector layout,
   /// within what A's layout left of the budget.
   void build_transposes(const HostCsr<Entry>& a, const TunedSpmvOptions& options) {
@@ -343,6 +529,7 @@ class TunedSpmv {
       TunedSpmvOptions copy_options = options;
       copy_options.transposes.clear();
       copy_options.vector_layout = key_.vector;
+      copy_options.multivector_layout = multivector_layout_;
       const std::size_t used = memory_bytes();
       copy_options.budget.max_bytes = options.budget.max_bytes > used ? options.budget.max_bytes - used : 0;
       slot = std::make_shared<const TunedSpmv>(compound_sparse::transposed(a, op), copy_options);
@@ -353,6 +540,8 @@ class TunedSpmv {
   std::shared_ptr<const TunedSpmv> transpose_, conjugate_transpose_;
   const registry_type* registry_;
   VariantKey key_;
+  std::string multivector_layout_;
+  std::map<int, VariantKey> spmm_keys_;  ///< by vector bucket
   std::string rule_;
   std::string explanation_;
   int tuning_spmvs_ = 0;
