@@ -25,33 +25,16 @@
 #include <algorithm>
 #include <cmath>
 #include <compound_sparse.hpp>
-#include <compound_sparse/zoo/dirac.hpp>
-#include <compound_sparse/zoo/triangle_mesh.hpp>
 #include <cstdio>
 #include <cstdlib>
 
 #include "common/compare.hpp"
+#include "common/dirac_problem.hpp"
 #include "common/eigen.hpp"
 #include "common/problem_size.hpp"
 
 namespace cs = compound_sparse;
 using Q = cs::Quaternion<double>;
-
-namespace {
-
-/// Curvature change per triangle: smooth in the centroid, without the torus' symmetries.
-std::vector<double> curvature_change(const cs::zoo::TriangleMesh& mesh) {
-  std::vector<double> rho;
-  for (const auto& t : mesh.triangles) {
-    double c[3] = {0, 0, 0};
-    for (int corner : t)
-      for (int d = 0; d < 3; ++d) c[d] += mesh.vertices[corner][d] / 3;
-    rho.push_back(2.0 * c[2] + std::sin(3.0 * c[0]) + 0.5 * c[1]);
-  }
-  return rho;
-}
-
-}  // namespace
 
 int find_eigenvector(int n);
 
@@ -68,18 +51,8 @@ int main(int argc, char** argv) {
 }
 
 int find_eigenvector(int n) {
-  const cs::zoo::TriangleMesh mesh = cs::zoo::torus_mesh(2 * n, n);
-  const cs::HostCsr<Q> e = cs::zoo::dirac_operator(mesh, curvature_change(mesh));
-  // ||E|| <= the largest row sum of |e_ij| (the quaternion norm): the residual's scale.
-  double scale = 0;
-  for (int r = 0; r < e.num_rows; ++r) {
-    double sum = 0;
-    for (int k = e.row_offsets[r]; k < e.row_offsets[r + 1]; ++k) {
-      const Q& q = e.values[k];
-      sum += std::sqrt(q.w * q.w + q.x * q.x + q.y * q.y + q.z * q.z);
-    }
-    scale = std::max(scale, sum);
-  }
+  const cs::HostCsr<Q> e = examples::dirac_problem(n);
+  const double scale = examples::row_sum_bound(e);  // ||E|| <= scale
 
   examples::print_device("Dirac operator, smallest eigenpair by LOBPCG (quaternions)");
   std::printf("torus %d x %d: %d vertices, %zu quaternion non-zeros, ||E|| <= %.4g\n", 2 * n, n, e.num_rows,

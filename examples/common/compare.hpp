@@ -131,7 +131,7 @@ int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, d
     cs::spmv(cs::StaticSchedule{}, coefficient(1), matrix, x, coefficient(0), y);
   });
   cs::TunedSpmvOptions options;
-  options.vector_layout = "aos";  // the solvers' vectors
+  options.vector_layout = "aos";               // the solvers' vectors
   options.quick_tune = cs::QuickTune::Always;  // times candidates on this matrix (see the top of this file)
   const auto selected = std::make_shared<const cs::TunedSpmv<Entry>>(host, options);
   std::printf("TunedSpmv: %s\n", selected->explanation().c_str());
