@@ -1,13 +1,18 @@
 #pragma once
 // What a baseline run reports, and the pieces every baseline shares: device
 // copies of x (rotated like ours), the result check against the double
-// reference, and timing with compound_sparse::time_launches.
+// reference, and timing with compound_sparse::time_launches. For the SpMM with k
+// vectors (compound-bench --k), the vendors' dense-matrix orders of k compound
+// vectors (DenseOrder) and the check of all k against their references.
 
+#include <compound_sparse/error.hpp>
 #include <compound_sparse/tuning/measure.hpp>
 #include <compound_sparse/tuning/timing.hpp>
 #include <cstring>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace compound_sparse_bench {
@@ -23,6 +28,9 @@ struct BaselineResult {
   double seconds = 0;
   double relative_error = 0;
   int rotation = 1;
+  /// Vectors per product: 1 for the SpMV, k for the SpMM of k vectors (`seconds` is per
+  /// product of all k).
+  int k = 1;
   /// Bitwise reproducibility: after the check, the product was run `repeats` more
   /// times on the same inputs; `repeats_differing` of them gave other bits than the
   /// checked one (floating-point atomics reorder sums from run to run).
@@ -87,16 +95,31 @@ std::vector<Value> flat_host_copy(const Kokkos::View<Scalar*>& d) {
 /// The longest a baseline's full timing may take (seconds); beyond it, one batch is timed.
 constexpr double baseline_timing_budget_seconds = 2.0;
 
-/// Runs `check(y)` once with y poisoned (NaN), verifies against the reference,
-/// then times `run(copy)` rotating over `rotation` copies.
-template <class Value, class Scalar, class Reference, class Run>
-void check_and_time(BaselineResult& result, const std::vector<Reference>& reference,
-                    std::vector<Kokkos::View<Scalar*>>& ys, Run&& run, const compound_sparse::TimingOptions& timing,
-                    double tolerance) {
+/// Runs `run(0)` once with y poisoned (NaN), verifies `read(ys[0])` (the result as
+/// compound values, in the reference's order) against the reference, then times
+/// `run(copy)` rotating over the copies in `ys`. With `zeroed_retry`, a product that fails
+/// the check on the poisoned y is checked again on a zeroed y: a library that reads y
+/// although beta = 0 (0 * NaN is NaN) still computes alpha A x, and is timed and kept with
+/// a note saying so, rather than lost as a baseline.
+template <class Scalar, class Reference, class Read, class Run>
+void check_and_time_read(BaselineResult& result, const std::vector<Reference>& reference,
+                         std::vector<Kokkos::View<Scalar*>>& ys, Read&& read, Run&& run,
+                         const compound_sparse::TimingOptions& timing, double tolerance, bool zeroed_retry = false) {
   Kokkos::deep_copy(ys[0], std::numeric_limits<Scalar>::quiet_NaN());
   run(0);
   Kokkos::fence();
-  result.relative_error = compound_sparse::relative_error(flat_host_copy<Value>(ys[0]), reference);
+  result.relative_error = compound_sparse::relative_error(read(ys[0]), reference);
+  if (!(result.relative_error <= tolerance) && zeroed_retry) {
+    const double poisoned_error = result.relative_error;
+    Kokkos::deep_copy(ys[0], Scalar(0));
+    run(0);
+    Kokkos::fence();
+    result.relative_error = compound_sparse::relative_error(read(ys[0]), reference);
+    if (result.relative_error <= tolerance)
+      result.note += std::string(result.note.empty() ? "" : "; ") +
+                     "reads y although beta = 0: on a NaN-filled y the relative error was " +
+                     std::to_string(poisoned_error) + "; checked on a zeroed y";
+  }
   if (!(result.relative_error <= tolerance)) {
     result.error = "result differs from the reference: relative error " + std::to_string(result.relative_error);
     return;
@@ -125,6 +148,85 @@ void check_and_time(BaselineResult& result, const std::vector<Reference>& refere
   result.seconds = t.median_seconds;
   result.rotation = rotation;
   result.ok = true;
+}
+
+/// check_and_time_read with y read back as flat compound values (AoS), the SpMV's order.
+template <class Value, class Scalar, class Reference, class Run>
+void check_and_time(BaselineResult& result, const std::vector<Reference>& reference,
+                    std::vector<Kokkos::View<Scalar*>>& ys, Run&& run, const compound_sparse::TimingOptions& timing,
+                    double tolerance) {
+  check_and_time_read(
+      result, reference, ys, [](const Kokkos::View<Scalar*>& y) { return flat_host_copy<Value>(y); },
+      std::forward<Run>(run), timing, tolerance);
+}
+
+/// How a vendor library stores k vectors of n compound values as a dense matrix of
+/// "elements" (its data type: a complex number for complex CSR, a real for the real
+/// expansions), n * u rows (u = elements per compound value) and k columns.
+/// Column-major: vector after vector, each as the SpMV's x (our Soa multivector's memory,
+/// Kokkos Kernels' LayoutLeft multivector). Row-major: row after row, a row holding the k
+/// vectors' element of that row (for complex values our Aos multivector's memory; for the
+/// real expansions the components of a value are u rows apart, which no multivector of
+/// ours stores, so the caller makes that copy).
+struct DenseOrder {
+  bool row_major = false;
+  int element_scalars = 1;  ///< scalars per element: 2 for complex, 1 for real
+
+  /// The scalar offset of component c of value i of vector j, for n values of `components`
+  /// scalars each and k vectors.
+  std::size_t offset(std::size_t i, std::size_t j, int c, std::size_t n, std::size_t k, int components) const {
+    if (!row_major) return (j * n + i) * components + c;
+    const std::size_t u = static_cast<std::size_t>(components / element_scalars);
+    const std::size_t element_row = i * u + static_cast<std::size_t>(c / element_scalars);
+    return (element_row * k + j) * element_scalars + static_cast<std::size_t>(c % element_scalars);
+  }
+};
+
+/// k host vectors (vectors[j][i]) as the flat scalars of a dense matrix in `order`.
+template <class Scalar, class Value>
+std::vector<Scalar> dense_host_copy(const std::vector<std::vector<Value>>& vectors, const DenseOrder& order) {
+  using traits = compound_sparse::component_traits<Value>;
+  const std::size_t k = vectors.size(), n = k ? vectors.front().size() : 0;
+  COMPOUND_SPARSE_REQUIRE(
+      traits::size % order.element_scalars == 0,
+      "a value of " << traits::size << " scalars is not a whole number of elements of " << order.element_scalars);
+  std::vector<Scalar> flat(n * k * traits::size);
+  for (std::size_t j = 0; j < k; ++j) {
+    COMPOUND_SPARSE_REQUIRE(vectors[j].size() == n,
+                            "vector " << j << " has " << vectors[j].size() << " values, vector 0 has " << n);
+    for (std::size_t i = 0; i < n; ++i)
+      for (int c = 0; c < traits::size; ++c)
+        flat[order.offset(i, j, c, n, k, traits::size)] = static_cast<Scalar>(traits::get(vectors[j][i], c));
+  }
+  return flat;
+}
+
+/// The same on the device.
+template <class Scalar, class Value>
+Kokkos::View<Scalar*> dense_device_copy(const std::vector<std::vector<Value>>& vectors, const DenseOrder& order) {
+  const auto flat = dense_host_copy<Scalar>(vectors, order);
+  Kokkos::View<Scalar*> d(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("bench::dense")), flat.size());
+  Kokkos::deep_copy(d,
+                    Kokkos::View<const Scalar*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(flat.data(), flat.size()));
+  return d;
+}
+
+/// A dense matrix of k vectors of n values in `order` back as the values of vector 0, then
+/// vector 1, ... (the order of MeasureInputs::multi_reference).
+template <class Value, class Scalar>
+std::vector<Value> concatenated_from_dense(const Kokkos::View<Scalar*>& d, std::size_t n, std::size_t k,
+                                           const DenseOrder& order) {
+  using traits = compound_sparse::component_traits<Value>;
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), d);
+  COMPOUND_SPARSE_REQUIRE(h.extent(0) == n * k * traits::size, "a dense matrix of " << h.extent(0) << " scalars for "
+                                                                                    << k << " vectors of " << n
+                                                                                    << " values");
+  std::vector<Value> v(n * k);
+  for (std::size_t j = 0; j < k; ++j)
+    for (std::size_t i = 0; i < n; ++i)
+      for (int c = 0; c < traits::size; ++c)
+        traits::get(v[j * n + i], c) = h(order.offset(i, j, c, n, k, traits::size));
+  return v;
 }
 
 }  // namespace compound_sparse_bench

@@ -5,7 +5,7 @@
 //   compound-bench --zoo DIR/index.json --out DIR [--precision float,double,mixed|both|all]
 //                  [--matrices a,b] [--search reduced|full] [--samples N] [--batch N]
 //                  [--heatmap NAME] [--db tuning/sm_90.json] [--timing auto|wall|queued]
-//                  [--variants NAME[,NAME...]]
+//                  [--variants NAME[,NAME...]] [--ops N,T,H] [--k 1,2,4,8,16]
 //
 // Per matrix and precision: every variant of the search is checked against the
 // double host reference and timed cheaply; the five fastest overall and the five
@@ -28,6 +28,15 @@
 // default) is queued on CUDA, GPU time with the host out of the loop
 // (compound_sparse/tuning/timing.hpp), and wall elsewhere; wall includes the host's launch
 // overhead.
+//
+// --k: numbers of vectors (default 1). For each k > 1 (op N only: --k above 1 with --ops T
+// or H is a usage error) every matrix and precision is measured again as the SpMM of k
+// vectors: ours as the SpMM of the variants (the search's keys that have one,
+// VariantRegistry::supports_spmm; with --db the record's measurements at that k where it
+// has them), leaders re-timed as for k = 1; Kokkos Kernels' multivector spmv (rank-2
+// LayoutLeft Views) and every cuSPARSE SpMM form (cusparse_spmm_forms), checked against
+// the double reference of all k vectors. Every record and result carries "k" (1 for the
+// SpMV); "seconds" is per product of all k vectors, "seconds_per_vector" that over k.
 //
 // Errors: a zoo index that cannot be used (missing, a directory, not JSON, no
 // non-empty "matrices" list, an entry without name/file/class) stops the run with
@@ -72,6 +81,7 @@ struct Options {
   fs::path out = "bench_out";
   std::vector<std::string> precisions{"double", "float"};
   std::vector<cs::Op> ops{cs::Op::N};  // --ops: products with op(A) (transpose.hpp)
+  std::vector<int> ks{1};              // --k: vectors per product, 1 the SpMV, above 1 the SpMM
   std::set<std::string> matrices;      // empty: all
   std::string search = "reduced";
   cs::TimingOptions timing{5, 10, 50, cs::preferred_timing_mode()};
@@ -90,8 +100,10 @@ struct Options {
   if (!problem.empty()) out << argv0 << ": " << problem << "\n";
   out << "usage: " << argv0
       << " --zoo DIR/index.json --out DIR [--precision float,double,mixed|both|all] [--ops N,T,H]\n"
-         "       [--matrices a,b] [--search reduced|full] [--samples N] [--batch N] [--heatmap NAME] [--db FILE]\n"
-         "       [--timing auto|wall|queued] [--device-memory BYTES] [--variants NAME[,NAME...]]\n";
+         "       [--k 1,2,4,8,16] [--matrices a,b] [--search reduced|full] [--samples N] [--batch N]\n"
+         "       [--heatmap NAME] [--db FILE] [--timing auto|wall|queued] [--device-memory BYTES]\n"
+         "       [--variants NAME[,NAME...]]\n"
+         "  --k above 1 (SpMM of k vectors) runs with --ops N only\n";
   out.flush();
   std::exit(problem.empty() ? 0 : 2);
 }
@@ -113,6 +125,7 @@ Options parse(int argc, char** argv) {
          }
          if (o.ops.empty()) throw std::invalid_argument("N, T or H (comma-separated)");
        }},
+      {"--k", [&](const std::string& v) { o.ks = compound_tools::vector_count_list(v); }},
       {"--matrices",
        [&](const std::string& v) {
          for (const auto& name : compound_tools::split_list(v)) o.matrices.insert(name);
@@ -137,6 +150,16 @@ Options parse(int argc, char** argv) {
   const std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (!problem.empty()) usage(argv[0], problem);
   if (o.zoo.empty()) usage(argv[0], "--zoo is required");
+  // The SpMM is measured with A only: ours has no tuned copy of op(A) for k vectors, and
+  // the baselines' SpMM forms run op N (cusparse_spmm_forms).
+  const bool spmm = std::any_of(o.ks.begin(), o.ks.end(), [](int k) { return k > 1; });
+  const bool transposes = std::any_of(o.ops.begin(), o.ops.end(), [](cs::Op op) { return op != cs::Op::N; });
+  if (spmm && transposes) {
+    std::vector<std::string> ks;
+    for (const int k : o.ks) ks.push_back(std::to_string(k));
+    usage(argv[0], "--k " + compound_tools::joined(ks, ",") +
+                       " asks for the SpMM of several vectors, which runs with --ops N only; run --ops T,H with --k 1");
+  }
   return o;
 }
 
@@ -187,8 +210,10 @@ double read_bandwidth(const cs::TimingOptions& timing) {
 json measurement_json(const std::string& method, const cs::Measurement& m) {
   return {{"method", method},
           {"variant", m.variant},
+          {"k", m.k},
           {"ok", m.ok},
           {"seconds", m.seconds},
+          {"seconds_per_vector", m.seconds / m.k},
           {"relative_error", m.relative_error},
           {"error", m.error}};
 }
@@ -196,8 +221,10 @@ json measurement_json(const std::string& method, const cs::Measurement& m) {
 json baseline_json(const compound_sparse_bench::BaselineResult& b) {
   json j = {{"method", b.method},
             {"variant", b.variant},
+            {"k", b.k},
             {"ok", b.ok},
             {"seconds", b.seconds},
+            {"seconds_per_vector", b.seconds / b.k},
             {"relative_error", b.relative_error},
             {"error", b.error}};
   if (!b.note.empty()) j["note"] = b.note;
@@ -237,6 +264,32 @@ int repeats_differing(const cs::HostCsr<Entry>& host, const std::vector<cs::vect
       bits(), [&] { registry.spmv(key, one, a, xd, zero, y); }, bits);
 }
 
+/// The same for the SpMM of `key` with the k vectors `x_vectors` (multivectors in the key's
+/// vector layout): spmm is deterministic too (spmm.hpp).
+template <class Entry>
+int repeats_differing(const cs::HostCsr<Entry>& host,
+                      const std::vector<std::vector<cs::vector_type_t<Entry>>>& x_vectors, const cs::VariantKey& key) {
+  using coefficient = cs::coefficient_type_t<Entry>;
+  using value = cs::vector_type_t<Entry>;
+  const auto& registry = cs::variant_registry<Entry>();
+  const auto a = registry.convert_matrix(key.outer, key.inner, host);
+  const auto xd = registry.convert_multivector(key.vector, x_vectors);
+  const auto y = registry.convert_multivector(
+      key.vector, std::vector<std::vector<value>>(x_vectors.size(), std::vector<value>(host.num_rows)));
+  const auto one = cs::real_value<coefficient>(1), zero = cs::real_value<coefficient>(0);
+  const auto bits = [&] {
+    std::vector<unsigned char> all;
+    for (const auto& v : y.to_host()) {
+      const auto b = compound_sparse_bench::raw_bits(v.data(), v.size());
+      all.insert(all.end(), b.begin(), b.end());
+    }
+    return all;
+  };
+  registry.spmm(key, one, a, xd, zero, y);
+  return compound_sparse_bench::differing_reruns(
+      bits(), [&] { registry.spmm(key, one, a, xd, zero, y); }, bits);
+}
+
 /// The fastest `count` successful measurements among those accepted by `keep`.
 template <class Keep>
 std::vector<cs::VariantKey> fastest(const std::vector<cs::Measurement>& all, std::size_t count, Keep&& keep) {
@@ -256,18 +309,20 @@ const cs::Measurement* best_of(const std::vector<cs::Measurement>& ms) {
   return best;
 }
 
-/// The tuner's measurements of `name` in `db`, as the bench's search (empty if
-/// the database has no such record). The database is read once per run. A
+/// The tuner's measurements of `name` in `db` with k vectors (Measurement::k), as the
+/// bench's search (empty if the database has no such record, or none at that k). The
+/// database is read once per run. A
 /// variant this build cannot parse (another version's name) is left out with a
 /// warning naming the database, as run-time selection leaves it out: the rest of
 /// the record is still a valid search.
 std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string& name, const std::string& entry_type,
-                                           const std::string& precision) {
+                                           const std::string& precision, int k) {
   static const cs::TuningDatabase database = cs::read_tuning_database(db.string());
   const cs::TunedMatrix* record = cs::find_record(database, name, entry_type, precision);
   if (record == nullptr) return {};
   std::vector<cs::Measurement> usable;
   for (const auto& m : record->measurements) {
+    if (m.k != k) continue;  // a record holds the SpMV's search and the SpMM's at each k tuned
     try {
       (void)m.key();  // throws for a name this build cannot parse
     } catch (const cs::Error& e) {
@@ -325,25 +380,37 @@ std::optional<MatrixSize> indexed_size(const json& info) {
 /// before the matrix's file is read where the index gives its size, else as soon
 /// as it is read, before anything goes to the device. The bench holds the
 /// matrix's CSR in up to three copies at once (its own, a converted layout, a
-/// cuSPARSE copy) and four vectors; a cuSPARSE form that needs more still (the
-/// real expansions) fails on its own, with its reason.
+/// cuSPARSE copy) and four vectors (4k for the SpMM of k: an x and a y of k vectors
+/// each, twice); a cuSPARSE form that needs more still (the real expansions) fails on its
+/// own, with its reason.
 template <class Entry>
-std::string device_memory_refusal(const MatrixSize& size, const Options& o) {
+std::string device_memory_refusal(const MatrixSize& size, const Options& o, int k) {
   const std::size_t memory = o.device_memory ? o.device_memory : cs::default_device_info().memory_bytes;
   if (memory == 0) return "";
   const double csr = size.nonzeros * (sizeof(Entry) + sizeof(int)) + (size.rows + 1) * sizeof(int);
-  const double need = 3 * csr + 2 * (size.rows + size.cols) * sizeof(cs::vector_type_t<Entry>);
+  const double need = 3 * csr + 2.0 * k * (size.rows + size.cols) * sizeof(cs::vector_type_t<Entry>);
   if (need <= 0.9 * static_cast<double>(memory)) return "";
   std::ostringstream why;
   why << "needs about " << need / 1e9 << " GB of device memory (3 copies of its " << csr / 1e9
-      << " GB CSR in this precision, and the vectors), more than 90% of the " << memory / 1e9 << " GB "
+      << " GB CSR in this precision, and the vectors" << (k > 1 ? " of the " + std::to_string(k) + " products" : "")
+      << "), more than 90% of the " << memory / 1e9 << " GB "
       << (o.device_memory ? "that --device-memory allows" : "the device has") << ": not run";
   return why.str();
 }
 
-/// How a result is named in the output: "name", or "name^T" / "name^H" for op(A).
-std::string shown_name(const std::string& name, cs::Op op) {
-  return op == cs::Op::N ? name : name + "^" + cs::to_string(op);
+/// How a result is named in the output: "name", or "name^T" / "name^H" for op(A), and
+/// " k=K" after it for the SpMM of K vectors.
+std::string shown_name(const std::string& name, cs::Op op, int k = 1) {
+  return (op == cs::Op::N ? name : name + "^" + cs::to_string(op)) + (k > 1 ? " k=" + std::to_string(k) : "");
+}
+
+/// Bytes the product of A with k vectors must move at least: the SpMV's compulsory bytes
+/// (matrix in CSR, x and y once; measure.hpp) with x and y k times: the matrix is read
+/// once for all k vectors.
+template <class Entry>
+double compulsory_bytes(const cs::HostCsr<Entry>& a, int k) {
+  return cs::compulsory_bytes(a) +
+         (k - 1.0) * (static_cast<double>(a.num_rows) + a.num_cols) * sizeof(cs::vector_type_t<Entry>);
 }
 
 /// The matrix the baselines multiply: A, or for mixed precision its stored entries
@@ -359,15 +426,15 @@ decltype(auto) baseline_matrix(const cs::HostCsr<Entry>& a) {
     return a;  // decltype(auto) of a reference parameter: no copy
 }
 
-/// The bench of one matrix in one precision; `refusal` is set (and nothing else
-/// done) when the matrix would not fit the device: before its file is read where
-/// the index gives its size, else once it is read.
+/// The bench of one matrix in one precision, with op(A) and k vectors (k > 1: the SpMM,
+/// op N); `refusal` is set (and nothing else done) when the matrix would not fit the
+/// device: before its file is read where the index gives its size, else once it is read.
 template <class Entry>
-json run_matrix(const json& info, const fs::path& dir, const std::string& precision, cs::Op op, const Options& o,
+json run_matrix(const json& info, const fs::path& dir, const std::string& precision, cs::Op op, int k, const Options& o,
                 std::string& refusal) {
   const std::string name = info.at("name");
   const auto indexed = indexed_size(info);
-  if (indexed) refusal = device_memory_refusal<Entry>(*indexed, o);
+  if (indexed) refusal = device_memory_refusal<Entry>(*indexed, o, k);
   if (!refusal.empty()) return {};
   // Host seconds per phase, recorded with the results: at 50M+ non-zeros the host side
   // (conversions, checks) takes far longer than the timed products, and this says where.
@@ -381,17 +448,27 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   const auto file_matrix = compound_tools::read_zoo_matrix<Entry>(dir / info.at("file").get<std::string>());
   if (!indexed)
     refusal = device_memory_refusal<Entry>(
-        MatrixSize{double(file_matrix.num_rows), double(file_matrix.num_cols), double(file_matrix.num_entries())}, o);
+        MatrixSize{double(file_matrix.num_rows), double(file_matrix.num_cols), double(file_matrix.num_entries())}, o,
+        k);
   if (!refusal.empty()) return {};
   // Ours multiplies op(A) as TunedSpmv does for apply(op, ...): a copy of op(A), searched and
   // tuned as a matrix of its own; the baselines multiply the file's A with their op.
   const cs::HostCsr<Entry> transposed_copy = op == cs::Op::N ? cs::HostCsr<Entry>{} : cs::transposed(file_matrix, op);
   const cs::HostCsr<Entry>& host = op == cs::Op::N ? file_matrix : transposed_copy;
-  const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed);  // x and reference, once
+  // x and reference, once; with k > 1 also the k vectors (the first is x) and their
+  // references one after the other, which ours and the baselines' SpMM are checked with.
+  const auto inputs = cs::make_measure_inputs(host, cs::MeasureOptions{}.seed, k);
   end_phase("read_and_reference");
-  json out = {{"name", name},           {"class", info.at("class")}, {"structure", structure_of(info)},
-              {"precision", precision}, {"op", cs::to_string(op)},   {"rows", host.num_rows},
-              {"cols", host.num_cols},  {"nnz", host.num_entries()}, {"compulsory_bytes", cs::compulsory_bytes(host)}};
+  json out = {{"name", name},
+              {"class", info.at("class")},
+              {"structure", structure_of(info)},
+              {"precision", precision},
+              {"op", cs::to_string(op)},
+              {"k", k},
+              {"rows", host.num_rows},
+              {"cols", host.num_cols},
+              {"nnz", host.num_entries()},
+              {"compulsory_bytes", compulsory_bytes(host, k)}};
   const auto& registry = cs::variant_registry<Entry>();
   for (const auto& outer : cs::outer_layout_names()) out["memory_bytes"][outer] = registry.memory_bytes(outer, host);
 
@@ -404,14 +481,20 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     found = cs::measure_variants(host, inputs, o.variants, given);
     out["search_source"] = "--variants";
   } else if (!o.db.empty() && op == cs::Op::N) {  // the database holds A's records, not op(A)'s
-    found = stored_search(o.db, name, cs::entry_type_name<Entry>(), precision);
+    found = stored_search(o.db, name, cs::entry_type_name<Entry>(), precision, k);
   }
   if (found.empty()) {
     auto keys = o.search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
+    // The SpMM of k > 1 vectors: the variants that have one (on their vector layout's
+    // multivectors); the kinds that split rows have none on aos (registry.hpp).
+    if (k > 1)
+      keys.erase(std::remove_if(keys.begin(), keys.end(),
+                                [&](const cs::VariantKey& key) { return !registry.supports_spmm(key); }),
+                 keys.end());
     cs::MeasureOptions search;
     search.timing = o.search_timing;
     compound_tools::ProgressBar progress(static_cast<double>(keys.size()));
-    const std::string label = shown_name(name, op) + " (" + precision + ") ";
+    const std::string label = shown_name(name, op, k) + " (" + precision + ") ";
     found = cs::measure_variants(host, inputs, keys, search, [&](std::size_t, std::size_t, const cs::VariantKey& key) {
       progress.advance(1, label + key.name());
     });
@@ -428,11 +511,11 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   // irregular matrices, whose leaders are all CSR-AoS).
   cs::MeasureOptions full;
   full.timing = o.timing;
-  const auto is_default = [](const cs::VariantKey& k) { return k.has_default_layouts(); };
+  const auto is_default = [](const cs::VariantKey& key) { return key.has_default_layouts(); };
   auto leaders = fastest(found, 5, [](const cs::VariantKey&) { return true; });
-  for (const auto& k : fastest(found, 5, is_default))
-    if (std::none_of(leaders.begin(), leaders.end(), [&](const cs::VariantKey& l) { return l.name() == k.name(); }))
-      leaders.push_back(k);
+  for (const auto& key : fastest(found, 5, is_default))
+    if (std::none_of(leaders.begin(), leaders.end(), [&](const cs::VariantKey& l) { return l.name() == key.name(); }))
+      leaders.push_back(key);
   const auto tuned_runs = cs::measure_variants(host, inputs, leaders, full);
   std::vector<cs::Measurement> default_runs;
   for (const auto& m : tuned_runs)
@@ -441,6 +524,7 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   const auto* best_tuned = best_of(tuned_runs);
   if (best_default && best_tuned && best_default->seconds < best_tuned->seconds) best_tuned = best_default;
   cs::Measurement failed;
+  failed.k = k;
   failed.error = "no variant ran correctly";
   for (const auto& m : found)
     if (!m.ok) {  // the first reason, so that the report says what went wrong
@@ -451,17 +535,23 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   out["results"].push_back(measurement_json("ours_tuned", best_tuned ? *best_tuned : failed));
   if (best_tuned) {
     out["results"].back()["repeats"] = compound_sparse_bench::reproducibility_repeats;
-    out["results"].back()["repeats_differing"] = repeats_differing(host, inputs.x, best_tuned->key());
+    out["results"].back()["repeats_differing"] = k == 1 ? repeats_differing(host, inputs.x, best_tuned->key())
+                                                        : repeats_differing(host, inputs.x_vectors, best_tuned->key());
   }
   end_phase("leaders");
 
-  // Baselines on the same x and reference as our check.
-  const auto& [x, reference, tolerance] = inputs;
+  // Baselines on the same x (or k vectors) and reference as our check.
+  const auto& x = inputs.x;
+  const auto& reference = k == 1 ? inputs.reference : inputs.multi_reference;
+  const double tolerance = inputs.tolerance;
   const auto& baseline_host = baseline_matrix(file_matrix);  // a temporary, extended, for mixed precision
   const int rotation = best_tuned ? best_tuned->rotation : 1;
-  // cuSPARSE: every form, then the fastest that ran as "cusparse" (the ratios' baseline).
+  // cuSPARSE: every form (SpMV, or SpMM for k > 1), then the fastest that ran as "cusparse"
+  // (the ratios' baseline).
   const auto forms =
-      compound_sparse_bench::cusparse_forms(baseline_host, x, reference, o.timing, rotation, tolerance, op);
+      k == 1 ? compound_sparse_bench::cusparse_forms(baseline_host, x, reference, o.timing, rotation, tolerance, op)
+             : compound_sparse_bench::cusparse_spmm_forms(baseline_host, inputs.x_vectors, reference, o.timing,
+                                                          rotation, tolerance);
   const auto best = compound_sparse_bench::fastest_cusparse(forms);
   out["results"].push_back(baseline_json(best));
   // The headline baseline, named as such: the same result as method "cusparse".
@@ -471,26 +561,31 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   for (const auto& f : forms) out["cusparse_forms"].push_back(baseline_json(f));
   end_phase("cusparse");
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
-  out["results"].push_back(baseline_json(
-      compound_sparse_bench::kokkos_kernels_baseline(baseline_host, x, reference, o.timing, rotation, tolerance, op)));
+  out["results"].push_back(
+      baseline_json(k == 1 ? compound_sparse_bench::kokkos_kernels_baseline(baseline_host, x, reference, o.timing,
+                                                                            rotation, tolerance, op)
+                           : compound_sparse_bench::kokkos_kernels_spmm_baseline(
+                                 baseline_host, inputs.x_vectors, reference, o.timing, rotation, tolerance)));
 #else
   out["results"].push_back(json{{"method", "kokkos_kernels"},
-                                {"variant", "crs"},
+                                {"variant", k == 1 ? "crs" : "crs_mv"},
+                                {"k", k},
                                 {"ok", false},
                                 {"seconds", 0},
+                                {"seconds_per_vector", 0},
                                 {"relative_error", 0},
                                 {"error", "Kokkos Kernels not found at configure time"}});
 #endif
   end_phase("kokkos_kernels");
 
   // Heat map: every compiled launch-bounds pair for the tuned layout, kind and lanes.
-  if (name == o.heatmap && best_tuned && op == cs::Op::N) {
+  if (name == o.heatmap && best_tuned && op == cs::Op::N && k == 1) {  // the SpMV's map
     const cs::VariantKey tuned = best_tuned->key();
     std::vector<cs::VariantKey> cells;
-    for (auto k : registry.variants())
-      if (k.layout_name() == tuned.layout_name() && k.vector == tuned.vector && k.kind == tuned.kind) {
-        k.lanes_per_row = tuned.lanes_per_row;
-        cells.push_back(k);
+    for (auto cell : registry.variants())
+      if (cell.layout_name() == tuned.layout_name() && cell.vector == tuned.vector && cell.kind == tuned.kind) {
+        cell.lanes_per_row = tuned.lanes_per_row;
+        cells.push_back(cell);
       }
     json heat = {{"variant_prefix", tuned.layout_name() + "." + tuned.vector + "." + cs::to_string(tuned.kind)},
                  {"lanes_per_row", tuned.lanes_per_row},
@@ -576,49 +671,52 @@ int main(int argc, char** argv) {
       if (!o.matrices.empty() && !o.matrices.count(name)) continue;
       const std::string cls = info.at("class");
       for (const auto& precision : o.precisions)
-        for (const cs::Op op : o.ops) {
-          const auto start = std::chrono::steady_clock::now();
-          json m;
-          std::string refusal;
-          COMPOUND_SPARSE_REQUIRE(compound_tools::dispatch_entry(cls, precision,
-                                                                 [&](auto tag) {
-                                                                   using Entry = typename decltype(tag)::type;
-                                                                   m = run_matrix<Entry>(info, dir, precision, op, o,
-                                                                                         refusal);
-                                                                 }),
-                                  "zoo matrix " << name << ": entry type " << cls << "/" << precision
-                                                << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
-                                                << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
-          // "name", or "name^T" / "name^H" for a product with op(A).
-          const std::string shown = shown_name(name, op);
-          if (!refusal.empty()) {  // recorded and said, the other matrices still run
-            std::fprintf(stderr, "  %-24s %-6s %s\n", shown.c_str(), precision.c_str(), refusal.c_str());
-            report["skipped"].push_back(
-                {{"name", name}, {"precision", precision}, {"op", cs::to_string(op)}, {"reason", refusal}});
+        for (const cs::Op op : o.ops)
+          for (const int k : o.ks) {  // k > 1 with op N only (parse)
+            const auto start = std::chrono::steady_clock::now();
+            json m;
+            std::string refusal;
+            COMPOUND_SPARSE_REQUIRE(
+                compound_tools::dispatch_entry(cls, precision,
+                                               [&](auto tag) {
+                                                 using Entry = typename decltype(tag)::type;
+                                                 m = run_matrix<Entry>(info, dir, precision, op, k, o, refusal);
+                                               }),
+                "zoo matrix " << name << ": entry type " << cls << "/" << precision
+                              << " is not compiled into this build (COMPOUND_SPARSE_VARIANT_ENTRIES="
+                              << COMPOUND_SPARSE_VARIANT_ENTRIES << ")");
+            // "name", or "name^T" / "name^H" for a product with op(A), then " k=K" for the SpMM.
+            const std::string shown = shown_name(name, op, k);
+            if (!refusal.empty()) {  // recorded and said, the other matrices still run
+              std::fprintf(stderr, "  %-24s %-6s %s\n", shown.c_str(), precision.c_str(), refusal.c_str());
+              report["skipped"].push_back(
+                  {{"name", name}, {"precision", precision}, {"op", cs::to_string(op)}, {"k", k}, {"reason", refusal}});
+              fs::create_directories(o.out);
+              std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";
+              continue;
+            }
+            // One summary line per matrix: the numbers a person scans for, and for a
+            // method that did not run, why (never a time of 0).
+            std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s: %s)\n", shown.c_str(),
+                         precision.c_str(), time_or_reason(m["results"], "ours_tuned").c_str(),
+                         time_or_reason(m["results"], "ours_default").c_str(),
+                         time_or_reason(m["results"], "cusparse", true).c_str(),
+                         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                         phase_summary(m["host_phase_seconds"]).c_str());
+            for (const auto& r : m["results"])
+              if (r["method"] == "ours_tuned" && !r["ok"].get<bool>()) failed.push_back(shown + " (" + precision + ")");
+            report["matrices"].push_back(m);
             fs::create_directories(o.out);
-            std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";
-            continue;
+            std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
           }
-          // One summary line per matrix: the numbers a person scans for, and for a
-          // method that did not run, why (never a time of 0).
-          std::fprintf(stderr, "  %-24s %-6s tuned %s  default %s  cuSPARSE %s  (%.1f s: %s)\n", shown.c_str(),
-                       precision.c_str(), time_or_reason(m["results"], "ours_tuned").c_str(),
-                       time_or_reason(m["results"], "ours_default").c_str(),
-                       time_or_reason(m["results"], "cusparse", true).c_str(),
-                       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
-                       phase_summary(m["host_phase_seconds"]).c_str());
-          for (const auto& r : m["results"])
-            if (r["method"] == "ours_tuned" && !r["ok"].get<bool>()) failed.push_back(shown + " (" + precision + ")");
-          report["matrices"].push_back(m);
-          fs::create_directories(o.out);
-          std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
-        }
     }
-    // CSV: one row per matrix, precision, op and method, then one per cuSPARSE form (method
-    // "cusparse_form"); speedup_vs_cusparse is against the fastest form ("cusparse").
+    // CSV: one row per matrix, precision, op, k and method, then one per cuSPARSE form (method
+    // "cusparse_form"); speedup_vs_cusparse is against the fastest form ("cusparse") of the
+    // same k. seconds is per product of all k vectors; effective bandwidth counts the
+    // matrix once and the k vectors' x and y (compulsory_bytes).
     std::ofstream csv(o.out / "bench.csv");
-    csv << "matrix,class,structure,precision,op,rows,nnz,method,variant,ok,seconds,effective_gb_per_s,fraction_of_copy,"
-           "speedup_vs_cusparse,fraction_of_read\n";
+    csv << "matrix,class,structure,precision,op,k,rows,nnz,method,variant,ok,seconds,effective_gb_per_s,"
+           "fraction_of_copy,speedup_vs_cusparse,fraction_of_read,seconds_per_vector\n";
     const double copy = report["copy_bandwidth_bytes_per_s"];
     const double read = report["read_bandwidth_bytes_per_s"];
     for (const auto& m : report["matrices"]) {
@@ -631,10 +729,10 @@ int main(int argc, char** argv) {
         const double gbs = ok && s > 0 ? m["compulsory_bytes"].get<double>() / s / 1e9 : 0;
         csv << m["name"].get<std::string>() << "," << m["class"].get<std::string>() << ","
             << m["structure"].get<std::string>() << "," << m["precision"].get<std::string>() << ","
-            << m["op"].get<std::string>() << "," << m["rows"] << "," << m["nnz"] << "," << method << ","
-            << r["variant"].get<std::string>() << "," << ok << "," << s << "," << gbs << ","
+            << m["op"].get<std::string>() << "," << m["k"] << "," << m["rows"] << "," << m["nnz"] << "," << method
+            << "," << r["variant"].get<std::string>() << "," << ok << "," << s << "," << gbs << ","
             << (ok ? gbs * 1e9 / copy : 0) << "," << (ok && s > 0 && cusparse > 0 ? cusparse / s : 0) << ","
-            << (ok ? gbs * 1e9 / read : 0) << "\n";
+            << (ok ? gbs * 1e9 / read : 0) << "," << s / m["k"].get<double>() << "\n";
       };
       for (const auto& r : m["results"]) row(r, r["method"].get<std::string>());
       for (const auto& r : m["cusparse_forms"]) row(r, "cusparse_form");

@@ -38,6 +38,23 @@
 // the one handed to SpMV). Where cuSPARSE refuses preprocess for an algorithm, the form
 // is timed without it, named without "_preprocess", and says why in `note`.
 // Without the CUDA backend every form says so (ok = false).
+//
+// SpMM with k > 1 vectors (compound-bench --k, op N; cusparse_spmm_forms), ported from the
+// H200 lab (perf_tests/results/h200/spmm/lab/spmm_lab.hpp), every cusparseSpMM form that ran
+// there, X and Y dense matrices of k columns (DenseOrder, baseline.hpp), row-major ("row":
+// a row's k elements together) and column-major ("col": vector after vector):
+//
+//   complex (CSR of complex values, elements complex):
+//     cusparseSpMM_CSR_<row|col>_<DEFAULT|CSR_ALG1|CSR_ALG2|CSR_ALG3>
+//   quaternion and E x E blocks (the real expansion, e*n real rows):
+//     cusparseSpMM_expandedCSR_<col|row>_<DEFAULT|CSR_ALG1|CSR_ALG2|CSR_ALG3>
+//     cusparseSpMM_BSR<e>_<col|row>_BSR_ALG1    the BSR of e x e real blocks (cuSPARSE >= 12.6)
+//     bsrmm<e>                                  legacy cusparse<t>bsrmm on the same BSR,
+//                                               column-major; refused above 524,272 block rows
+// CSR_ALG3 is in the set although it is no default: in the lab it was cuSPARSE's fastest
+// form at k >= 2 on most complex matrices. cusparseSpMM_preprocess runs once per rotation
+// copy, on its descriptors and buffer (as for SpMV); where cuSPARSE refuses it, the form is
+// timed without it and its note says so (the lab's names carry no "_preprocess").
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -80,6 +97,29 @@ std::vector<std::string> cusparse_form_names() {
   }
 }
 
+/// The SpMM forms cusparse_spmm_forms runs for `Entry`, in the order it runs them (the
+/// lab's names, above).
+template <class Entry>
+std::vector<std::string> cusparse_spmm_form_names() {
+  using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
+  const char* algs[] = {"DEFAULT", "CSR_ALG1", "CSR_ALG2", "CSR_ALG3"};
+  std::vector<std::string> names;
+  if constexpr (std::is_same<Entry, Kokkos::complex<scalar>>::value) {
+    for (const char* order : {"row", "col"})
+      for (const char* alg : algs) names.push_back(std::string("cusparseSpMM_CSR_") + order + "_" + alg);
+  } else {
+    const std::string e = std::to_string(real_block<Entry>::block_size);
+    for (const char* order : {"col", "row"})
+      for (const char* alg : algs) names.push_back(std::string("cusparseSpMM_expandedCSR_") + order + "_" + alg);
+    for (const char* order : {"col", "row"}) names.push_back("cusparseSpMM_BSR" + e + "_" + order + "_BSR_ALG1");
+    names.push_back("bsrmm" + e);
+  }
+  return names;
+}
+
+/// Block rows the legacy bsrmm takes at most (the lab's limit for blocks up to 4).
+constexpr int bsrmm_max_block_rows = 524272;
+
 /// The "cusparse" result of a matrix: the fastest form that ran correctly, under its
 /// own name (variant). When none ran, ok = false with the reasons: the one reason if
 /// all forms share it (e.g. no CUDA backend), else each form's.
@@ -95,6 +135,7 @@ inline BaselineResult fastest_cusparse(const std::vector<BaselineResult>& forms)
   BaselineResult r;
   r.method = "cusparse";
   r.variant = "none";
+  r.k = forms.empty() ? 1 : forms.front().k;
   bool same = !forms.empty();
   for (const auto& f : forms) same = same && f.error == forms.front().error;
   if (forms.empty()) {
@@ -240,19 +281,30 @@ BaselineResult legacy_bsrmv_form(const std::string& name, cusparseHandle_t handl
   return result;
 }
 
-/// The generic-API descriptors of every rotation copy, destroyed with it.
-struct SpmvDescriptors {
+inline void destroy_dense(cusparseDnVecDescr_t v) {
+  cusparseDestroyDnVec(v);
+}
+inline void destroy_dense(cusparseDnMatDescr_t m) {
+  cusparseDestroyDnMat(m);
+}
+
+/// The generic-API descriptors of every rotation copy of one form, destroyed with it: the
+/// sparse matrix and the dense x and y (vectors for SpMV, matrices for SpMM).
+template <class Dense>
+struct GenericDescriptors {
   std::vector<cusparseSpMatDescr_t> mats;
-  std::vector<cusparseDnVecDescr_t> xs, ys;
-  SpmvDescriptors() = default;
-  SpmvDescriptors(const SpmvDescriptors&) = delete;
-  SpmvDescriptors& operator=(const SpmvDescriptors&) = delete;
-  ~SpmvDescriptors() {
+  std::vector<Dense> xs, ys;
+  GenericDescriptors() = default;
+  GenericDescriptors(const GenericDescriptors&) = delete;
+  GenericDescriptors& operator=(const GenericDescriptors&) = delete;
+  ~GenericDescriptors() {
     for (auto m : mats) cusparseDestroySpMat(m);
-    for (auto v : xs) cusparseDestroyDnVec(v);
-    for (auto v : ys) cusparseDestroyDnVec(v);
+    for (auto x : xs) destroy_dense(x);
+    for (auto y : ys) destroy_dense(y);
   }
 };
+using SpmvDescriptors = GenericDescriptors<cusparseDnVecDescr_t>;
+using SpmmDescriptors = GenericDescriptors<cusparseDnMatDescr_t>;
 
 /// One generic cusparseSpMV form: `make_matrix(r, &descr)` creates the sparse matrix
 /// descriptor of rotation copy r; x and y are the flat copies `xs`, `ys` with
@@ -310,6 +362,114 @@ BaselineResult spmv_form(const std::string& name, cusparseHandle_t handle, cuspa
     result.ok = false;
     result.error = err.what();
   }
+  return result;
+}
+
+inline cusparseStatus_t bsrmm(cusparseHandle_t h, int mb, int n, int kb, int nnzb, const float* alpha,
+                              cusparseMatDescr_t d, const float* v, const int* rp, const int* ci, int e, const float* b,
+                              int ldb, const float* beta, float* c, int ldc) {
+  return cusparseSbsrmm(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                        mb, n, kb, nnzb, alpha, d, v, rp, ci, e, b, ldb, beta, c, ldc);
+}
+inline cusparseStatus_t bsrmm(cusparseHandle_t h, int mb, int n, int kb, int nnzb, const double* alpha,
+                              cusparseMatDescr_t d, const double* v, const int* rp, const int* ci, int e,
+                              const double* b, int ldb, const double* beta, double* c, int ldc) {
+  return cusparseDbsrmm(h, CUSPARSE_DIRECTION_ROW, CUSPARSE_OPERATION_NON_TRANSPOSE, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                        mb, n, kb, nnzb, alpha, d, v, rp, ci, e, b, ldb, beta, c, ldc);
+}
+
+/// One cusparseSpMM form (op N on A and X): `make_matrix(r, &descr)` creates the sparse
+/// matrix descriptor of rotation copy r; X and Y are the flat copies `xs`, `ys`, dense
+/// matrices of `x_rows` and `y_rows` rows and k columns of `type` in `order` (leading
+/// dimension k row-major, the rows column-major, as the lab's). cusparseSpMM_preprocess runs
+/// once per copy on that copy's descriptors and buffer. `read(y)` gives y's values in the
+/// reference's order (the k vectors one after the other).
+template <class Scalar, class Reference, class MakeMatrix, class Read>
+BaselineResult spmm_form(const std::string& name, cusparseHandle_t handle, MakeMatrix&& make_matrix,
+                         std::vector<Kokkos::View<Scalar*>>& xs, std::vector<Kokkos::View<Scalar*>>& ys, int64_t x_rows,
+                         int64_t y_rows, int k, cusparseOrder_t order, cudaDataType type, const void* alpha,
+                         const void* beta, cusparseSpMMAlg_t alg, Read&& read, const std::vector<Reference>& reference,
+                         const compound_sparse::TimingOptions& timing, double tolerance) {
+  BaselineResult result;
+  result.method = "cusparse";
+  result.variant = name;
+  result.k = k;
+  const cusparseOperation_t none = CUSPARSE_OPERATION_NON_TRANSPOSE;
+  try {
+    const int rotation = static_cast<int>(ys.size());
+    const bool row = order == CUSPARSE_ORDER_ROW;
+    SpmmDescriptors d;
+    std::vector<Kokkos::View<char*>> buffers;  // one per copy: preprocess data lives in it
+    for (int r = 0; r < rotation; ++r) {
+      d.mats.push_back(nullptr);
+      make_matrix(r, &d.mats.back());
+      d.xs.push_back(nullptr);
+      BENCH_CUSPARSE(cusparseCreateDnMat(&d.xs.back(), x_rows, k, row ? k : x_rows, xs[r].data(), type, order));
+      d.ys.push_back(nullptr);
+      BENCH_CUSPARSE(cusparseCreateDnMat(&d.ys.back(), y_rows, k, row ? k : y_rows, ys[r].data(), type, order));
+      size_t bytes = 0;
+      BENCH_CUSPARSE(
+          cusparseSpMM_bufferSize(handle, none, none, alpha, d.mats[r], d.xs[r], beta, d.ys[r], type, alg, &bytes));
+      buffers.emplace_back("bench::cusparse_spmm_buffer", std::max<size_t>(bytes, 1));
+    }
+    for (int r = 0; r < rotation; ++r) {
+      const cusparseStatus_t status = cusparseSpMM_preprocess(handle, none, none, alpha, d.mats[r], d.xs[r], beta,
+                                                              d.ys[r], type, alg, buffers[r].data());
+      if (status != CUSPARSE_STATUS_SUCCESS) {  // refused for this algorithm: time it without
+        if (r > 0)
+          throw std::runtime_error("cusparseSpMM_preprocess failed on a rotation copy only: " +
+                                   std::string(cusparseGetErrorString(status)));
+        result.note =
+            std::string("cusparseSpMM_preprocess: ") + cusparseGetErrorString(status) + "; timed without preprocessing";
+        break;
+      }
+    }
+    Kokkos::fence();
+    const auto run = [&](int r) {
+      BENCH_CUSPARSE(
+          cusparseSpMM(handle, none, none, alpha, d.mats[r], d.xs[r], beta, d.ys[r], type, alg, buffers[r].data()));
+    };
+    // The lab never gave cusparseSpMM a NaN-filled Y: should a form read Y although
+    // beta = 0, it is checked on a zeroed Y and says so (check_and_time_read).
+    check_and_time_read(result, reference, ys, read, run, timing, tolerance, true);
+  } catch (const std::exception& err) {
+    result.ok = false;
+    result.error = err.what();
+  }
+  return result;
+}
+
+/// The legacy bsrmm on BSR copies `m` of e x e real blocks, X and Y column-major (ldb e
+/// cols, ldc e rows): checked and timed like the generic forms.
+template <class Scalar, class Reference, class Read>
+BaselineResult legacy_bsrmm_form(const std::string& name, cusparseHandle_t handle, int block_rows, int block_cols,
+                                 int nnzb, int e, int k, const DeviceMatrixCopies<Scalar>& m,
+                                 std::vector<Kokkos::View<Scalar*>>& xs, std::vector<Kokkos::View<Scalar*>>& ys,
+                                 Read&& read, const std::vector<Reference>& reference,
+                                 const compound_sparse::TimingOptions& timing, double tolerance) {
+  BaselineResult result;
+  result.method = "cusparse";
+  result.variant = name;
+  result.k = k;
+  if (block_rows > bsrmm_max_block_rows) {
+    result.error = "more block rows (" + std::to_string(block_rows) + ") than bsrmm takes (" +
+                   std::to_string(bsrmm_max_block_rows) + ")";
+    return result;
+  }
+  cusparseMatDescr_t descr = nullptr;
+  const Scalar alpha = 1, beta = 0;
+  try {
+    BENCH_CUSPARSE(cusparseCreateMatDescr(&descr));
+    const auto run = [&](int r) {
+      BENCH_CUSPARSE(bsrmm(handle, block_rows, k, block_cols, nnzb, &alpha, descr, m.values[r].data(), m.rows[r].data(),
+                           m.cols[r].data(), e, xs[r].data(), e * block_cols, &beta, ys[r].data(), e * block_rows));
+    };
+    check_and_time_read(result, reference, ys, read, run, timing, tolerance, true);
+  } catch (const std::exception& err) {
+    result.ok = false;
+    result.error = err.what();
+  }
+  if (descr) cusparseDestroyMatDescr(descr);
   return result;
 }
 #endif
@@ -492,6 +652,168 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
       } catch (const std::exception& err) {
         for (std::size_t i = forms.size(); i < names.size(); ++i) forms.push_back(failed(names[i], err.what()));
       }
+    }
+  }
+  return forms;
+#endif
+}
+
+/// Every cuSPARSE SpMM form (cusparse_spmm_form_names) of A times the k vectors `x_vectors`
+/// (x_vectors[j][i]), each checked against `reference`, the k references one after the other
+/// (MeasureInputs::multi_reference), and timed over `rotation` copies; a form that fails
+/// carries its error and the others still run. Op N only (compound-bench refuses --k with
+/// --ops T or H). fastest_cusparse picks the baseline.
+template <class Entry, class Reference>
+std::vector<BaselineResult> cusparse_spmm_forms(
+    const compound_sparse::HostCsr<Entry>& a,
+    const std::vector<std::vector<compound_sparse::vector_type_t<Entry>>>& x_vectors,
+    const std::vector<Reference>& reference, const compound_sparse::TimingOptions& timing, int rotation,
+    double tolerance) {
+  const int k = static_cast<int>(x_vectors.size());
+  const auto names = cusparse_spmm_form_names<Entry>();
+  std::vector<BaselineResult> forms;
+  const auto failed = [&](const std::string& name, const std::string& error) {
+    BaselineResult r;
+    r.method = "cusparse";
+    r.variant = name;
+    r.k = k;
+    r.error = error;
+    return r;
+  };
+#ifndef KOKKOS_ENABLE_CUDA
+  for (const auto& name : names) forms.push_back(failed(name, "cuSPARSE needs the CUDA backend"));
+  (void)a, (void)reference, (void)timing, (void)rotation, (void)tolerance;
+  return forms;
+#else
+  using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
+  using value = compound_sparse::vector_type_t<Entry>;
+  constexpr bool is_complex = std::is_same<Entry, Kokkos::complex<scalar>>::value;
+  std::unique_ptr<CusparseHandle> handle;
+  try {
+    handle = std::make_unique<CusparseHandle>();
+  } catch (const std::exception& err) {
+    for (const auto& name : names) forms.push_back(failed(name, err.what()));
+    return forms;
+  }
+  const int64_t nnz = static_cast<int64_t>(a.num_entries());
+  const std::vector<std::vector<value>> zero(k, std::vector<value>(a.num_rows));
+  // X and Y in one dense order, `rotation` copies each, and y's values read back in the
+  // reference's order. Every form of that order uses them.
+  struct Dense {
+    DenseOrder order;
+    std::vector<Kokkos::View<scalar*>> xs, ys;
+  };
+  const auto make_dense = [&](bool row_major, int element_scalars) {
+    Dense d{DenseOrder{row_major, element_scalars}, {}, {}};
+    for (int r = 0; r < rotation; ++r) {
+      d.xs.push_back(dense_device_copy<scalar>(x_vectors, d.order));
+      d.ys.push_back(dense_device_copy<scalar>(zero, d.order));
+    }
+    return d;
+  };
+  const auto reader = [&](const DenseOrder& order) {
+    return [&a, k, order](const Kokkos::View<scalar*>& y) {
+      return concatenated_from_dense<value>(y, a.num_rows, k, order);
+    };
+  };
+  // In the order of the names' DEFAULT, CSR_ALG1, CSR_ALG2, CSR_ALG3.
+  const cusparseSpMMAlg_t csr_algs[] = {CUSPARSE_SPMM_ALG_DEFAULT, CUSPARSE_SPMM_CSR_ALG1, CUSPARSE_SPMM_CSR_ALG2,
+                                        CUSPARSE_SPMM_CSR_ALG3};
+  // The forms run in the order of `names`; a failure before a group's forms ran (a copy
+  // that could not be made) fills the rest of the group with its error.
+  const auto fill_to = [&](std::size_t count, const std::string& error) {
+    while (forms.size() < count && forms.size() < names.size()) forms.push_back(failed(names[forms.size()], error));
+  };
+  if constexpr (is_complex) {
+    const Entry alpha(1, 0), beta(0, 0);
+    try {
+      DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, interleaved(a.values), rotation);
+      const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
+        BENCH_CUSPARSE(cusparseCreateCsr(descr, a.num_rows, a.num_cols, nnz, m.rows[r].data(), m.cols[r].data(),
+                                         m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                         CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>()));
+      };
+      // Row-major first (the lab's order): a complex element per value, so the row-major
+      // matrix is our Aos multivector's memory and the column-major one our Soa's.
+      for (const bool row_major : {true, false}) {
+        const std::size_t group_end = forms.size() + 4;
+        try {
+          auto dense = make_dense(row_major, 2);
+          for (const cusparseSpMMAlg_t alg : csr_algs)
+            forms.push_back(spmm_form(names[forms.size()], *handle, make_csr, dense.xs, dense.ys, a.num_cols,
+                                      a.num_rows, k, row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL,
+                                      complex_type<scalar>(), &alpha, &beta, alg, reader(dense.order), reference,
+                                      timing, tolerance));
+        } catch (const std::exception& err) {  // the dense copies could not be made
+          fill_to(group_end, err.what());
+        }
+      }
+    } catch (const std::exception& err) {  // the matrix copies could not be made
+      fill_to(names.size(), err.what());
+    }
+  } else {
+    constexpr int e = real_block<Entry>::block_size;
+    static_assert(compound_sparse::component_traits<value>::size == e,
+                  "a real expansion's vector value has e components, one per row of the e x e block");
+    const scalar alpha = 1, beta = 0;
+    const int64_t x_rows = int64_t{e} * a.num_cols, y_rows = int64_t{e} * a.num_rows;
+    // The scalar CSR of the real expansion, column-major then row-major.
+    try {
+      if (nnz * e * e > INT_MAX)
+        throw std::runtime_error("the expanded scalar CSR has " + std::to_string(nnz * e * e) +
+                                 " entries, more than 32-bit indices hold");
+      const auto s = expand_to_scalar_csr(a);
+      DeviceMatrixCopies<scalar> m(s.row_offsets, s.col_indices, s.values, rotation);
+      const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
+        BENCH_CUSPARSE(cusparseCreateCsr(descr, s.num_rows, s.num_cols, static_cast<int64_t>(s.values.size()),
+                                         m.rows[r].data(), m.cols[r].data(), m.values[r].data(), CUSPARSE_INDEX_32I,
+                                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>()));
+      };
+      for (const bool row_major : {false, true}) {
+        const std::size_t group_end = forms.size() + 4;
+        try {
+          auto dense = make_dense(row_major, 1);
+          for (const cusparseSpMMAlg_t alg : csr_algs)
+            forms.push_back(spmm_form(names[forms.size()], *handle, make_csr, dense.xs, dense.ys, x_rows, y_rows, k,
+                                      row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL, real_type<scalar>(), &alpha,
+                                      &beta, alg, reader(dense.order), reference, timing, tolerance));
+        } catch (const std::exception& err) {
+          fill_to(group_end, err.what());
+        }
+      }
+    } catch (const std::exception& err) {
+      fill_to(8, err.what());
+    }
+    // The BSR of e x e real blocks (its copies replace the expansion's): the generic SpMM
+    // in both orders, then the legacy bsrmm (column-major).
+    try {
+      DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, bsr_values(a), rotation);
+#if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
+      const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
+        BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, e, e, m.rows[r].data(), m.cols[r].data(),
+                                         m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
+                                         CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>(), CUSPARSE_ORDER_ROW));
+      };
+      for (const bool row_major : {false, true}) {
+        const std::size_t group_end = forms.size() + 1;
+        try {
+          auto dense = make_dense(row_major, 1);
+          forms.push_back(spmm_form(names[forms.size()], *handle, make_bsr, dense.xs, dense.ys, x_rows, y_rows, k,
+                                    row_major ? CUSPARSE_ORDER_ROW : CUSPARSE_ORDER_COL, real_type<scalar>(), &alpha,
+                                    &beta, CUSPARSE_SPMM_BSR_ALG1, reader(dense.order), reference, timing, tolerance));
+        } catch (const std::exception& err) {
+          fill_to(group_end, err.what());
+        }
+      }
+#else
+      fill_to(10, "this bench calls cusparseSpMM on BSR only with cuSPARSE 12.6 (CUDA 13) or later; this is cuSPARSE " +
+                      std::to_string(CUSPARSE_VERSION));
+#endif
+      auto dense = make_dense(false, 1);
+      forms.push_back(legacy_bsrmm_form(names[forms.size()], *handle, a.num_rows, a.num_cols, static_cast<int>(nnz), e,
+                                        k, m, dense.xs, dense.ys, reader(dense.order), reference, timing, tolerance));
+    } catch (const std::exception& err) {
+      fill_to(names.size(), err.what());
     }
   }
   return forms;

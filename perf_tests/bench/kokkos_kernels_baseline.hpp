@@ -8,10 +8,25 @@
 // With op T or H, KokkosSparse::spmv runs mode "T" or "H" on A (for the real expansions
 // "T": Aᵀ = Aᴴ for blocks, Aᴴ for quaternions; quaternion Aᵀ has no such form,
 // cusparse_baseline.hpp's expansion_refusal); y is zeroed inside the timing first (below).
+// With k > 1 vectors (compound-bench --k, op N), kokkos_kernels_spmm_baseline runs the same
+// KokkosSparse::spmv on rank-2 Views, X and Y LayoutLeft (its multivector, vector after
+// vector): on the same CrsMatrix, so the same kernel family as for one vector, its
+// multivector form.
 
 #include <KokkosSparse_CrsMatrix.hpp>
-#include <KokkosSparse_spmv.hpp>
 #include <Kokkos_Core.hpp>
+// Its rank-2 spmv instantiates the transposed multivector functor too, whose member
+// rows_per_team its constructor never sets and its kernel never reads (Kokkos Kernels
+// 3.4.01): GCC warns "maybe uninitialized" where the functor is copied. A warning about its
+// code, not ours, kept out of the build's output.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+#include <KokkosSparse_spmv.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #include <compound_sparse/host_csr.hpp>
 
 #include "baseline.hpp"
@@ -20,31 +35,21 @@
 
 namespace compound_sparse_bench {
 
-template <class Entry, class Reference>
-BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
-                                       const std::vector<compound_sparse::vector_type_t<Entry>>& x,
-                                       const std::vector<Reference>& reference,
-                                       const compound_sparse::TimingOptions& timing, int rotation, double tolerance,
-                                       compound_sparse::Op op = compound_sparse::Op::N) {
+/// The Kokkos Kernels form of a compound matrix: its scalar type, its CrsMatrix type, and
+/// `rotation` device copies of A (complex CSR, or the scalar CSR of the real expansion).
+template <class Entry>
+struct KokkosKernelsMatrix {
   using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
-  using value = compound_sparse::vector_type_t<Entry>;
-  constexpr bool is_complex = std::is_same<Entry, Kokkos::complex<scalar>>::value;
+  static constexpr bool is_complex = std::is_same<Entry, Kokkos::complex<scalar>>::value;
   using kk_scalar = std::conditional_t<is_complex, Kokkos::complex<scalar>, scalar>;
   using device = Kokkos::DefaultExecutionSpace::device_type;
+  // Unsigned offsets: Kokkos Kernels' own kernel, not its cuSPARSE TPL (above).
   using matrix = KokkosSparse::CrsMatrix<kk_scalar, int, device, void, unsigned>;
-  BaselineResult result;
-  result.method = "kokkos_kernels";
-  result.variant = is_complex ? "crs" : "scalar_crs";
-  const std::string refused = expansion_refusal<Entry>(op);
-  if (!refused.empty()) {
-    result.ok = false;
-    result.error = refused;
-    return result;
-  }
-  const bool transposing = op != compound_sparse::Op::N;
-  // Complex: KokkosSparse's own modes; real expansions: the transpose.
-  const char* mode = !transposing ? "N" : (is_complex && op == compound_sparse::Op::H) ? "H" : "T";
-  try {
+  static const char* variant() { return is_complex ? "crs" : "scalar_crs"; }
+
+  std::vector<matrix> copies;
+
+  KokkosKernelsMatrix(const compound_sparse::HostCsr<Entry>& a, int rotation) {
     std::vector<unsigned> offsets;
     std::vector<int> cols;
     std::vector<kk_scalar> values;
@@ -63,8 +68,6 @@ BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
       rows = s.num_rows;
       num_cols = s.num_cols;
     }
-    std::vector<matrix> matrices;
-    std::vector<Kokkos::View<scalar*>> xs, ys;
     for (int r = 0; r < rotation; ++r) {
       typename matrix::row_map_type::non_const_type row_map("bench::kk_rows", offsets.size());
       typename matrix::index_type::non_const_type entries("bench::kk_cols", cols.size());
@@ -75,7 +78,37 @@ BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
                         Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(cols.data(), cols.size()));
       Kokkos::deep_copy(vals, Kokkos::View<const kk_scalar*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                                   values.data(), values.size()));
-      matrices.emplace_back("bench::kk", rows, num_cols, static_cast<unsigned>(values.size()), vals, row_map, entries);
+      copies.emplace_back("bench::kk", rows, num_cols, static_cast<unsigned>(values.size()), vals, row_map, entries);
+    }
+  }
+};
+
+template <class Entry, class Reference>
+BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
+                                       const std::vector<compound_sparse::vector_type_t<Entry>>& x,
+                                       const std::vector<Reference>& reference,
+                                       const compound_sparse::TimingOptions& timing, int rotation, double tolerance,
+                                       compound_sparse::Op op = compound_sparse::Op::N) {
+  using kk = KokkosKernelsMatrix<Entry>;
+  using scalar = typename kk::scalar;
+  using kk_scalar = typename kk::kk_scalar;
+  using value = compound_sparse::vector_type_t<Entry>;
+  BaselineResult result;
+  result.method = "kokkos_kernels";
+  result.variant = kk::variant();
+  const std::string refused = expansion_refusal<Entry>(op);
+  if (!refused.empty()) {
+    result.ok = false;
+    result.error = refused;
+    return result;
+  }
+  const bool transposing = op != compound_sparse::Op::N;
+  // Complex: KokkosSparse's own modes; real expansions: the transpose.
+  const char* mode = !transposing ? "N" : (kk::is_complex && op == compound_sparse::Op::H) ? "H" : "T";
+  try {
+    const kk matrices(a, rotation);
+    std::vector<Kokkos::View<scalar*>> xs, ys;
+    for (int r = 0; r < rotation; ++r) {
       xs.push_back(flat_device_copy<scalar>(x));
       ys.push_back(flat_device_copy<scalar>(std::vector<value>(transposing ? a.num_cols : a.num_rows)));
     }
@@ -91,9 +124,63 @@ BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
       // On the execution space's stream: a deep_copy without one synchronises, and queued
       // timing refuses a batch that waits (tuning/timing.hpp), as the H200 run showed.
       if (transposing) Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), ys[r], scalar(0));
-      KokkosSparse::spmv(mode, kk_scalar(1), matrices[r], as_kk(xs[r]), kk_scalar(0), as_kk(ys[r]));
+      KokkosSparse::spmv(mode, kk_scalar(1), matrices.copies[r], as_kk(xs[r]), kk_scalar(0), as_kk(ys[r]));
     };
     check_and_time<value>(result, reference, ys, run, timing, tolerance);
+  } catch (const std::exception& err) {
+    result.ok = false;
+    result.error = err.what();
+  }
+  return result;
+}
+
+/// Y = A X for the k vectors `x_vectors` (x_vectors[j][i]): KokkosSparse::spmv with X and Y
+/// rank-2 LayoutLeft Views of n (complex) or e n (real expansion) rows and k columns, each
+/// a flat device array holding the k vectors one after the other (DenseOrder column-major),
+/// checked against `reference`, the k references one after the other
+/// (MeasureInputs::multi_reference), and timed over `rotation` copies. Op N only: the
+/// bench's SpMM runs with A (compound_bench.cpp refuses --k with --ops T or H).
+template <class Entry, class Reference>
+BaselineResult kokkos_kernels_spmm_baseline(
+    const compound_sparse::HostCsr<Entry>& a,
+    const std::vector<std::vector<compound_sparse::vector_type_t<Entry>>>& x_vectors,
+    const std::vector<Reference>& reference, const compound_sparse::TimingOptions& timing, int rotation,
+    double tolerance) {
+  using kk = KokkosKernelsMatrix<Entry>;
+  using scalar = typename kk::scalar;
+  using kk_scalar = typename kk::kk_scalar;
+  using value = compound_sparse::vector_type_t<Entry>;
+  constexpr int components = compound_sparse::component_traits<value>::size;
+  const int k = static_cast<int>(x_vectors.size());
+  BaselineResult result;
+  result.method = "kokkos_kernels";
+  result.variant = std::string(kk::variant()) + "_mv";
+  result.k = k;
+  try {
+    const kk matrices(a, rotation);
+    // Column-major: the LayoutLeft multivector's memory, whatever the element type.
+    const DenseOrder order{false, kk::is_complex ? 2 : 1};
+    std::vector<Kokkos::View<scalar*>> xs, ys;
+    const std::vector<std::vector<value>> zero(k, std::vector<value>(a.num_rows));
+    for (int r = 0; r < rotation; ++r) {
+      xs.push_back(dense_device_copy<scalar>(x_vectors, order));
+      ys.push_back(dense_device_copy<scalar>(zero, order));
+    }
+    // Rows of the dense matrices in Kokkos Kernels' scalar: a complex value is one, a
+    // real expansion's value `components` reals.
+    constexpr int per_value = kk::is_complex ? 1 : components;
+    const auto as_kk = [k](const Kokkos::View<scalar*>& v, std::size_t values) {
+      return Kokkos::View<kk_scalar**, Kokkos::LayoutLeft, Kokkos::MemoryUnmanaged>(
+          reinterpret_cast<kk_scalar*>(v.data()), values * per_value, static_cast<std::size_t>(k));
+    };
+    const auto run = [&](int r) {
+      KokkosSparse::spmv("N", kk_scalar(1), matrices.copies[r], as_kk(xs[r], a.num_cols), kk_scalar(0),
+                         as_kk(ys[r], a.num_rows));
+    };
+    const auto read = [&](const Kokkos::View<scalar*>& y) {
+      return concatenated_from_dense<value>(y, a.num_rows, k, order);
+    };
+    check_and_time_read(result, reference, ys, read, run, timing, tolerance);
   } catch (const std::exception& err) {
     result.ok = false;
     result.error = err.what();

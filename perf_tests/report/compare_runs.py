@@ -12,7 +12,9 @@ Two comparisons, both written as one Markdown page (stdout, or --out):
 1. compound-bench: for every matrix, precision and method (ours tuned / default,
    cuSPARSE -- its fastest form, the report's baseline --, Kokkos Kernels) the time of B
    over the time of A; and for every cuSPARSE form the bench ran ("cusparse_forms"),
-   as method "cusparse_form:<form>".
+   as method "cusparse_form:<form>". Products with A^T / A^H are matrices "name^T" /
+   "name^H", the SpMM of k > 1 vectors (compound-bench --k) matrices "name k=K": each is
+   compared with its own kind only ("k" absent in older files: 1).
 2. compound-tune: for every database record, B's best variant judged by A's own
    measurements (t_A(best_B) / t_A(best_A)) and the other way round. The two runs may
    well name different best variants when several are within noise of each other;
@@ -56,6 +58,8 @@ def bench_times(bench):
     times = {}
     for m in bench["matrices"]:
         name = m["name"] + ("" if m.get("op", "N") == "N" else "^" + m["op"])  # products with A^T, A^H
+        k = m.get("k", 1)
+        name += "" if k == 1 else f" k={k}"  # the SpMM of k vectors
         for r in m["results"]:
             if r.get("ok") and r.get("seconds", 0) > 0:
                 times[(name, m["precision"], r["method"])] = (r["seconds"], r.get("variant", ""))

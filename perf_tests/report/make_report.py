@@ -82,13 +82,16 @@ def load_runs(paths):
         need(run["device"], ("name",), f + ": device")
         if not isinstance(run["matrices"], list):
             raise ReportError(f"{f}: 'matrices' is not a list")
-        # This report is of A x in float and double; products with A^T / A^H (--ops) and mixed
-        # precision have their own summaries (transposes.py, mixed_precision.py).
+        # This report is of A x in float and double (the SpMV, one vector); products with
+        # A^T / A^H (--ops), mixed precision and the SpMM of k > 1 vectors (--k; "k" absent
+        # in older files: 1) have their own summaries (transposes.py, mixed_precision.py,
+        # spmm.py).
         kept = [m for m in run["matrices"]
-                if isinstance(m, dict) and m.get("op", "N") == "N" and m.get("precision") != "mixed"]
+                if isinstance(m, dict) and m.get("op", "N") == "N" and m.get("precision") != "mixed"
+                and m.get("k", 1) == 1]
         if len(kept) != len(run["matrices"]):
-            print(f"{f}: leaving out {len(run['matrices']) - len(kept)} mixed-precision or op T/H result(s): "
-                  "see transposes.py and mixed_precision.py", file=sys.stderr)
+            print(f"{f}: leaving out {len(run['matrices']) - len(kept)} mixed-precision, op T/H or k > 1 "
+                  "result(s): see transposes.py, mixed_precision.py and spmm.py", file=sys.stderr)
         run["matrices"] = kept
         for i, m in enumerate(run["matrices"]):
             where = f"{f}: matrices[{i}]"

@@ -9,7 +9,8 @@ Each RUN is a bench.json (or .json.gz, or a directory holding one). The runs mus
 the source commit, the device (name, compute capability), the timing settings, the search,
 and the compiled entry classes and layouts: otherwise their ratios were not measured
 alike, and the merge stops with the reason (exit 2). A matrix and precision measured in
-two runs is refused too (which would be the result?). --allow-commits accepts runs of the
+two runs is refused too (which would be the result?); an SpMM record (compound-bench --k,
+"k" > 1) is its own pair, as a product with A^T or A^H is. --allow-commits accepts runs of the
 listed commits, for a change that does not touch what is timed (say, how the search drops
 slow candidates); the merged "commit" then names them all, joined by "+".
 
@@ -86,9 +87,9 @@ def merge(runs, allowed_commits=()):
             if device.get(key) != first_device.get(key):
                 fail(f"{path}: device {key} '{device.get(key)}', but {first_path} has '{first_device.get(key)}'")
         for m in bench["matrices"]:
-            pair = (m.get("name"), m.get("precision"), m.get("op", "N"))
+            pair = (m.get("name"), m.get("precision"), m.get("op", "N"), m.get("k", 1))
             if pair in seen:
-                shown = pair[0] + ("" if pair[2] == "N" else "^" + pair[2])
+                shown = pair[0] + ("" if pair[2] == "N" else "^" + pair[2]) + ("" if pair[3] == 1 else f" k={pair[3]}")
                 fail(f"{path}: {shown} ({pair[1]}) is also in {seen[pair]}: which result would count?")
             seen[pair] = path
             merged["matrices"].append(m)

@@ -33,6 +33,8 @@ def tuned(path):
     for m in bench["matrices"]:
         if m.get("op", "N") != "N":  # products with A^T, A^H: transposes.py
             continue
+        if m.get("k", 1) != 1:  # the SpMM of k vectors (compound-bench --k): spmm.py
+            continue
         results = {r["method"]: r for r in m["results"]}
         m["tuned"] = results["ours_tuned"]
         out[(m["name"], m["precision"])] = m

@@ -95,7 +95,8 @@ def bench_facts(bench_path, name, precision):
     """(compulsory bytes, copy bandwidth in bytes/s) of a matrix and precision in a bench.json."""
     bench = json.loads(pathlib.Path(bench_path).read_text())
     for m in bench.get("matrices", []):
-        if m.get("name") == name and m.get("precision") == precision:
+        # The SpMV's record: an SpMM record (compound-bench --k, "k" > 1) counts k vectors' bytes.
+        if m.get("name") == name and m.get("precision") == precision and m.get("k", 1) == 1:
             return m.get("compulsory_bytes"), bench.get("copy_bandwidth_bytes_per_s")
     return None, None
 

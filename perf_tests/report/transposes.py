@@ -16,10 +16,13 @@ import sys
 
 
 def load(path):
-    """(bench, {(name, precision, op): matrix record})."""
+    """(bench, {(name, precision, op): matrix record}), the SpMV's records (k = 1; the SpMM of
+    k > 1 vectors, compound-bench --k, is spmm.py's)."""
     bench = json.load(gzip.open(path) if path.endswith(".gz") else open(path))
     runs = {}
     for m in bench["matrices"]:
+        if m.get("k", 1) != 1:
+            continue
         m["by_method"] = {r["method"]: r for r in m["results"]}
         runs[(m["name"], m["precision"], m.get("op", "N"))] = m
     return bench, runs
