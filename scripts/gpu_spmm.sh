@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Issue 17's SpMM on an offline GPU machine, in steps (STEPS, default all, in this order):
+#   build      Kokkos with CUDA and Kokkos Kernels, then the default GPU build of the library,
+#              tools, tests and examples (default launch bounds and SpMM launch bounds), timed:
+#              the issue asks for under 10 minutes on 16 cores
+#   tests      the registry's SpMM (test_registry), TunedSpmv on multivectors, mixed precision,
+#              the SpMM suites of the variant space (spmv.* cases named *Spmm*), the examples
+#   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
+#   tune       compound-tune --k 1,2,4,8,16 on ZOO_ONLY (tune scale) into $WORK/tuning
+#   bench      compound-bench --db that database --k 1,2,4,8,16, then a rerun; report/spmm.py
+#   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
+# Needs what scripts/gpu_check.sh needs (carried third_party_src and .carry/deps). Writes
+# under $WORK (default gpu_spmm_out/). Long: start it detached (the device tool's 10-minute
+# calls), e.g. with perf_tests/results/h200/transposes/scripts/run_bg.sh.
+#
+#   STEPS="build tests" WORK=/tmp/out scripts/gpu_spmm.sh      (KS=1,8 ZOO_ONLY=a,b: fewer)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${WORK:-gpu_spmm_out}
+steps=${STEPS:-build tests sanitizer tune bench examples}
+zoo_only=${ZOO_ONLY:-helmholtz-box-k40,dirac-torus-l1,elasticity-box-52,connection-hubs-512k,circuit-1m}
+mkdir -p "$out"
+[ -d third_party_src/kokkos ] || tar -xJf .carry/packed/deps.tar.xz
+deps=$PWD/.carry/deps
+prefix=/tmp/kokkos-cuda-sm_90
+export PATH=$deps/bin:$PATH LD_LIBRARY_PATH=$deps/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+step() { echo; echo "=== $* ($(date +%T), ${SECONDS} s)"; }
+wants() { [[ " $steps " == *" $1 "* ]]; }
+ks=${KS:-1,2,4,8,16}
+
+step device
+nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader | tee "$out/device.txt"
+echo "commit $(cat .carry/commit 2>/dev/null || git rev-parse --short HEAD)" | tee -a "$out/device.txt"
+
+if wants build; then
+  step kokkos
+  [ -x $prefix/bin/nvcc_wrapper ] || scripts/build_kokkos_cuda.sh --arch sm_90 --src third_party_src --prefix $prefix \
+    --build-dir /tmp/kokkos-build --jobs "$(nproc)" --kernels-eti none > "$out/kokkos_build.log" 2>&1 ||
+    { tail -30 "$out/kokkos_build.log"; exit 1; }
+  step configure
+  cmake -S . -B build-cuda -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT=$prefix -DKokkosKernels_ROOT=$prefix \
+    -DCOMPOUND_SPARSE_WITH_KOKKOS_KERNELS=ON -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper -DCMAKE_PREFIX_PATH=$deps \
+    -DCOMPOUND_SPARSE_GTEST_SOURCE_DIR=$deps/src/googletest -DCOMPOUND_SPARSE_ENABLE_TESTS=ON \
+    -DCOMPOUND_SPARSE_ENABLE_REPORT_TEST=OFF -UCOMPOUND_SPARSE_LAUNCH_BOUNDS -UCOMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS \
+    > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  step "build (default GPU variant space)"
+  start=$SECONDS
+  ninja -C build-cuda -j "$(nproc)" > "$out/build.log" 2>&1 || { grep -a error -A3 "$out/build.log" | head -60; exit 1; }
+  echo "default GPU build: $((SECONDS - start)) s on $(nproc) cores" | tee "$out/build_time.txt"
+fi
+
+if wants tests; then
+  step tests
+  for t in test_registry test_tuned_spmv test_mixed_precision; do
+    build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
+    echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
+  done
+  ctest --test-dir build-cuda -j 4 -R 'Spmm|example\.' --timeout 900 > "$out/ctest_spmm.log" 2>&1
+  echo "ctest Spmm|example: rc=$? $(grep -a -E 'tests passed|tests failed' "$out/ctest_spmm.log")"
+fi
+
+if wants sanitizer; then
+  step compute-sanitizer
+  compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_registry \
+    --gtest_filter='Registry.*Spmm*:Measure.SeveralVectors*' > "$out/memcheck_registry_spmm.log" 2>&1
+  echo "memcheck registry SpMM: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_registry_spmm.log")"
+  compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_tuned_spmv \
+    --gtest_filter='*Multivector*' > "$out/memcheck_tuned_multivectors.log" 2>&1
+  echo "memcheck TunedSpmv multivectors: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_tuned_multivectors.log")"
+fi
+
+zoo=/tmp/compound_zoo_spmm
+if wants tune || wants bench; then
+  [ -f $zoo/index.json ] || build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale tune --only "$zoo_only" \
+    > "$out/zoo.log" 2>&1 || { tail "$out/zoo.log"; exit 1; }
+fi
+if wants tune; then
+  step "tune at k = $ks"
+  build-cuda/tuning/compound-tune --zoo $zoo/index.json --db-dir "$out/tuning" --precision float,double --k $ks \
+    --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
+fi
+if wants bench; then
+  step "bench at k = $ks"
+  for run in bench rerun; do
+    build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json --db "$out/tuning/sm_90.json" --out "$out/$run" \
+      --precision float,double --k $ks --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
+  done
+  python3 perf_tests/report/spmm.py "$out/bench" --out "$out/spmm.md" && cat "$out/spmm.md"
+fi
+
+if wants examples; then
+  step examples
+  COMPOUND_SPARSE_TUNING_DIR="$out/tuning" build-cuda/examples/example_helmholtz_multisource 100 8 8 \
+    2>&1 | tee "$out/example_helmholtz_multisource.log"
+  COMPOUND_SPARSE_TUNING_DIR="$out/tuning" build-cuda/examples/example_dirac_eigenvectors 300 8 \
+    2>&1 | tee "$out/example_dirac_eigenvectors.log"
+fi
+step done
