@@ -1,0 +1,280 @@
+#pragma once
+// DistributedSpmv: y = αAx + βy for a square matrix whose rows are partitioned among the
+// ranks of an MPI communicator (partition.hpp), one device per rank. Each rank holds its
+// rows, split into
+//   - the diagonal block: the columns it owns, renumbered from 0 (a slice of x it has);
+//   - the off-diagonal block: the remote columns, renumbered into a compact halo in
+//     increasing global order, so the values from each neighbour arrive as one slice;
+// each in the layout and schedule TunedSpmv selects for it. A product
+//   1. packs the x values its neighbours need into a send buffer (a device kernel),
+//   2. starts the exchange (MPI_Isend / MPI_Irecv, host-staged: the buffers are copied to
+//      and from host memory, so it works with any MPI; compound entries travel as their
+//      raw scalar components),
+//   3. runs the diagonal product meanwhile (queued on the device, it overlaps the wait),
+//   4. waits, copies the halo in, and adds the off-diagonal product (β = 1).
+// The sum of a row is its diagonal part plus its off-diagonal part: deterministic for a
+// given partition (same bits on every run), equal to the single-device product to
+// rounding (its order of summation differs).
+//
+//   const auto partition = cs::balanced_row_partition(A, size);       // every rank, the same
+//   cs::DistributedSpmv<C> op(MPI_COMM_WORLD, partition, cs::local_rows(A, partition, rank));
+//   auto x = op.make_vector(x_own), y = op.make_vector(y_own);         // this rank's rows
+//   op.apply(alpha, x, beta, y);
+//
+// Collective: the constructor (it agrees on who sends what with MPI_Alltoall(v)) and
+// apply must be called by every rank of the communicator, in the same order. Errors in
+// the arguments throw compound_sparse::InvalidInput on the rank that sees them; an MPI
+// error throws compound_sparse::Error with MPI's message.
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../compound_vector.hpp"
+#include "../error.hpp"
+#include "../host_csr.hpp"
+#include "../tuning/tuned_spmv.hpp"
+#include "partition.hpp"
+
+namespace compound_sparse {
+
+namespace impl {
+
+/// Throws compound_sparse::Error with MPI's message when `code` is not MPI_SUCCESS.
+inline void check_mpi(int code, const char* call) {
+  if (code == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(code, text, &length);
+  COMPOUND_SPARSE_REQUIRE(false, call << " failed: " << std::string(text, static_cast<std::size_t>(length)));
+}
+
+/// The MPI type of a scalar component.
+template <class Scalar>
+MPI_Datatype mpi_scalar_type() {
+  static_assert(std::is_same<Scalar, float>::value || std::is_same<Scalar, double>::value,
+                "DistributedSpmv: vector components must be float or double");
+  return std::is_same<Scalar, float>::value ? MPI_FLOAT : MPI_DOUBLE;
+}
+
+}  // namespace impl
+
+/// Rows [partition.begin(part), partition.end(part)) of a, with their global column indices:
+/// the rows a rank passes to DistributedSpmv.
+template <class Entry>
+HostCsr<Entry> local_rows(const HostCsr<Entry>& a, const RowPartition& partition, int part) {
+  COMPOUND_SPARSE_REQUIRE(partition.rows() == a.num_rows,
+                          "local_rows: a partition of " << partition.rows() << " rows for a matrix of " << a.num_rows);
+  HostCsr<Entry> rows;
+  const int first = partition.begin(part), last = partition.end(part);
+  rows.num_rows = last - first;
+  rows.num_cols = a.num_cols;
+  rows.row_offsets.assign(1, 0);
+  for (int r = first; r < last; ++r) {
+    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) {
+      rows.col_indices.push_back(a.col_indices[k]);
+      rows.values.push_back(a.values[k]);
+    }
+    rows.row_offsets.push_back(static_cast<int>(rows.col_indices.size()));
+  }
+  return rows;
+}
+
+template <class Entry>
+class DistributedSpmv {
+ public:
+  using value_type = vector_type_t<Entry>;
+  using coefficient_type = coefficient_type_t<Entry>;
+  using memory_space = typename Kokkos::DefaultExecutionSpace::memory_space;
+  using execution_space = typename Kokkos::DefaultExecutionSpace;
+  /// This rank's part of x or y (its rows), values whole (aos).
+  using vector_type = CompoundVector<value_type, Aos, memory_space>;
+  using scalar_type = typename vector_type::scalar_type;
+  static constexpr int components = vector_type::components;
+
+  /// `own_rows`: this rank's rows (local_rows), columns global. `options` select each
+  /// block's variant (TunedSpmv); their vector layout is fixed to aos.
+  DistributedSpmv(MPI_Comm comm, const RowPartition& partition, const HostCsr<Entry>& own_rows,
+                  TunedSpmvOptions options = {})
+      : comm_(comm), partition_(partition) {
+    impl::check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+    impl::check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
+    validate(own_rows);
+    COMPOUND_SPARSE_REQUIRE(partition.parts() == size_, "DistributedSpmv: a partition into "
+                                                            << partition.parts() << " parts for " << size_ << " ranks");
+    first_ = partition.begin(rank_);
+    const int n = partition.size(rank_);
+    COMPOUND_SPARSE_REQUIRE(own_rows.num_rows == n, "DistributedSpmv: rank "
+                                                        << rank_ << " owns rows [" << first_ << ", " << first_ + n
+                                                        << "), " << n << " rows, but was given " << own_rows.num_rows);
+    COMPOUND_SPARSE_REQUIRE(own_rows.num_cols == partition.rows(),
+                            "DistributedSpmv: the matrix must be square: " << partition.rows() << " rows, "
+                                                                           << own_rows.num_cols << " columns");
+    split(own_rows);
+    plan_exchange();
+    options.vector_layout = Aos::name();
+    options.transposes.clear();
+    diagonal_ = std::make_unique<TunedSpmv<Entry>>(diagonal_rows_, options);
+    if (!halo_columns_.empty()) off_diagonal_ = std::make_unique<TunedSpmv<Entry>>(off_diagonal_rows_, options);
+    diagonal_rows_ = HostCsr<Entry>();  // the devices hold them now
+    off_diagonal_rows_ = HostCsr<Entry>();
+    halo_ = vector_type{typename vector_type::view_type("compound_sparse::halo", halo_columns_.size())};
+    send_ = vector_type{typename vector_type::view_type("compound_sparse::send", send_rows_.extent(0))};
+    halo_host_ = Kokkos::create_mirror_view(halo_.data);
+    send_host_ = Kokkos::create_mirror_view(send_.data);
+  }
+
+  int rank() const { return rank_; }
+  int ranks() const { return size_; }
+  int local_rows() const { return partition_.size(rank_); }
+  int first_row() const { return first_; }
+  const RowPartition& partition() const { return partition_; }
+  /// The remote x values a product receives, and the local ones it sends.
+  std::size_t halo_size() const { return halo_columns_.size(); }
+  std::size_t send_size() const { return send_rows_.extent(0); }
+  /// The ranks this one receives from (sends go to the ranks that receive from it).
+  std::vector<int> neighbours() const {
+    std::vector<int> from;
+    for (int p = 0; p < size_; ++p)
+      if (receive_counts_[p] > 0) from.push_back(p);
+    return from;
+  }
+  const TunedSpmv<Entry>& diagonal() const { return *diagonal_; }
+  /// Null on a rank whose rows read no remote column.
+  const TunedSpmv<Entry>* off_diagonal() const { return off_diagonal_.get(); }
+
+  /// A device vector of this rank's rows.
+  vector_type make_vector(const std::vector<value_type>& own) const {
+    COMPOUND_SPARSE_REQUIRE(
+        static_cast<int>(own.size()) == local_rows(),
+        "DistributedSpmv::make_vector: " << own.size() << " values for " << local_rows() << " rows on rank " << rank_);
+    return to_device<Aos, memory_space>(own);
+  }
+
+  /// y = alpha A x + beta y on this rank's rows (collective).
+  void apply(const coefficient_type& alpha, const vector_type& x, const coefficient_type& beta,
+             const vector_type& y) const {
+    COMPOUND_SPARSE_REQUIRE(x.size() == local_rows() && y.size() == local_rows(),
+                            "DistributedSpmv::apply: x has " << x.size() << " and y " << y.size() << " values, rank "
+                                                             << rank_ << " owns " << local_rows() << " rows");
+    execution_space exec;
+    pack(exec, x);
+    if (send_size() > 0) Kokkos::deep_copy(exec, send_host_, send_.data);
+    exec.fence();  // the send buffer is on the host before MPI reads it
+    std::vector<MPI_Request> requests;
+    requests.reserve(2 * static_cast<std::size_t>(size_));
+    const MPI_Datatype type = impl::mpi_scalar_type<scalar_type>();
+    for (int p = 0; p < size_; ++p)
+      if (receive_counts_[p] > 0) {
+        requests.emplace_back();
+        impl::check_mpi(MPI_Irecv(halo_host_.data() + std::size_t(receive_offsets_[p]) * components,
+                                  receive_counts_[p] * components, type, p, tag, comm_, &requests.back()),
+                        "MPI_Irecv");
+      }
+    for (int p = 0; p < size_; ++p)
+      if (send_counts_[p] > 0) {
+        requests.emplace_back();
+        impl::check_mpi(MPI_Isend(send_host_.data() + std::size_t(send_offsets_[p]) * components,
+                                  send_counts_[p] * components, type, p, tag, comm_, &requests.back()),
+                        "MPI_Isend");
+      }
+    // The diagonal product is queued while the messages travel.
+    diagonal_->apply(alpha, x, beta, y);
+    impl::check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+                    "MPI_Waitall");
+    if (off_diagonal_) {
+      Kokkos::deep_copy(halo_.data, halo_host_);
+      off_diagonal_->apply(alpha, halo_, real_value<coefficient_type>(1), y);
+    }
+  }
+
+ private:
+  static constexpr int tag = 17017;
+
+  /// The diagonal and off-diagonal blocks of own_rows, and the halo's global columns.
+  void split(const HostCsr<Entry>& own) {
+    const int n = own.num_rows, last = first_ + n;
+    for (int r = 0; r < n; ++r)
+      for (int k = own.row_offsets[r]; k < own.row_offsets[r + 1]; ++k) {
+        const int c = own.col_indices[k];
+        if (c < first_ || c >= last) halo_columns_.push_back(c);
+      }
+    std::sort(halo_columns_.begin(), halo_columns_.end());
+    halo_columns_.erase(std::unique(halo_columns_.begin(), halo_columns_.end()), halo_columns_.end());
+    std::vector<CooEntry<Entry>> diagonal, off_diagonal;
+    for (int r = 0; r < n; ++r)
+      for (int k = own.row_offsets[r]; k < own.row_offsets[r + 1]; ++k) {
+        const int c = own.col_indices[k];
+        if (c >= first_ && c < last) {
+          diagonal.push_back({r, c - first_, own.values[k]});
+        } else {
+          const auto at = std::lower_bound(halo_columns_.begin(), halo_columns_.end(), c) - halo_columns_.begin();
+          off_diagonal.push_back({r, static_cast<int>(at), own.values[k]});
+        }
+      }
+    diagonal_rows_ = csr_from_coo<Entry>(n, n, std::move(diagonal));
+    off_diagonal_rows_ = csr_from_coo<Entry>(n, static_cast<int>(halo_columns_.size()), std::move(off_diagonal));
+  }
+
+  /// Who sends what: the halo's columns grouped by owner (contiguous: the halo is sorted
+  /// and the partition's blocks are contiguous), their counts exchanged with MPI_Alltoall
+  /// and the columns themselves with MPI_Alltoallv, so each rank learns which of its rows
+  /// each neighbour needs, in the order that neighbour's halo stores them.
+  void plan_exchange() {
+    receive_counts_.assign(size_, 0);
+    for (const int c : halo_columns_) ++receive_counts_[partition_.owner(c)];
+    receive_offsets_.assign(size_, 0);
+    for (int p = 1; p < size_; ++p) receive_offsets_[p] = receive_offsets_[p - 1] + receive_counts_[p - 1];
+    send_counts_.assign(size_, 0);
+    impl::check_mpi(MPI_Alltoall(receive_counts_.data(), 1, MPI_INT, send_counts_.data(), 1, MPI_INT, comm_),
+                    "MPI_Alltoall");
+    send_offsets_.assign(size_, 0);
+    for (int p = 1; p < size_; ++p) send_offsets_[p] = send_offsets_[p - 1] + send_counts_[p - 1];
+    const int total_send = size_ > 0 ? send_offsets_.back() + send_counts_.back() : 0;
+    std::vector<int> requested(static_cast<std::size_t>(total_send));
+    impl::check_mpi(MPI_Alltoallv(halo_columns_.data(), receive_counts_.data(), receive_offsets_.data(), MPI_INT,
+                                  requested.data(), send_counts_.data(), send_offsets_.data(), MPI_INT, comm_),
+                    "MPI_Alltoallv");
+    Kokkos::View<int*, memory_space> rows("compound_sparse::send_rows", requested.size());
+    auto mirror = Kokkos::create_mirror_view(rows);
+    for (std::size_t i = 0; i < requested.size(); ++i) {
+      COMPOUND_SPARSE_REQUIRE(requested[i] >= first_ && requested[i] < first_ + local_rows(),
+                              "DistributedSpmv: rank " << rank_ << " was asked for column " << requested[i]
+                                                       << ", which it does not own (the ranks' partitions differ?)");
+      mirror(i) = requested[i] - first_;
+    }
+    Kokkos::deep_copy(rows, mirror);
+    send_rows_ = rows;
+  }
+
+  /// send = x[send_rows], value by value.
+  void pack(const execution_space& exec, const vector_type& x) const {
+    if (send_size() == 0) return;
+    const auto from = x.data;
+    const auto to = send_.data;
+    const auto rows = send_rows_;
+    Kokkos::parallel_for(
+        "compound_sparse::distributed_pack", Kokkos::RangePolicy<execution_space>(exec, 0, rows.extent(0)),
+        KOKKOS_LAMBDA(const std::size_t i) {
+          for (int c = 0; c < components; ++c) to(i, c) = from(rows(i), c);
+        });
+  }
+
+  MPI_Comm comm_;
+  RowPartition partition_;
+  int rank_ = 0, size_ = 1, first_ = 0;
+  std::vector<int> halo_columns_;                                                   ///< global columns, increasing
+  std::vector<int> receive_counts_, receive_offsets_, send_counts_, send_offsets_;  ///< per rank, in values
+  Kokkos::View<const int*, memory_space> send_rows_;  ///< local rows to send, by neighbour
+  HostCsr<Entry> diagonal_rows_, off_diagonal_rows_;
+  std::unique_ptr<TunedSpmv<Entry>> diagonal_, off_diagonal_;
+  vector_type halo_, send_;
+  typename vector_type::view_type::HostMirror halo_host_, send_host_;
+};
+
+}  // namespace compound_sparse

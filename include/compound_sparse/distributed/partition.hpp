@@ -1,0 +1,174 @@
+#pragma once
+// Partitioning a square matrix's rows among ranks for the distributed product
+// (distributed_spmv.hpp), and a bandwidth-reducing reordering that shrinks the halos:
+//
+//   balanced_row_partition(A, parts)  contiguous row blocks of about equal non-zeros
+//   reverse_cuthill_mckee(A)          a permutation that gathers each row's columns near it
+//   permuted(A, order)                P A Pᵀ for that permutation (order[new] = old)
+//   halo_sizes(A, partition)          the remote columns each part's rows read
+//
+// Contiguous blocks keep the diagonal block of a rank a plain slice and the halo of a
+// rank, once its columns are sorted, grouped by the owning rank: the exchange sends one
+// message per neighbour. None of this needs MPI.
+
+#include <algorithm>
+#include <cstdint>
+#include <numeric>
+#include <queue>
+#include <vector>
+
+#include "../error.hpp"
+#include "../host_csr.hpp"
+
+namespace compound_sparse {
+
+/// Rows [starts[p], starts[p + 1]) belong to part p.
+struct RowPartition {
+  std::vector<int> starts{0};
+
+  int parts() const { return static_cast<int>(starts.size()) - 1; }
+  int rows() const { return starts.back(); }
+  int begin(int part) const { return starts.at(part); }
+  int end(int part) const { return starts.at(part + 1); }
+  int size(int part) const { return end(part) - begin(part); }
+  /// The part holding `row`: the last part whose block starts at or before it (empty
+  /// parts are skipped).
+  int owner(int row) const {
+    COMPOUND_SPARSE_REQUIRE(row >= 0 && row < rows(),
+                            "RowPartition::owner: row " << row << " outside [0, " << rows() << ")");
+    return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), row) - starts.begin()) - 1;
+  }
+};
+
+/// Contiguous blocks of rows, part p ending where the running weight (the row's non-zeros
+/// plus 1, so that empty rows count too) first reaches p + 1 shares of the total. A part
+/// may be empty when a single row outweighs a share. InvalidInput for parts < 1.
+template <class Entry>
+RowPartition balanced_row_partition(const HostCsr<Entry>& a, int parts) {
+  COMPOUND_SPARSE_REQUIRE(parts >= 1, "balanced_row_partition: " << parts << " parts; at least 1");
+  RowPartition p;
+  p.starts.assign(static_cast<std::size_t>(parts) + 1, a.num_rows);
+  p.starts[0] = 0;
+  const double total = static_cast<double>(a.num_entries()) + a.num_rows;
+  double running = 0;
+  int part = 1;
+  for (int r = 0; r < a.num_rows && part < parts; ++r) {
+    running += a.row_length(r) + 1;
+    while (part < parts && running >= total * part / parts) p.starts[part++] = r + 1;
+  }
+  return p;
+}
+
+/// Reverse Cuthill-McKee on the symmetrised pattern of the square matrix a: each
+/// connected component from a vertex of least degree, breadth first, neighbours in order
+/// of increasing degree, the whole order then reversed. order[new] = old. Deterministic
+/// (ties by index).
+template <class Entry>
+std::vector<int> reverse_cuthill_mckee(const HostCsr<Entry>& a) {
+  COMPOUND_SPARSE_REQUIRE(a.num_rows == a.num_cols, "reverse_cuthill_mckee: the matrix is "
+                                                        << a.num_rows << " x " << a.num_cols << ", not square");
+  const int n = a.num_rows;
+  std::vector<std::vector<int>> adjacent(n);  // A + Aᵀ without the diagonal
+  for (int r = 0; r < n; ++r)
+    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) {
+      const int c = a.col_indices[k];
+      if (c == r) continue;
+      adjacent[r].push_back(c);
+      adjacent[c].push_back(r);
+    }
+  for (auto& list : adjacent) {
+    std::sort(list.begin(), list.end());
+    list.erase(std::unique(list.begin(), list.end()), list.end());
+  }
+  const auto by_degree = [&](int u, int v) {
+    return adjacent[u].size() != adjacent[v].size() ? adjacent[u].size() < adjacent[v].size() : u < v;
+  };
+  std::vector<int> vertices(n);
+  std::iota(vertices.begin(), vertices.end(), 0);
+  std::stable_sort(vertices.begin(), vertices.end(), by_degree);
+  std::vector<char> visited(n, 0);
+  std::vector<int> order;
+  order.reserve(n);
+  for (const int start : vertices) {
+    if (visited[start]) continue;
+    std::queue<int> frontier;
+    frontier.push(start);
+    visited[start] = 1;
+    while (!frontier.empty()) {
+      const int u = frontier.front();
+      frontier.pop();
+      order.push_back(u);
+      std::vector<int> next;
+      for (const int v : adjacent[u])
+        if (!visited[v]) {
+          visited[v] = 1;
+          next.push_back(v);
+        }
+      std::sort(next.begin(), next.end(), by_degree);
+      for (const int v : next) frontier.push(v);
+    }
+  }
+  std::reverse(order.begin(), order.end());
+  return order;
+}
+
+/// P A Pᵀ for the permutation `order` (order[new] = old): row and column `new` of the
+/// result are row and column order[new] of a. InvalidInput unless a is square and
+/// `order` a permutation of its rows.
+template <class Entry>
+HostCsr<Entry> permuted(const HostCsr<Entry>& a, const std::vector<int>& order) {
+  COMPOUND_SPARSE_REQUIRE(a.num_rows == a.num_cols,
+                          "permuted: the matrix is " << a.num_rows << " x " << a.num_cols << ", not square");
+  COMPOUND_SPARSE_REQUIRE(order.size() == static_cast<std::size_t>(a.num_rows),
+                          "permuted: " << order.size() << " positions for " << a.num_rows << " rows");
+  std::vector<int> position(a.num_rows, -1);  // old -> new
+  for (int i = 0; i < a.num_rows; ++i) {
+    COMPOUND_SPARSE_REQUIRE(
+        order[i] >= 0 && order[i] < a.num_rows && position[order[i]] < 0,
+        "permuted: the order is not a permutation (row " << order[i] << " at position " << i << ")");
+    position[order[i]] = i;
+  }
+  std::vector<CooEntry<Entry>> entries;
+  entries.reserve(a.num_entries());
+  for (int r = 0; r < a.num_rows; ++r)
+    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k)
+      entries.push_back({position[r], position[a.col_indices[k]], a.values[k]});
+  return csr_from_coo<Entry>(a.num_rows, a.num_cols, std::move(entries));
+}
+
+/// The values v[order[i]] in order i = 0 .. n - 1 (x in the permuted numbering), and back.
+template <class Value>
+std::vector<Value> permuted_vector(const std::vector<Value>& v, const std::vector<int>& order) {
+  std::vector<Value> out(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) out[i] = v.at(order[i]);
+  return out;
+}
+template <class Value>
+std::vector<Value> unpermuted_vector(const std::vector<Value>& v, const std::vector<int>& order) {
+  std::vector<Value> out(order.size());
+  for (std::size_t i = 0; i < order.size(); ++i) out.at(order[i]) = v[i];
+  return out;
+}
+
+/// The number of distinct remote columns (columns owned by another part) each part's rows
+/// read: the values its halo exchange receives per product.
+template <class Entry>
+std::vector<std::int64_t> halo_sizes(const HostCsr<Entry>& a, const RowPartition& partition) {
+  COMPOUND_SPARSE_REQUIRE(partition.rows() == a.num_rows && a.num_rows == a.num_cols,
+                          "halo_sizes: a partition of " << partition.rows() << " rows for a " << a.num_rows << " x "
+                                                        << a.num_cols << " matrix");
+  std::vector<std::int64_t> sizes(partition.parts(), 0);
+  std::vector<int> seen(a.num_cols, -1);  // last part that counted the column
+  for (int p = 0; p < partition.parts(); ++p)
+    for (int r = partition.begin(p); r < partition.end(p); ++r)
+      for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) {
+        const int c = a.col_indices[k];
+        if ((c < partition.begin(p) || c >= partition.end(p)) && seen[c] != p) {
+          seen[c] = p;
+          ++sizes[p];
+        }
+      }
+  return sizes;
+}
+
+}  // namespace compound_sparse

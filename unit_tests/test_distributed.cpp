@@ -1,0 +1,169 @@
+// The distributed product (distributed/distributed_spmv.hpp), run by ctest under mpiexec with
+// 1, 2 and 3 ranks (unit_tests/CMakeLists.txt): every rank builds the same global matrix and
+// vectors, multiplies its rows, and the gathered result is checked against the double host
+// reference of the whole product; a second product must give the same bits (determinism).
+// Shapes: empty rows, a row reading every column, 1 x 1, sizes not multiples of the ranks,
+// more ranks than rows (an empty part); entry types complex double, quaternion float, 3x3
+// blocks double, mixed precision complex; a reverse Cuthill-McKee reordered matrix.
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <compound_sparse.hpp>
+#include <compound_sparse/distributed/distributed_spmv.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+
+#include "spmv_test_suite.hpp"  // expect_matches_reference
+#include "test_matrices.hpp"
+#include "tuning_test_helpers.hpp"
+
+namespace cs = compound_sparse;
+using namespace compound_sparse_test;
+
+namespace {
+
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int ranks() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+/// Selection without quick tuning or the cache (the ranks would time and write at once).
+cs::TunedSpmvOptions quiet() {
+  cs::TunedSpmvOptions o;
+  o.quick_tune = cs::QuickTune::Never;
+  o.use_cache = false;
+  return o;
+}
+
+/// The whole of a distributed vector on every rank (MPI_Allgatherv of the parts).
+template <class Value>
+std::vector<Value> gathered(const std::vector<Value>& own, const cs::RowPartition& p) {
+  std::vector<int> counts(ranks()), offsets(ranks());
+  for (int q = 0; q < ranks(); ++q) {
+    counts[q] = p.size(q) * int(sizeof(Value));
+    offsets[q] = p.begin(q) * int(sizeof(Value));
+  }
+  std::vector<Value> all(p.rows());
+  MPI_Allgatherv(own.data(), int(own.size() * sizeof(Value)), MPI_BYTE, all.data(), counts.data(), offsets.data(),
+                 MPI_BYTE, MPI_COMM_WORLD);
+  return all;
+}
+
+/// y = alpha A x + beta y distributed over `p`, against the reference, twice for determinism.
+template <class Entry>
+void check_distributed(const std::string& what, const cs::HostCsr<Entry>& a, const cs::RowPartition& p, unsigned seed) {
+  using V = cs::vector_type_t<Entry>;
+  std::mt19937 rng(seed);
+  const auto x = random_vector<V>(a.num_cols, rng);
+  const auto y0 = random_vector<V>(a.num_rows, rng);
+  const auto [alpha, beta] = coefficient_pairs<cs::coefficient_type_t<Entry>>()[0];
+  const cs::DistributedSpmv<Entry> op(MPI_COMM_WORLD, p, cs::local_rows(a, p, rank()), quiet());
+  const auto own = [&](const std::vector<V>& v) {
+    return std::vector<V>(v.begin() + p.begin(rank()), v.begin() + p.end(rank()));
+  };
+  const auto xd = op.make_vector(own(x));
+  std::vector<std::vector<V>> results;
+  for (int run = 0; run < 2; ++run) {
+    const auto yd = op.make_vector(own(y0));
+    op.apply(alpha, xd, beta, yd);
+    results.push_back(gathered(cs::to_host(yd), p));
+  }
+  expect_matches_reference<Entry>(what + " on " + std::to_string(ranks()) + " rank(s)", alpha, a, x, beta, y0,
+                                  results[0]);
+  EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(V)), 0)
+      << what << ": two products differ";
+  // The halo is what the partition says: distinct remote columns of this rank's rows.
+  EXPECT_EQ(op.halo_size(), std::size_t(cs::halo_sizes(a, p)[rank()])) << what;
+}
+
+template <class Entry>
+void check_shapes(unsigned seed) {
+  std::mt19937 rng(seed);
+  const int n = ranks();
+  const auto random = random_csr<Entry>(257, 257, 0, 12, 100, rng);
+  check_distributed("random 257 x 257 with empty rows and a full row", random, cs::balanced_row_partition(random, n),
+                    seed);
+  const auto band = banded<Entry>(101, 7);
+  check_distributed("banded 101", band, cs::balanced_row_partition(band, n), seed + 1);
+  const auto one = random_csr<Entry>(1, 1, 1, 1, -1, rng);
+  check_distributed("1 x 1", one, cs::balanced_row_partition(one, n), seed + 2);
+  // Parts of very different sizes, one empty when there are 3 ranks.
+  const auto skewed = random_csr<Entry>(61, 61, 1, 9, -1, rng);
+  cs::RowPartition p;
+  p.starts.assign(n, 50);  // {0, 50, 50, .., 61}: with 3 ranks the middle one owns nothing
+  p.starts[0] = 0;
+  p.starts.push_back(61);
+  check_distributed("61 rows split unevenly", skewed, p, seed + 3);
+}
+
+}  // namespace
+
+TEST(Distributed, ComplexDouble) {
+  check_shapes<Kokkos::complex<double>>(1);
+}
+TEST(Distributed, QuaternionFloat) {
+  check_shapes<cs::Quaternion<float>>(2);
+}
+TEST(Distributed, Block3Double) {
+  check_shapes<cs::Block<double, 3>>(3);
+}
+TEST(Distributed, MixedPrecisionComplex) {
+  check_shapes<cs::Mixed<Kokkos::complex<float>>>(4);
+}
+
+TEST(Distributed, ReorderedByReverseCuthillMckee) {
+  using C = Kokkos::complex<double>;
+  // A band with shuffled numbering: the reordering shrinks the halos, the product agrees.
+  const auto band = banded<C>(300, 5);
+  std::vector<int> shuffle(300);
+  std::iota(shuffle.begin(), shuffle.end(), 0);
+  std::mt19937 rng(5);
+  std::shuffle(shuffle.begin(), shuffle.end(), rng);
+  const auto shuffled = cs::permuted(band, shuffle);
+  const auto reordered = cs::permuted(shuffled, cs::reverse_cuthill_mckee(shuffled));
+  check_distributed("shuffled band", shuffled, cs::balanced_row_partition(shuffled, ranks()), 6);
+  check_distributed("shuffled band after RCM", reordered, cs::balanced_row_partition(reordered, ranks()), 7);
+}
+
+TEST(Distributed, RefusesMismatchedPartitionsAndVectors) {
+  using C = Kokkos::complex<double>;
+  const auto band = banded<C>(40, 3);
+  const auto p = cs::balanced_row_partition(band, ranks() + 1);  // one part too many
+  EXPECT_THROW(cs::DistributedSpmv<C>(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), quiet()), cs::InvalidInput);
+  const auto right = cs::balanced_row_partition(band, ranks());
+  auto wrong_rows = cs::local_rows(band, right, rank());
+  wrong_rows.num_cols = 39;  // not square
+  for (auto& c : wrong_rows.col_indices) c = std::min(c, 38);
+  EXPECT_THROW(cs::DistributedSpmv<C>(MPI_COMM_WORLD, right, wrong_rows, quiet()), cs::InvalidInput);
+  const cs::DistributedSpmv<C> op(MPI_COMM_WORLD, right, cs::local_rows(band, right, rank()), quiet());
+  EXPECT_THROW(op.make_vector(std::vector<C>(op.local_rows() + 1)), cs::InvalidInput);
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  int result = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    // Rank 0 reports; the others' failures still count through the reduction below.
+    if (rank() != 0) {
+      auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+      delete listeners.Release(listeners.default_result_printer());
+    }
+    const int mine = RUN_ALL_TESTS();
+    MPI_Allreduce(&mine, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rank() == 0 && result != 0 && mine == 0) std::printf("a test failed on another rank\n");
+  }
+  MPI_Finalize();
+  return result;
+}
