@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <compound_sparse.hpp>
 #include <compound_sparse/distributed/distributed_spmv.hpp>
+#include <compound_sparse/tuning/measure.hpp>  // relative_error
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -133,6 +134,33 @@ TEST(Distributed, ReorderedByReverseCuthillMckee) {
   const auto reordered = cs::permuted(shuffled, cs::reverse_cuthill_mckee(shuffled));
   check_distributed("shuffled band", shuffled, cs::balanced_row_partition(shuffled, ranks()), 6);
   check_distributed("shuffled band after RCM", reordered, cs::balanced_row_partition(reordered, ranks()), 7);
+}
+
+TEST(Distributed, PhaseTimesArePositiveAndTheHiddenFractionWithinBounds) {
+  using C = Kokkos::complex<double>;
+  const auto band = banded<C>(2000, 9);
+  const auto p = cs::balanced_row_partition(band, ranks());
+  const cs::DistributedSpmv<C> op(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), quiet());
+  const auto x = op.make_vector(std::vector<C>(op.local_rows(), C(1, 0)));
+  const auto y = op.make_vector(std::vector<C>(op.local_rows()));
+  const auto t = op.time_phases(C(1, 0), x, C(0, 0), y, 5);
+  EXPECT_GT(t.local_seconds, 0);
+  EXPECT_GT(t.product_seconds, 0);
+  EXPECT_GE(t.hidden_fraction, 0);
+  EXPECT_LE(t.hidden_fraction, 1);
+  if (ranks() == 1) {  // nothing to exchange
+    EXPECT_EQ(op.halo_size(), 0u);
+    EXPECT_EQ(op.off_diagonal(), nullptr);
+    EXPECT_EQ(t.hidden_fraction, 0);
+  } else {
+    EXPECT_GT(t.exchange_seconds, 0);
+  }
+  // After the timing, y is still the product (time_phases ends with full products).
+  const auto all = gathered(cs::to_host(y), p);
+  const auto want =
+      cs::reference_spmv<double>(C(1, 0), band, std::vector<C>(2000, C(1, 0)), C(0, 0), std::vector<C>(2000));
+  EXPECT_LE(cs::relative_error(all, want), 1e-14);
+  EXPECT_THROW(op.time_phases(C(1, 0), x, C(0, 0), y, 0), cs::InvalidInput);
 }
 
 TEST(Distributed, RefusesMismatchedPartitionsAndVectors) {

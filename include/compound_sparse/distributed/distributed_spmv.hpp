@@ -30,6 +30,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <type_traits>
@@ -156,12 +157,80 @@ class DistributedSpmv {
     return to_device<Aos, memory_space>(own);
   }
 
-  /// y = alpha A x + beta y on this rank's rows (collective).
+  /// y = alpha A x + beta y on this rank's rows (collective). Not for concurrent calls on
+  /// one object: the exchange buffers are the object's.
   void apply(const coefficient_type& alpha, const vector_type& x, const coefficient_type& beta,
              const vector_type& y) const {
+    check_vectors(x, y, "apply");
+    auto requests = start_exchange(x);
+    diagonal_->apply(alpha, x, beta, y);  // queued while the messages travel
+    finish_exchange(requests);
+    if (off_diagonal_) off_diagonal_->apply(alpha, halo_, real_value<coefficient_type>(1), y);
+  }
+
+  /// How long each phase of a product takes alone, and how much of the exchange the
+  /// product hides: each the median over `repetitions` of the slowest rank's time (fenced,
+  /// after a barrier, wall clock). hidden_fraction = (exchange + local + remote - product) /
+  /// exchange, within [0, 1]: 1 when the product takes no longer than its products alone,
+  /// 0 when it takes the sum of all; 0 without an exchange. Collective.
+  struct PhaseTimes {
+    double exchange_seconds = 0;  ///< pack, send and receive, halo copied to the device
+    double local_seconds = 0;     ///< the diagonal block's product
+    double remote_seconds = 0;    ///< the off-diagonal block's product
+    double product_seconds = 0;   ///< apply
+    double hidden_fraction = 0;
+  };
+  PhaseTimes time_phases(const coefficient_type& alpha, const vector_type& x, const coefficient_type& beta,
+                         const vector_type& y, int repetitions = 20) const {
+    check_vectors(x, y, "time_phases");
+    COMPOUND_SPARSE_REQUIRE(repetitions >= 1, "DistributedSpmv::time_phases: " << repetitions << " repetitions");
+    const auto slowest_median = [&](auto&& phase) {
+      std::vector<double> times;
+      for (int i = 0; i < repetitions; ++i) {
+        impl::check_mpi(MPI_Barrier(comm_), "MPI_Barrier");
+        Kokkos::fence();
+        const auto start = std::chrono::steady_clock::now();
+        phase();
+        Kokkos::fence();
+        const double mine = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        double slowest = 0;
+        impl::check_mpi(MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, comm_), "MPI_Allreduce");
+        times.push_back(slowest);
+      }
+      std::sort(times.begin(), times.end());
+      return times[times.size() / 2];
+    };
+    PhaseTimes t;
+    t.exchange_seconds = slowest_median([&] {
+      auto requests = start_exchange(x);
+      finish_exchange(requests);
+    });
+    t.local_seconds = slowest_median([&] { diagonal_->apply(alpha, x, beta, y); });
+    t.remote_seconds = slowest_median([&] {
+      if (off_diagonal_) off_diagonal_->apply(alpha, halo_, real_value<coefficient_type>(1), y);
+    });
+    t.product_seconds = slowest_median([&] { apply(alpha, x, beta, y); });
+    double exchange = 0;  // a rank without any exchange still waits in the others' MPI_Allreduce
+    const double mine = static_cast<double>(halo_size() + send_size());
+    impl::check_mpi(MPI_Allreduce(&mine, &exchange, 1, MPI_DOUBLE, MPI_SUM, comm_), "MPI_Allreduce");
+    if (exchange > 0 && t.exchange_seconds > 0)
+      t.hidden_fraction = std::clamp(
+          (t.exchange_seconds + t.local_seconds + t.remote_seconds - t.product_seconds) / t.exchange_seconds, 0.0, 1.0);
+    return t;
+  }
+
+ private:
+  static constexpr int tag = 17017;
+
+  void check_vectors(const vector_type& x, const vector_type& y, const char* what) const {
     COMPOUND_SPARSE_REQUIRE(x.size() == local_rows() && y.size() == local_rows(),
-                            "DistributedSpmv::apply: x has " << x.size() << " and y " << y.size() << " values, rank "
-                                                             << rank_ << " owns " << local_rows() << " rows");
+                            "DistributedSpmv::" << what << ": x has " << x.size() << " and y " << y.size()
+                                                << " values, rank " << rank_ << " owns " << local_rows() << " rows");
+  }
+
+  /// Packs the values the neighbours need, stages them on the host and posts the
+  /// messages; the requests go to finish_exchange.
+  std::vector<MPI_Request> start_exchange(const vector_type& x) const {
     execution_space exec;
     pack(exec, x);
     if (send_size() > 0) Kokkos::deep_copy(exec, send_host_, send_.data);
@@ -183,18 +252,15 @@ class DistributedSpmv {
                                   send_counts_[p] * components, type, p, tag, comm_, &requests.back()),
                         "MPI_Isend");
       }
-    // The diagonal product is queued while the messages travel.
-    diagonal_->apply(alpha, x, beta, y);
-    impl::check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
-                    "MPI_Waitall");
-    if (off_diagonal_) {
-      Kokkos::deep_copy(halo_.data, halo_host_);
-      off_diagonal_->apply(alpha, halo_, real_value<coefficient_type>(1), y);
-    }
+    return requests;
   }
 
- private:
-  static constexpr int tag = 17017;
+  /// Waits for the messages and copies the halo to the device.
+  void finish_exchange(std::vector<MPI_Request>& requests) const {
+    impl::check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
+                    "MPI_Waitall");
+    if (off_diagonal_) Kokkos::deep_copy(halo_.data, halo_host_);
+  }
 
   /// The diagonal and off-diagonal blocks of own_rows, and the halo's global columns.
   void split(const HostCsr<Entry>& own) {
