@@ -1,7 +1,8 @@
 // compound-zoo: builds the standard matrix zoo (docs/zoo.md) into a directory:
 // one Matrix Market file per matrix and index.json with sizes and row statistics.
 //
-//   compound-zoo --out DIR [--scale small|full|tune|unseen|xl] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]
+//   compound-zoo --out DIR [--scale small|full|tune|unseen|xl|xl2] [--format mtx|binary] [--meshes DIR]
+//                [--mhd1280b FILE]
 //                [--only NAME[,NAME...]]
 //
 // --scale small (default) is the test set: generated inputs only (plus mhd1280b and
@@ -11,6 +12,8 @@
 // dense rows). --scale tune is the full set plus 20 more of the same families (the
 // tuning database's zoo). --scale xl is six matrices of 50M+ compound non-zeros, a grid
 // and an irregular one per class, as binary CSR files (compound_sparse/io/binary_csr.hpp).
+// --scale xl2 is the xl grids twice as large (the weak scaling of the distributed product,
+// docs/scaling.md: twice the rows on twice the GPUs), also binary.
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -405,10 +408,18 @@ std::vector<Recipe> xl_zoo() {
   return recipes;
 }
 
+/// The xl set's grids with twice the rows (the weak scaling of docs/scaling.md): the boxes
+/// twice as tall (n x n x (2n + 1) cubes: 2 (n + 1)^2 (n + 1) points), the torus twice as long.
+std::vector<Recipe> xl2_zoo() {
+  return {helmholtz("helmholtz-box-xl2", "box", 160, 321, 94.0),  // 161^2 x 322 rows x 14.7: 123M
+          dirac_torus("dirac-torus-xl2", 3840, 960, 1),           // 104M
+          elasticity("elasticity-box-xl2", "box", 152, 305)};     // 153^2 x 306 rows x 14.6: 105M
+}
+
 /// The usage on `out`; returns `code` (0 when asked for with --help, else 2).
 int usage(const char* argv0, std::ostream& out = std::cerr, int code = 2) {
   out << "usage: " << argv0
-      << " --out DIR [--scale small|full|tune|unseen|xl] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]\n"
+      << " --out DIR [--scale small|full|tune|unseen|xl|xl2] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]\n"
          "       [--only NAME[,NAME...]]\n";
   return code;
 }
@@ -421,7 +432,7 @@ int main(int argc, char** argv) {
       {"--out", [&](const std::string& v) { o.out = v; }},
       {"--scale",
        [&](const std::string& v) {
-         o.scale = compound_tools::one_of(v, {"small", "full", "tune", "unseen", "xl"});
+         o.scale = compound_tools::one_of(v, {"small", "full", "tune", "unseen", "xl", "xl2"});
        }},
       {"--format",
        [&](const std::string& v) {
@@ -435,9 +446,11 @@ int main(int argc, char** argv) {
   if (compound_tools::wants_help(argc, argv)) return usage(argv[0], std::cout, 0);  // asked for: not an error
   std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (problem.empty() && o.out.empty()) problem = "--out is required";
-  if (problem.empty() && o.scale == "xl" && o.format == "mtx")
-    problem = "--scale xl is written as binary CSR only (Matrix Market text of it would be 5-16 GB per matrix)";
-  if (o.format.empty()) o.format = o.scale == "xl" ? "binary" : "mtx";
+  const bool xl = o.scale == "xl" || o.scale == "xl2";
+  if (problem.empty() && xl && o.format == "mtx")
+    problem =
+        "--scale " + o.scale + " is written as binary CSR only (Matrix Market text of it would be 5-30 GB per matrix)";
+  if (o.format.empty()) o.format = xl ? "binary" : "mtx";
   if (!problem.empty()) {
     std::cerr << "compound-zoo: " << problem << "\n";
     return usage(argv[0]);
@@ -447,6 +460,7 @@ int main(int argc, char** argv) {
     auto recipes = o.scale == "tune"     ? tuning_zoo(o)
                    : o.scale == "unseen" ? unseen_zoo(o)
                    : o.scale == "xl"     ? xl_zoo()
+                   : o.scale == "xl2"    ? xl2_zoo()
                                          : standard_zoo(o);
     for (auto& r : recipes) r.binary = o.format == "binary";
     Json matrices = Json::array(), skipped = Json::array();

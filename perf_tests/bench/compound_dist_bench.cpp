@@ -1,0 +1,240 @@
+// compound-dist-bench: the distributed product (DistributedSpmv, distributed_spmv.hpp) on zoo
+// matrices, one device per MPI rank, for the scaling measurements of docs/scaling.md:
+//
+//   mpiexec -n R compound-dist-bench --zoo DIR/index.json --out FILE.json [--matrices a,b]
+//                [--precision double|float] [--order natural|rcm|both] [--samples N]
+//                [--kokkos-num-devices=R]   (Kokkos: rank i on device i % R)
+//
+// Per matrix (and order): every rank reads the matrix, reorders it by reverse Cuthill-McKee
+// for --order rcm, takes its block of the partition balanced by non-zeros
+// (balanced_row_partition) and builds its DistributedSpmv (TunedSpmv per block, no quick
+// tuning). One product is checked against the double host reference on every rank
+// (relative error of the gathered y, 1e-4 float, 1e-12 double); then time_phases takes,
+// each as the median of --samples of the slowest rank: the whole product, the exchange
+// alone, the diagonal and off-diagonal products alone, and the fraction of the exchange the
+// product hides. Rank 0 writes FILE.json: the ranks, the device, and per matrix the halo
+// (values received per product, summed over ranks, and as a fraction of the rows), each
+// rank's rows, non-zeros, halo and variants, and the times. perf_tests/report/scaling.py
+// turns runs with 1 and 2 ranks into strong and weak scaling efficiencies.
+//
+// Errors: an unusable index or option stops every rank with the reason (exit 2 for usage,
+// 1 otherwise); a matrix whose product differs from the reference is recorded with ok false
+// and makes the run exit 1.
+
+#include <mpi.h>
+
+#include <chrono>
+#include <compound_sparse.hpp>
+#include <compound_sparse/distributed/distributed_spmv.hpp>
+#include <compound_sparse/tuning/measure.hpp>  // relative_error
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+
+#include "command_line.hpp"
+#include "entry_dispatch.hpp"
+#include "zoo_index.hpp"
+
+namespace cs = compound_sparse;
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+struct Options {
+  fs::path zoo, out;
+  std::set<std::string> matrices;
+  std::string precision = "double";
+  std::vector<std::string> orders{"natural"};
+  int samples = 20;
+};
+
+int rank_of() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int ranks_of() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+/// The whole vector from every rank's part, on every rank.
+template <class Value>
+std::vector<Value> gathered(const std::vector<Value>& own, const cs::RowPartition& p) {
+  std::vector<int> counts(p.parts()), offsets(p.parts());
+  for (int q = 0; q < p.parts(); ++q) {
+    counts[q] = p.size(q) * int(sizeof(Value));
+    offsets[q] = p.begin(q) * int(sizeof(Value));
+  }
+  std::vector<Value> all(p.rows());
+  MPI_Allgatherv(own.data(), int(own.size() * sizeof(Value)), MPI_BYTE, all.data(), counts.data(), offsets.data(),
+                 MPI_BYTE, MPI_COMM_WORLD);
+  return all;
+}
+
+/// One matrix in one order: the record of FILE.json.
+template <class Entry>
+json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Options& o) {
+  using V = cs::vector_type_t<Entry>;
+  using coefficient = cs::coefficient_type_t<Entry>;
+  const int rank = rank_of(), ranks = ranks_of();
+  const cs::HostCsr<Entry> a = order == "rcm" ? cs::permuted(read, cs::reverse_cuthill_mckee(read)) : read;
+  const auto partition = cs::balanced_row_partition(a, ranks);
+  const auto halos = cs::halo_sizes(a, partition);
+  cs::TunedSpmvOptions options;
+  options.quick_tune = cs::QuickTune::Never;  // the ranks would time candidates at once
+  options.use_cache = false;
+  const auto built = std::chrono::steady_clock::now();
+  const cs::DistributedSpmv<Entry> op(MPI_COMM_WORLD, partition, cs::local_rows(a, partition, rank), options);
+  const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count();
+  // Checked: one product against the reference (x = a fixed pattern, same on every rank).
+  const auto inputs = cs::make_measure_inputs(a, 12345);
+  const std::vector<V> own_x(inputs.x.begin() + partition.begin(rank), inputs.x.begin() + partition.end(rank));
+  const auto x = op.make_vector(own_x);
+  const auto y = op.make_vector(std::vector<V>(op.local_rows()));
+  const auto one = cs::real_value<coefficient>(1), zero = cs::real_value<coefficient>(0);
+  op.apply(one, x, zero, y);
+  const double error = cs::relative_error(gathered(cs::to_host(y), partition), inputs.reference);
+  const bool ok = std::isfinite(error) && error <= inputs.tolerance;
+  const auto t = op.time_phases(one, x, zero, y, o.samples);
+  // Each rank's part, gathered on rank 0.
+  const long long mine[4] = {
+      op.local_rows(),
+      static_cast<long long>(a.row_offsets[partition.end(rank)] - a.row_offsets[partition.begin(rank)]),
+      static_cast<long long>(op.halo_size()), static_cast<long long>(op.send_size())};
+  std::vector<long long> all(4 * static_cast<std::size_t>(ranks));
+  MPI_Gather(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+  json parts = json::array();
+  long long halo_total = 0;
+  for (int p = 0; p < ranks; ++p) {
+    parts.push_back({{"rank", p},
+                     {"rows", all[4 * p]},
+                     {"nonzeros", all[4 * p + 1]},
+                     {"halo", all[4 * p + 2]},
+                     {"sends", all[4 * p + 3]}});
+    halo_total += halos[p];
+  }
+  parts[0]["diagonal_variant"] = op.diagonal().variant().name();
+  parts[0]["off_diagonal_variant"] = op.off_diagonal() ? op.off_diagonal()->variant().name() : "";
+  return {{"order", order},
+          {"rows", a.num_rows},
+          {"nonzeros", a.num_entries()},
+          {"halo_values", halo_total},
+          {"halo_fraction", a.num_rows > 0 ? double(halo_total) / a.num_rows : 0.0},
+          {"parts", parts},
+          {"ok", ok},
+          {"relative_error", error},
+          {"build_seconds", build_seconds},
+          {"product_seconds", t.product_seconds},
+          {"exchange_seconds", t.exchange_seconds},
+          {"local_seconds", t.local_seconds},
+          {"remote_seconds", t.remote_seconds},
+          {"hidden_fraction", t.hidden_fraction}};
+}
+
+int run(const Options& o, const std::string& command) {
+  const json index = compound_tools::read_zoo_index(o.zoo.string());
+  const int rank = rank_of();
+  const auto& device = cs::default_device_info();
+  json report = {{"schema", 1},
+                 {"command", command},
+                 {"ranks", ranks_of()},
+                 {"samples", o.samples},
+                 {"device", {{"name", device.name}, {"backend", device.backend}}},
+                 {"matrices", json::array()}};
+  char date[32];
+  const std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  report["date"] = date;
+  bool all_ok = true;
+  for (const auto& m : index) {
+    const std::string name = m.at("name").get<std::string>();
+    if (!o.matrices.empty() && !o.matrices.count(name)) continue;
+    const std::string entry = m.at("class").get<std::string>();
+    const fs::path file = o.zoo.parent_path() / m.at("file").get<std::string>();
+    const bool known = compound_tools::dispatch_entry(entry, o.precision, [&](auto tag) {
+      using Entry = typename decltype(tag)::type;
+      if (rank == 0) std::cerr << "compound-dist-bench: " << name << " (" << entry << "/" << o.precision << ")\n";
+      const auto a = compound_tools::read_zoo_matrix<Entry>(file);
+      COMPOUND_SPARSE_REQUIRE(a.num_rows == a.num_cols, name << " is " << a.num_rows << " x " << a.num_cols
+                                                             << ": the distributed product needs a square matrix");
+      for (const auto& order : o.orders) {
+        json record = measure(a, order, o);
+        record["name"] = name;
+        record["class"] = entry;
+        record["precision"] = o.precision;
+        all_ok = all_ok && record["ok"].get<bool>();
+        if (rank == 0)
+          std::cerr << "  " << order << ": halo " << record["halo_fraction"].get<double>() * 100 << "% of the rows, "
+                    << record["product_seconds"].get<double>() * 1e6 << " us a product, exchange "
+                    << record["exchange_seconds"].get<double>() * 1e6 << " us, "
+                    << record["hidden_fraction"].get<double>() * 100 << "% hidden; error "
+                    << record["relative_error"].get<double>() << (record["ok"].get<bool>() ? "" : " (WRONG)") << "\n";
+        report["matrices"].push_back(record);
+      }
+    });
+    COMPOUND_SPARSE_REQUIRE(
+        known, name << ": class '" << entry << "' in " << o.precision << " is not compiled into this build");
+  }
+  COMPOUND_SPARSE_REQUIRE(!report["matrices"].empty(), "no matrix of " << o.zoo << " matched --matrices");
+  if (rank == 0) {
+    if (o.out.has_parent_path()) fs::create_directories(o.out.parent_path());
+    std::ofstream(o.out) << report.dump(1) << "\n";
+    std::cerr << "compound-dist-bench: wrote " << o.out << "\n";
+  }
+  return all_ok ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rc = 0;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    Options o;
+    const compound_tools::OptionSetters setters = {
+        {"--zoo", [&](const std::string& v) { o.zoo = v; }},
+        {"--out", [&](const std::string& v) { o.out = v; }},
+        {"--matrices",
+         [&](const std::string& v) {
+           for (const auto& name : compound_tools::split_list(v)) o.matrices.insert(name);
+         }},
+        {"--precision",
+         [&](const std::string& v) {
+           o.precision = compound_tools::one_of(v, {"double", "float"});
+         }},
+        {"--order",
+         [&](const std::string& v) {
+           const std::string order = compound_tools::one_of(v, {"natural", "rcm", "both"});
+           o.orders = order == "both" ? std::vector<std::string>{"natural", "rcm"} : std::vector<std::string>{order};
+         }},
+        {"--samples", [&](const std::string& v) { o.samples = compound_tools::integer_at_least(v, 1); }}};
+    std::string problem = compound_tools::parse_options(argc, argv, setters);
+    if (problem.empty() && (o.zoo.empty() || o.out.empty())) problem = "--zoo and --out are required";
+    if (!problem.empty()) {
+      if (rank_of() == 0)
+        std::cerr << "compound-dist-bench: " << problem << "\nusage: mpiexec -n R " << argv[0]
+                  << " --zoo DIR/index.json --out FILE.json [--matrices a,b] [--precision double|float]"
+                     " [--order natural|rcm|both] [--samples N]\n";
+      rc = 2;
+    } else {
+      try {
+        rc = run(o, compound_tools::joined(std::vector<std::string>(argv, argv + argc), " "));
+      } catch (const std::exception& e) {
+        std::cerr << "compound-dist-bench (rank " << rank_of() << "): " << e.what() << "\n";
+        rc = 1;
+      }
+    }
+  }
+  if (rc == 1) MPI_Abort(MPI_COMM_WORLD, 1);  // a rank that failed alone would leave the others waiting
+  MPI_Finalize();
+  return rc;
+}

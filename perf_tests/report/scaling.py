@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""Strong and weak scaling of the distributed product from compound-dist-bench runs.
+
+    scaling.py ONE.json MANY.json [--weak SMALL=LARGE[,SMALL=LARGE...]] [--out FILE.md]
+
+ONE.json: a run on 1 rank; MANY.json: the same matrices on R ranks. Per matrix (name, order,
+precision) present in both:
+  strong efficiency = t(1 rank) / (R * t(R ranks)), 1 the ideal;
+  the halo fraction on R ranks (values received per product over rows), the exchange time
+  alone and the fraction of it the product hides.
+--weak SMALL=LARGE pairs a matrix with one R times larger (compound-zoo's xl2 set doubles
+the xl grids): weak efficiency = t(SMALL, 1 rank) / t(LARGE, R ranks). Times are the
+slowest rank's medians (product_seconds). Exit 2 on input that is not a compound-dist-bench
+run, or a run that is not ok.
+"""
+import argparse
+import json
+import sys
+
+
+def fail(message):
+    print(f"scaling.py: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            run = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        fail(f"cannot read {path}: {e}")
+    if not isinstance(run, dict) or not isinstance(run.get("matrices"), list) or "ranks" not in run:
+        fail(f"{path}: not a compound-dist-bench run (no 'ranks' and list 'matrices')")
+    records = {}
+    for m in run["matrices"]:
+        try:
+            key = (m["name"], m["order"], m["precision"])
+            if not m["ok"]:
+                fail(f"{path}: {key[0]} ({key[1]}, {key[2]}) did not match the reference: "
+                     f"relative error {m['relative_error']}")
+            if not m["product_seconds"] > 0:
+                fail(f"{path}: {key[0]} has no positive product time")
+            records[key] = m
+        except KeyError as e:
+            fail(f"{path}: a matrix record without {e}")
+    return run, records
+
+
+def report(one_path, many_path, weak_pairs):
+    one, one_records = load(one_path)
+    many, many_records = load(many_path)
+    if one["ranks"] != 1:
+        fail(f"{one_path} ran on {one['ranks']} ranks, not 1")
+    ranks = many["ranks"]
+    lines = [f"Strong scaling, 1 -> {ranks} ranks ({many['device']['name']}); times are the slowest rank's "
+             "medians per product.", "",
+             "| matrix | order | precision | 1 rank (us) | "
+             f"{ranks} ranks (us) | efficiency | halo / rows | exchange alone (us) | hidden |",
+             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for key in sorted(set(one_records) & set(many_records)):
+        a, b = one_records[key], many_records[key]
+        efficiency = a["product_seconds"] / (ranks * b["product_seconds"])
+        lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {a['product_seconds'] * 1e6:.1f} | "
+                     f"{b['product_seconds'] * 1e6:.1f} | {efficiency:.2f} | {b['halo_fraction'] * 100:.2f}% | "
+                     f"{b['exchange_seconds'] * 1e6:.1f} | {b['hidden_fraction'] * 100:.0f}% |")
+    if weak_pairs:
+        lines += ["", f"Weak scaling, 1 -> {ranks} ranks, the matrix {ranks} times larger.", "",
+                  f"| matrix on 1 rank | matrix on {ranks} ranks | order | precision | 1 rank (us) | "
+                  f"{ranks} ranks (us) | efficiency |", "|---|---|---|---|---:|---:|---:|"]
+        for small, large in weak_pairs:
+            found = False
+            for key in sorted(one_records):
+                if key[0] != small:
+                    continue
+                other = (large, key[1], key[2])
+                if other not in many_records:
+                    continue
+                found = True
+                a, b = one_records[key], many_records[other]
+                lines.append(f"| {small} | {large} | {key[1]} | {key[2]} | {a['product_seconds'] * 1e6:.1f} | "
+                             f"{b['product_seconds'] * 1e6:.1f} | {a['product_seconds'] / b['product_seconds']:.2f} |")
+            if not found:
+                fail(f"--weak {small}={large}: no run of {small} on 1 rank with {large} on {ranks} ranks")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("one")
+    parser.add_argument("many")
+    parser.add_argument("--weak", default="")
+    parser.add_argument("--out")
+    args = parser.parse_args(argv[1:])
+    pairs = []
+    for item in filter(None, args.weak.split(",")):
+        if item.count("=") != 1:
+            fail(f"--weak: '{item}' is not SMALL=LARGE")
+        pairs.append(tuple(item.split("=")))
+    text = report(args.one, args.many, pairs)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main(sys.argv)

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""scaling.py on synthetic compound-dist-bench runs: efficiencies, the weak pairs, refusals."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def record(name, seconds, ok=True, halo=0.01):
+    return {"name": name, "order": "natural", "precision": "double", "ok": ok, "relative_error": 1e-15,
+            "product_seconds": seconds, "exchange_seconds": seconds / 4, "local_seconds": seconds / 2,
+            "remote_seconds": seconds / 10, "hidden_fraction": 0.5, "halo_fraction": halo}
+
+
+def run(ranks, records):
+    return {"ranks": ranks, "device": {"name": "NVIDIA H200"}, "matrices": records}
+
+
+def scaling(one, many, *extra):
+    with tempfile.TemporaryDirectory() as d:
+        paths = []
+        for i, r in enumerate((one, many)):
+            paths.append(os.path.join(d, f"{i}.json"))
+            with open(paths[-1], "w") as f:
+                json.dump(r, f)
+        return subprocess.run([sys.executable, os.path.join(HERE, "scaling.py"), *paths, *extra],
+                              capture_output=True, text=True)
+
+
+def main():
+    one = run(1, [record("box", 100e-6), record("box2", 200e-6)])
+    many = run(2, [record("box", 62.5e-6, halo=0.02), record("box2", 125e-6)])
+    r = scaling(one, many, "--weak", "box=box2")
+    assert r.returncode == 0, r.stderr
+    assert "| box | natural | double | 100.0 | 62.5 | 0.80 | 2.00% | 15.6 | 50% |" in r.stdout, r.stdout
+    assert "| box | box2 | natural | double | 100.0 | 125.0 | 0.80 |" in r.stdout, r.stdout
+    # A run that is not ok, one that is not on 1 rank, a missing weak pair: refused with the reason.
+    bad = scaling(run(1, [record("box", 100e-6, ok=False)]), many)
+    assert bad.returncode == 2 and "did not match the reference" in bad.stderr, bad.stderr
+    bad = scaling(many, many)
+    assert bad.returncode == 2 and "not 1" in bad.stderr, bad.stderr
+    bad = scaling(one, many, "--weak", "box=box3")
+    assert bad.returncode == 2 and "no run of box" in bad.stderr, bad.stderr
+    bad = scaling({"matrices": []}, many)
+    assert bad.returncode == 2 and "not a compound-dist-bench run" in bad.stderr, bad.stderr
+    print("test_scaling: ok")
+
+
+if __name__ == "__main__":
+    main()
