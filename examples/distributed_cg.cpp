@@ -130,14 +130,7 @@ int solve(int n, bool reorder) {
   apply(x, r);
   examples::axpby(1.0, b, -1.0, r);
   const double residual = std::sqrt(global_dot(r, r)) / b_norm;
-  std::vector<V> mine = cs::to_host(x), solution(k.num_rows);
-  std::vector<int> counts(ranks), offsets(ranks);
-  for (int q = 0; q < ranks; ++q) {
-    counts[q] = partition.size(q) * int(sizeof(V));
-    offsets[q] = partition.begin(q) * int(sizeof(V));
-  }
-  MPI_Allgatherv(mine.data(), int(mine.size() * sizeof(V)), MPI_BYTE, solution.data(), counts.data(), offsets.data(),
-                 MPI_BYTE, MPI_COMM_WORLD);
+  const std::vector<V> solution = cs::allgathered(MPI_COMM_WORLD, partition, cs::to_host(x));
   const auto ax = cs::reference_spmv<double>(one, k, solution, zero, std::vector<V>(k.num_rows));
   double diff = 0, norm = 0;
   for (int i = 0; i < k.num_rows; ++i)

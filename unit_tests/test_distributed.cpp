@@ -46,20 +46,6 @@ cs::TunedSpmvOptions quiet() {
   return o;
 }
 
-/// The whole of a distributed vector on every rank (MPI_Allgatherv of the parts).
-template <class Value>
-std::vector<Value> gathered(const std::vector<Value>& own, const cs::RowPartition& p) {
-  std::vector<int> counts(ranks()), offsets(ranks());
-  for (int q = 0; q < ranks(); ++q) {
-    counts[q] = p.size(q) * int(sizeof(Value));
-    offsets[q] = p.begin(q) * int(sizeof(Value));
-  }
-  std::vector<Value> all(p.rows());
-  MPI_Allgatherv(own.data(), int(own.size() * sizeof(Value)), MPI_BYTE, all.data(), counts.data(), offsets.data(),
-                 MPI_BYTE, MPI_COMM_WORLD);
-  return all;
-}
-
 /// y = alpha A x + beta y distributed over `p`, against the reference, twice for determinism.
 template <class Entry>
 void check_distributed(const std::string& what, const cs::HostCsr<Entry>& a, const cs::RowPartition& p, unsigned seed) {
@@ -77,7 +63,7 @@ void check_distributed(const std::string& what, const cs::HostCsr<Entry>& a, con
   for (int run = 0; run < 2; ++run) {
     const auto yd = op.make_vector(own(y0));
     op.apply(alpha, xd, beta, yd);
-    results.push_back(gathered(cs::to_host(yd), p));
+    results.push_back(cs::allgathered(MPI_COMM_WORLD, p, cs::to_host(yd)));
   }
   expect_matches_reference<Entry>(what + " on " + std::to_string(ranks()) + " rank(s)", alpha, a, x, beta, y0,
                                   results[0]);
@@ -156,7 +142,7 @@ TEST(Distributed, PhaseTimesArePositiveAndTheHiddenFractionWithinBounds) {
     EXPECT_GT(t.exchange_seconds, 0);
   }
   // After the timing, y is still the product (time_phases ends with full products).
-  const auto all = gathered(cs::to_host(y), p);
+  const auto all = cs::allgathered(MPI_COMM_WORLD, p, cs::to_host(y));
   const auto want =
       cs::reference_spmv<double>(C(1, 0), band, std::vector<C>(2000, C(1, 0)), C(0, 0), std::vector<C>(2000));
   EXPECT_LE(cs::relative_error(all, want), 1e-14);

@@ -65,20 +65,6 @@ int ranks_of() {
   return n;
 }
 
-/// The whole vector from every rank's part, on every rank.
-template <class Value>
-std::vector<Value> gathered(const std::vector<Value>& own, const cs::RowPartition& p) {
-  std::vector<int> counts(p.parts()), offsets(p.parts());
-  for (int q = 0; q < p.parts(); ++q) {
-    counts[q] = p.size(q) * int(sizeof(Value));
-    offsets[q] = p.begin(q) * int(sizeof(Value));
-  }
-  std::vector<Value> all(p.rows());
-  MPI_Allgatherv(own.data(), int(own.size() * sizeof(Value)), MPI_BYTE, all.data(), counts.data(), offsets.data(),
-                 MPI_BYTE, MPI_COMM_WORLD);
-  return all;
-}
-
 /// One matrix in one order: the record of FILE.json.
 template <class Entry>
 json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Options& o) {
@@ -101,7 +87,7 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
   const auto y = op.make_vector(std::vector<V>(op.local_rows()));
   const auto one = cs::real_value<coefficient>(1), zero = cs::real_value<coefficient>(0);
   op.apply(one, x, zero, y);
-  const double error = cs::relative_error(gathered(cs::to_host(y), partition), inputs.reference);
+  const double error = cs::relative_error(cs::allgathered(MPI_COMM_WORLD, partition, cs::to_host(y)), inputs.reference);
   const bool ok = std::isfinite(error) && error <= inputs.tolerance;
   const auto t = op.time_phases(one, x, zero, y, o.samples);
   // Each rank's part, gathered on rank 0.

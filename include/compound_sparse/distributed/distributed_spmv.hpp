@@ -86,6 +86,27 @@ HostCsr<Entry> local_rows(const HostCsr<Entry>& a, const RowPartition& partition
   return rows;
 }
 
+/// The whole vector on every rank from each rank's part (its rows of `partition`), by
+/// MPI_Allgatherv of the raw values: checking a distributed result, gathering a solution.
+/// Collective; the parts must be trivially copyable values.
+template <class Value>
+std::vector<Value> allgathered(MPI_Comm comm, const RowPartition& partition, const std::vector<Value>& own) {
+  int size = 1;
+  impl::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  COMPOUND_SPARSE_REQUIRE(partition.parts() == size,
+                          "allgathered: a partition into " << partition.parts() << " parts for " << size << " ranks");
+  std::vector<int> counts(size), offsets(size);
+  for (int q = 0; q < size; ++q) {
+    counts[q] = partition.size(q) * int(sizeof(Value));
+    offsets[q] = partition.begin(q) * int(sizeof(Value));
+  }
+  std::vector<Value> all(partition.rows());
+  impl::check_mpi(MPI_Allgatherv(own.data(), int(own.size() * sizeof(Value)), MPI_BYTE, all.data(), counts.data(),
+                                 offsets.data(), MPI_BYTE, comm),
+                  "MPI_Allgatherv");
+  return all;
+}
+
 template <class Entry>
 class DistributedSpmv {
  public:
