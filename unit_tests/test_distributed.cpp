@@ -149,6 +149,32 @@ TEST(Distributed, PhaseTimesArePositiveAndTheHiddenFractionWithinBounds) {
   EXPECT_THROW(op.time_phases(C(1, 0), x, C(0, 0), y, 0), cs::InvalidInput);
 }
 
+TEST(Distributed, HostStagedMpiWhereAskedForAndNcclOnlyWhereBuilt) {
+  using C = Kokkos::complex<double>;
+  const auto band = banded<C>(90, 5);
+  const auto p = cs::balanced_row_partition(band, ranks());
+  const cs::DistributedSpmv<C> mpi(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), quiet(), cs::HaloExchange::Mpi);
+  EXPECT_EQ(mpi.exchange(), "mpi (host-staged)");
+  const cs::DistributedSpmv<C> automatic(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), quiet());
+  EXPECT_EQ(automatic.exchange(), cs::nccl_available() ? "nccl" : "mpi (host-staged)");
+  std::mt19937 rng(9);
+  const auto x = random_vector<C>(90, rng);
+  const std::vector<C> own_x(x.begin() + p.begin(rank()), x.begin() + p.end(rank()));
+  std::vector<std::vector<C>> results;
+  for (const auto* op : {&mpi, &automatic}) {
+    const auto y = op->make_vector(std::vector<C>(op->local_rows()));
+    op->apply(C(1, 0), op->make_vector(own_x), C(0, 0), y);
+    results.push_back(cs::allgathered(MPI_COMM_WORLD, p, cs::to_host(y)));
+  }
+  EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(C)), 0)
+      << "the exchange must not change the bits";
+  if (!cs::nccl_available()) {
+    EXPECT_THROW(
+        cs::DistributedSpmv<C>(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), quiet(), cs::HaloExchange::Nccl),
+        cs::NotCompiled);
+  }
+}
+
 TEST(Distributed, RefusesMismatchedPartitionsAndVectors) {
   using C = Kokkos::complex<double>;
   const auto band = banded<C>(40, 3);

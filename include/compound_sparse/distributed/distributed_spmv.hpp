@@ -7,9 +7,10 @@
 //     increasing global order, so the values from each neighbour arrive as one slice;
 // each in the layout and schedule TunedSpmv selects for it. A product
 //   1. packs the x values its neighbours need into a send buffer (a device kernel),
-//   2. starts the exchange (MPI_Isend / MPI_Irecv, host-staged: the buffers are copied to
-//      and from host memory, so it works with any MPI; compound entries travel as their
-//      raw scalar components),
+//   2. starts the exchange, compound entries as their raw scalar components: with NCCL
+//      (built with COMPOUND_SPARSE_WITH_NCCL on CUDA), ncclSend / ncclRecv between the
+//      devices on a stream of the exchange's own; otherwise MPI_Isend / MPI_Irecv,
+//      host-staged (the buffers copied to and from host memory, so any MPI works);
 //   3. runs the diagonal product meanwhile (queued on the device, it overlaps the wait),
 //   4. waits, copies the halo in, and adds the off-diagonal product (β = 1).
 // The sum of a row is its diagonal part plus its off-diagonal part: deterministic for a
@@ -27,11 +28,15 @@
 // error throws compound_sparse::Error with MPI's message.
 
 #include <mpi.h>
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+#include <nccl.h>
+#endif
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -64,6 +69,19 @@ MPI_Datatype mpi_scalar_type() {
 }
 
 }  // namespace impl
+
+/// How DistributedSpmv exchanges the halo: Auto is Nccl where the library was built with
+/// NCCL (COMPOUND_SPARSE_WITH_NCCL, CUDA only), else Mpi (host-staged MPI_Isend/Irecv).
+enum class HaloExchange { Auto, Mpi, Nccl };
+
+/// Whether this build can exchange through NCCL.
+constexpr bool nccl_available() {
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
 
 /// Rows [partition.begin(part), partition.end(part)) of a, with their global column indices:
 /// the rows a rank passes to DistributedSpmv.
@@ -122,8 +140,12 @@ class DistributedSpmv {
   /// `own_rows`: this rank's rows (local_rows), columns global. `options` select each
   /// block's variant (TunedSpmv); their vector layout is fixed to aos.
   DistributedSpmv(MPI_Comm comm, const RowPartition& partition, const HostCsr<Entry>& own_rows,
-                  TunedSpmvOptions options = {})
+                  TunedSpmvOptions options = {}, HaloExchange exchange = HaloExchange::Auto)
       : comm_(comm), partition_(partition) {
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, exchange != HaloExchange::Nccl || nccl_available(),
+                                 "DistributedSpmv: HaloExchange::Nccl asked for, but this build has no NCCL "
+                                 "(configure with CUDA and NCCL present: COMPOUND_SPARSE_WITH_NCCL)");
+    nccl_ = exchange != HaloExchange::Mpi && nccl_available();
     impl::check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     impl::check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
     validate(own_rows);
@@ -149,16 +171,46 @@ class DistributedSpmv {
     send_ = vector_type{typename vector_type::view_type("compound_sparse::send", send_rows_.extent(0))};
     halo_host_ = Kokkos::create_mirror_view(halo_.data);
     send_host_ = Kokkos::create_mirror_view(send_.data);
+    if (nccl_) start_nccl();
+  }
+  ~DistributedSpmv() {
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+    if (nccl_comm_ != nullptr) ncclCommDestroy(nccl_comm_);
+    if (exchange_exec_) exchange_exec_->fence();
+    exchange_exec_.reset();
+    if (exchange_stream_ != nullptr) cudaStreamDestroy(exchange_stream_);
+#endif
+  }
+  DistributedSpmv(const DistributedSpmv&) = delete;
+  DistributedSpmv& operator=(const DistributedSpmv&) = delete;
+
+  /// "nccl" or "mpi (host-staged)": how this operator exchanges the halo.
+  std::string exchange() const {
+    return nccl_ ? "nccl" : "mpi (host-staged)";
   }
 
-  int rank() const { return rank_; }
-  int ranks() const { return size_; }
-  int local_rows() const { return partition_.size(rank_); }
-  int first_row() const { return first_; }
-  const RowPartition& partition() const { return partition_; }
+  int rank() const {
+    return rank_;
+  }
+  int ranks() const {
+    return size_;
+  }
+  int local_rows() const {
+    return partition_.size(rank_);
+  }
+  int first_row() const {
+    return first_;
+  }
+  const RowPartition& partition() const {
+    return partition_;
+  }
   /// The remote x values a product receives, and the local ones it sends.
-  std::size_t halo_size() const { return halo_columns_.size(); }
-  std::size_t send_size() const { return send_rows_.extent(0); }
+  std::size_t halo_size() const {
+    return halo_columns_.size();
+  }
+  std::size_t send_size() const {
+    return send_rows_.extent(0);
+  }
   /// The ranks this one receives from (sends go to the ranks that receive from it).
   std::vector<int> neighbours() const {
     std::vector<int> from;
@@ -166,9 +218,13 @@ class DistributedSpmv {
       if (receive_counts_[p] > 0) from.push_back(p);
     return from;
   }
-  const TunedSpmv<Entry>& diagonal() const { return *diagonal_; }
+  const TunedSpmv<Entry>& diagonal() const {
+    return *diagonal_;
+  }
   /// Null on a rank whose rows read no remote column.
-  const TunedSpmv<Entry>* off_diagonal() const { return off_diagonal_.get(); }
+  const TunedSpmv<Entry>* off_diagonal() const {
+    return off_diagonal_.get();
+  }
 
   /// A device vector of this rank's rows.
   vector_type make_vector(const std::vector<value_type>& own) const {
@@ -252,6 +308,12 @@ class DistributedSpmv {
   /// Packs the values the neighbours need, stages them on the host and posts the
   /// messages; the requests go to finish_exchange.
   std::vector<MPI_Request> start_exchange(const vector_type& x) const {
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+    if (nccl_) {
+      start_nccl_exchange(x);
+      return {};
+    }
+#endif
     execution_space exec;
     pack(exec, x);
     if (send_size() > 0) Kokkos::deep_copy(exec, send_host_, send_.data);
@@ -278,6 +340,12 @@ class DistributedSpmv {
 
   /// Waits for the messages and copies the halo to the device.
   void finish_exchange(std::vector<MPI_Request>& requests) const {
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+    if (nccl_) {
+      exchange_exec_->fence();  // the halo has arrived on this device
+      return;
+    }
+#endif
     impl::check_mpi(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE),
                     "MPI_Waitall");
     if (off_diagonal_) Kokkos::deep_copy(halo_.data, halo_host_);
@@ -339,20 +407,67 @@ class DistributedSpmv {
     send_rows_ = rows;
   }
 
+  /// The NCCL communicator (its id from rank 0 by MPI_Bcast) and the exchange's stream.
+  void start_nccl() {
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+    ncclUniqueId id;
+    if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
+    impl::check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm_), "MPI_Bcast");
+    check_nccl(ncclCommInitRank(&nccl_comm_, size_, id, rank_), "ncclCommInitRank");
+    COMPOUND_SPARSE_REQUIRE(cudaStreamCreateWithFlags(&exchange_stream_, cudaStreamNonBlocking) == cudaSuccess,
+                            "DistributedSpmv: cudaStreamCreate failed");
+    exchange_exec_.emplace(exchange_stream_);
+#endif
+  }
+
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+  static void check_nccl(ncclResult_t result, const char* call) {
+    COMPOUND_SPARSE_REQUIRE(result == ncclSuccess, call << " failed: " << ncclGetErrorString(result));
+  }
+
+  /// Packs on the exchange's stream (after x's last writer on the default stream), then one
+  /// NCCL group of a receive and a send per neighbour on that stream, device to device: the
+  /// diagonal product queued next on the default stream runs meanwhile.
+  void start_nccl_exchange(const vector_type& x) const {
+    execution_space().fence();  // x is complete before another stream reads it
+    pack(*exchange_exec_, x);
+    const ncclDataType_t type = std::is_same<scalar_type, float>::value ? ncclFloat : ncclDouble;
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    for (int p = 0; p < size_; ++p) {
+      if (receive_counts_[p] > 0)
+        check_nccl(ncclRecv(halo_.data.data() + std::size_t(receive_offsets_[p]) * components,
+                            std::size_t(receive_counts_[p]) * components, type, p, nccl_comm_, exchange_stream_),
+                   "ncclRecv");
+      if (send_counts_[p] > 0)
+        check_nccl(ncclSend(send_.data.data() + std::size_t(send_offsets_[p]) * components,
+                            std::size_t(send_counts_[p]) * components, type, p, nccl_comm_, exchange_stream_),
+                   "ncclSend");
+    }
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+  }
+#endif
+
   /// send = x[send_rows], value by value.
-  void pack(const execution_space& exec, const vector_type& x) const {
+  template <class ExecutionSpace>
+  void pack(const ExecutionSpace& exec, const vector_type& x) const {
     if (send_size() == 0) return;
     const auto from = x.data;
     const auto to = send_.data;
     const auto rows = send_rows_;
     Kokkos::parallel_for(
-        "compound_sparse::distributed_pack", Kokkos::RangePolicy<execution_space>(exec, 0, rows.extent(0)),
+        "compound_sparse::distributed_pack", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows.extent(0)),
         KOKKOS_LAMBDA(const std::size_t i) {
           for (int c = 0; c < components; ++c) to(i, c) = from(rows(i), c);
         });
   }
 
   MPI_Comm comm_;
+  bool nccl_ = false;  ///< the halo goes through NCCL (else host-staged MPI)
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+  ncclComm_t nccl_comm_ = nullptr;
+  cudaStream_t exchange_stream_ = nullptr;
+  std::optional<Kokkos::Cuda> exchange_exec_;  ///< on exchange_stream_
+#endif
   RowPartition partition_;
   int rank_ = 0, size_ = 1, first_ = 0;
   std::vector<int> halo_columns_;                                                   ///< global columns, increasing
