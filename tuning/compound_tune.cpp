@@ -46,8 +46,8 @@
 // tuning time. The tuner prints how many it skipped.
 //
 // --k 1,8 (numbers of vectors, among the buckets 1, 2, 4, 8, 16): the search runs once per k,
-// the SpMM with k vectors for k > 1 (keys without an SpMM in their vector layout, the kinds
-// that split rows on aos multivectors, left out), and the record holds every k's
+// the SpMM with k vectors for k > 1 (keys without an SpMM, those of launch bounds outside
+// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS, left out), and the record holds every k's
 // measurements (Measurement::k), from which TunedSpmv selects for products with several
 // vectors. The record's best is always the SpMV's, so k = 1 is always searched. Tuning a
 // matrix again at other k keeps the record's measurements at the k not searched.

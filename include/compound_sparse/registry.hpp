@@ -13,8 +13,7 @@
 // The same keys name SpMM variants (spmm.hpp), Y = alpha A X + beta Y for k vectors at
 // once: for them the key's vector layout is the multivector layout (aos: a row's k
 // values together, soa: vector by vector). Every variant of the launch bounds
-// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS has an SpMM on Soa multivectors; the kinds that split
-// rows have none on Aos ones (supports_spmm).
+// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS has an SpMM in both layouts (supports_spmm).
 //
 //   const auto& reg = variant_registry<Kokkos::complex<double>>();
 //   const VariantKey key = parse_variant_key(name);  // a name from the tuning database
@@ -69,7 +68,7 @@ class VariantRegistry {
     vector_layouts_[layout] = convert;
     multivector_layouts_[layout] = convert_multi;
   }
-  /// `run_spmm` may be null: the variant has no SpMM in its vector layout.
+  /// `run_spmm` may be null: the variant has no SpMM (its launch bounds compile none).
   void add_variant(const VariantKey& key, spmv_function run, spmm_function run_spmm) {
     VariantKey compiled = key;
     compiled.lanes_per_row = 1;
@@ -88,9 +87,8 @@ class VariantRegistry {
            (key.lanes_per_row & (key.lanes_per_row - 1)) == 0 && (uses_lanes(key.kind) || key.lanes_per_row == 1);
   }
 
-  /// Whether the variant `key` (contains) has an SpMM on multivectors of its vector
-  /// layout: every kind on Soa, the kinds that do not split rows on Aos too (spmm.hpp), for
-  /// the launch bounds of COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS (SpmmLaunchBounds).
+  /// Whether the variant `key` (contains) has an SpMM: the variants of the launch bounds
+  /// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS (SpmmLaunchBounds), every kind, both layouts.
   bool supports_spmm(const VariantKey& key) const {
     const auto it = variants_.find(key.compiled_name());
     return contains(key) && it->second.run_spmm != nullptr;
@@ -166,16 +164,16 @@ class VariantRegistry {
   /// Y = alpha A X + beta Y with the SpMM of variant `key`: A in the key's matrix layout,
   /// X and Y multivectors in its vector layout (InvalidInput otherwise, and for the
   /// mismatched sizes spmm refuses; NotCompiled when the key names no compiled variant or
-  /// one without an SpMM in that layout, supports_spmm).
+  /// one without an SpMM, supports_spmm).
   void spmm(const VariantKey& key, const coefficient_type& alpha, const matrix_type& a, const multivector_type& x,
             const coefficient_type& beta, const multivector_type& y) const {
     const auto it = variants_.find(key.compiled_name());
     COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != variants_.end(),
                                  "variant '" << key.name() << "' is not compiled into this build");
-    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it->second.run_spmm != nullptr,
-                                 "variant '" << key.name() << "' has no SpMM on " << key.vector
-                                             << " multivectors: its kind splits rows, which runs vector by "
-                                                "vector on soa multivectors only");
+    COMPOUND_SPARSE_REQUIRE_KIND(
+        NotCompiled, it->second.run_spmm != nullptr,
+        "variant '" << key.name() << "' has no SpMM: its launch bounds t" << key.threads << ".b" << key.teams_per_sm
+                    << " are not in COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS (" << COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS << ")");
     COMPOUND_SPARSE_REQUIRE(a.layout() == key.layout_name(),
                             "variant '" << key.name() << "' needs the matrix in '" << key.layout_name()
                                         << "' but it is stored as '" << a.layout() << "'");
@@ -186,7 +184,7 @@ class VariantRegistry {
   struct Compiled {
     VariantKey key;
     spmv_function run;
-    spmm_function run_spmm;  ///< null: no SpMM on this vector layout
+    spmm_function run_spmm;  ///< null: no SpMM compiled for its launch bounds
   };
   std::map<std::string, matrix_converter> matrix_layouts_;     ///< by "outer.inner"
   std::map<std::string, memory_estimator> memory_estimators_;  ///< by outer layout

@@ -6,8 +6,10 @@
 //
 // The row schedules (Static, DynamicTeam, DynamicWarp) read the matrix once for all
 // k vectors (impl/spmm_functor.hpp); the schedules that split rows (MergePath,
-// SegmentedSum) run one SpMV per vector, on Soa multivectors, whose vectors are Aos
-// CompoundVectors (vector_of), so far. One vector is an SpMV, for every kind.
+// SegmentedSum) run one SpMV per vector of an Soa multivector, whose vectors are Aos
+// CompoundVectors (vector_of): an Aos X or Y is copied to an Soa one first (and Y back
+// after), a multivector's worth of extra traffic and an allocation per call, which the
+// tuner's times of such variants include. One vector is an SpMV, for every kind.
 // Deterministic, with the SpMV's bits: column j of Y is what spmv gives for column j
 // of X with the same schedule and lanes. beta == 0 overwrites Y without reading it.
 
@@ -34,6 +36,23 @@ template <class Entry>
 constexpr int spmm_vectors_per_thread() {
   constexpr int fill = static_cast<int>(32 / sizeof(vector_type_t<Entry>));
   return fill < 2 ? 2 : fill > 4 ? 4 : fill;
+}
+
+/// `m` itself when it is Soa; else a new Soa multivector of its shape, holding m's values
+/// when `copy_values` (queued on `exec`), else uninitialised.
+template <class ExecutionSpace, class Value, class Layout, class MemorySpace>
+MultiVector<Value, Soa, MemorySpace> as_soa(const ExecutionSpace& exec,
+                                            const MultiVector<Value, Layout, MemorySpace>& m, bool copy_values) {
+  if constexpr (std::is_same<Layout, Soa>::value) {
+    return m;
+  } else {
+    MultiVector<Value, Soa, MemorySpace> soa;
+    soa.data = typename MultiVector<Value, Soa, MemorySpace>::view_type(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::spmm_soa")), m.data.extent(0),
+        m.data.extent(1));
+    if (copy_values) Kokkos::deep_copy(exec, soa.data, m.data);
+    return soa;
+  }
 }
 
 /// The row schedules' SpMM (impl/spmm_functor.hpp), each thread accumulating a tile of
@@ -79,8 +98,8 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
 /// Runs on the execution space instance `exec` (asynchronously, like any Kokkos
 /// kernel). Throws compound_sparse::InvalidInput if X or Y do not match A's columns
 /// or rows, X and Y hold different numbers of vectors, or the lanes are invalid
-/// (as spmv). A kind runs only on the outer layouts it is declared for, and the
-/// kinds that split rows only on Soa multivectors; both checked at compile time.
+/// (as spmv). A kind runs only on the outer layouts it is declared for (checked at
+/// compile time).
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
           class Inner, class XLayout, class YLayout, class MemorySpace>
 void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
@@ -92,10 +111,6 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   static_assert(schedule_supports_outer_v<Kind, Outer>,
                 "spmm: this schedule kind does not run on this outer layout (cmake/CompoundSparseVariantSpace.cmake)");
   constexpr bool row_kind = !schedule_kind_splits_rows[static_cast<int>(Kind)];
-  // The split-row kinds' SpMM is one SpMV per vector (vector_of), so several vectors
-  // need Soa; one vector (only_vector) runs on either layout.
-  static_assert(row_kind || (std::is_same<XLayout, Soa>::value && std::is_same<YLayout, Soa>::value),
-                "spmm: the schedules that split rows run vector by vector, on Soa multivectors only");
   COMPOUND_SPARSE_REQUIRE(x.size() == a.num_cols,
                           "spmm: X has " << x.size() << " rows but A has " << a.num_cols << " columns");
   COMPOUND_SPARSE_REQUIRE(y.size() == a.num_rows,
@@ -110,7 +125,11 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   } else if constexpr (row_kind) {
     impl::row_spmm(exec, schedule, impl::RowResult<Entry, Aos>::make(alpha, beta), a, x, y);
   } else {
-    for (int j = 0; j < x.count(); ++j) spmv(exec, schedule, alpha, a, vector_of(x, j), beta, vector_of(y, j));
+    // One SpMV per vector (vector_of needs Soa): Aos multivectors through Soa copies.
+    const auto x_soa = impl::as_soa(exec, x, true);
+    const auto y_soa = impl::as_soa(exec, y, !(beta == real_value<coefficient_type_t<Entry>>(0)));
+    for (int j = 0; j < x.count(); ++j) spmv(exec, schedule, alpha, a, vector_of(x_soa, j), beta, vector_of(y_soa, j));
+    if constexpr (!std::is_same<YLayout, Soa>::value) Kokkos::deep_copy(exec, y.data, y_soa.data);
   }
 }
 

@@ -485,8 +485,8 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
   }
   if (found.empty()) {
     auto keys = o.search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
-    // The SpMM of k > 1 vectors: the variants that have one (on their vector layout's
-    // multivectors); the kinds that split rows have none on aos (registry.hpp).
+    // The SpMM of k > 1 vectors: the variants that have one (the launch bounds of
+    // COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS, registry.hpp).
     if (k > 1)
       keys.erase(std::remove_if(keys.begin(), keys.end(),
                                 [&](const cs::VariantKey& key) { return !registry.supports_spmm(key); }),

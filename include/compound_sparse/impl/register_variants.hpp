@@ -33,16 +33,14 @@ void run_spmm_variant(const AnyMatrix<Entry, MemorySpace>& a, const coefficient_
   spmm(schedule, alpha, a.template get<Outer, Inner>(), x.template get<Vec>(), beta, y.template get<Vec>());
 }
 
-/// run_spmm_variant where spmm runs and is compiled: every kind on Soa multivectors, the
-/// row kinds on Aos too (the kinds that split rows run vector by vector, spmm.hpp), for the
-/// launch bounds of SpmmLaunchBounds; null elsewhere.
+/// run_spmm_variant for the launch bounds of SpmmLaunchBounds (every kind, both
+/// multivector layouts); null for the others.
 template <class Entry, class MemorySpace, class Outer, class Inner, class Vec, ScheduleKind Kind, class Bounds>
 constexpr auto spmm_variant_or_null() {
   using function = void (*)(const AnyMatrix<Entry, MemorySpace>&, const coefficient_type_t<Entry>&,
                             const AnyMultiVector<vector_type_t<Entry>, MemorySpace>&, const coefficient_type_t<Entry>&,
                             const AnyMultiVector<vector_type_t<Entry>, MemorySpace>&, int);
-  if constexpr (list_contains_v<SpmmLaunchBounds, Bounds> &&
-                (std::is_same<Vec, Soa>::value || !schedule_kind_splits_rows[static_cast<int>(Kind)]))
+  if constexpr (list_contains_v<SpmmLaunchBounds, Bounds>)
     return static_cast<function>(&run_spmm_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>);
   else
     return static_cast<function>(nullptr);

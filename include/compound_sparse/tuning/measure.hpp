@@ -327,7 +327,7 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
       COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, registry.contains(key),
                                    "variant '" << key.name() << "' is not compiled into this build");
       COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, k == 1 || registry.supports_spmm(key),
-                                   "variant '" << key.name() << "' has no SpMM on " << key.vector << " multivectors");
+                                   "variant '" << key.name() << "' has no SpMM (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)");
       m.memory_bytes =
           once(memory, key.outer, [&](const auto& o, const auto& h) { return registry.memory_bytes(o, h); });
       m.refused = true;  // until the layout holds the matrix and both bounds pass

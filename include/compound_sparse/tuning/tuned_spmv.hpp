@@ -38,7 +38,8 @@
 // The matrix layout is chosen for options.vectors vectors (1 by default: the SpMV's
 // choice); the multivector layout is options.multivector_layout, else the database's
 // choice at that k (or at k = 8 when options.vectors is 1), else aos, or soa for a matrix
-// with a dense row (the kinds that split rows run SpMM on soa multivectors only).
+// with a dense row (the kinds that split rows run SpMM vector by vector, on soa directly,
+// on aos through soa copies).
 //
 //   cs::TunedSpmvOptions o; o.vectors = 8;
 //   cs::TunedSpmv<C> op(host_csr, o);
@@ -54,6 +55,7 @@
 // pattern is an exact hit and times nothing.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <iostream>
@@ -182,7 +184,7 @@ class TunedSpmv {
         return false;
       }
       if (spmm && !registry->supports_spmm(key)) {
-        why = "no SpMM on " + key.vector + " multivectors";
+        why = "no SpMM compiled for its launch bounds";
         return false;
       }
       why = obstacle(key.outer);
@@ -421,9 +423,8 @@ class TunedSpmv {
 
   /// The variant for k vectors on `on`'s matrix layout with `vector` as its vector (for k >
   /// 1, multivector) layout ("" for any): the database's choice at k (rules exact and nearest, among the
-  /// variants of that layout), else `on`'s schedule in that vector layout, else the
-  /// heuristic's row schedule there (every row kind has an SpMM in both layouts). `how`
-  /// says which.
+  /// variants of that layout), else `on`'s schedule in that vector layout, with the
+  /// nearest launch bounds that have an SpMM if its own have none. `how` says which.
   static VariantKey select_on_layout(const MatrixFeatures& features, const LoadedDatabase& loaded,
                                      SelectionContext context, const usable_check& fits, int k, bool spmm,
                                      const VariantKey& on, const std::string& vector, std::string& how) {
@@ -448,16 +449,30 @@ class TunedSpmv {
       how = "no record measured at k = " + std::to_string(k) + ": the SpMV's schedule";
       return key;
     }
-    const auto only = [&on](const std::string& outer) { return outer == on.outer; };
-    std::vector<VariantKey> on_layout;
-    for (const auto& c : context.compiled)
-      if (c.layout_name() == on.layout_name() && !splits_rows(c.kind)) on_layout.push_back(c);
-    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, !on_layout.empty(),
-                                 "TunedSpmv: no row schedule is compiled for " << on.layout_name());
-    key = heuristic_variant(features, on_layout, only);
-    if (!vector.empty()) key.vector = vector;
-    how = "the SpMV's schedule (" + on.name() + ") has no SpMM on " + vector +
-          " multivectors: the heuristic's row schedule (rows longer than a lane group are serialised)";
+    // The SpMV's launch bounds compile no SpMM (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS): its kind
+    // and lanes with the pair of those bounds nearest in threads per multiprocessor.
+    const auto per_sm = [](const VariantKey& v) { return double(v.threads) * v.teams_per_sm; };
+    const VariantKey* nearest = nullptr;
+    // (Compiled is all that is asked: the layout is `on`'s, whose budget and refusal are
+    // its conversion's to report.)
+    const auto& registry = variant_registry<Entry>();
+    for (const auto& c : context.compiled) {
+      VariantKey candidate = c;
+      candidate.lanes_per_row = on.lanes_per_row;
+      if (c.layout_name() != on.layout_name() || c.kind != on.kind || c.vector != key.vector ||
+          !(spmm ? registry.supports_spmm(candidate) : registry.contains(candidate)))
+        continue;
+      if (nearest == nullptr ||
+          std::abs(std::log2(per_sm(c) / per_sm(on))) < std::abs(std::log2(per_sm(*nearest) / per_sm(on))))
+        nearest = &c;
+    }
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, nearest != nullptr,
+                                 "TunedSpmv: no SpMM is compiled for " << on.layout_name() << " " << to_string(on.kind)
+                                                                       << " (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)");
+    key = *nearest;
+    key.lanes_per_row = on.lanes_per_row;
+    how = "no record measured at k = " + std::to_string(k) + ": the SpMV's schedule with the launch bounds t" +
+          std::to_string(key.threads) + ".b" + std::to_string(key.teams_per_sm) + ", which have an SpMM";
     return key;
   }
 
