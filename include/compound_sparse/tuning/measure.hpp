@@ -253,7 +253,6 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
   using coefficient = coefficient_type_t<Entry>;
   const auto& registry = variant_registry<Entry>();
   const double tolerance = options.tolerance >= 0 ? options.tolerance : inputs.tolerance;
-  const auto& x_host = inputs.x;
   const int k = inputs.vectors();
   const auto& reference = k == 1 ? inputs.reference : inputs.multi_reference;
   const auto one = real_value<coefficient>(1);
@@ -292,128 +291,126 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
     return it->second;
   };
   double best_so_far = options.fastest_known_seconds;  // fastest median of a full timing
-  std::vector<Measurement> results;
-  std::string current_layout;
-  using device_vector = typename VariantRegistry<Entry>::vector_type;
   using memory_space = typename Kokkos::DefaultExecutionSpace::memory_space;
-  std::vector<typename VariantRegistry<Entry>::matrix_type> matrices;
-  // Per vector layout, kept across matrix layouts: x's rotation copies, y's, and the
-  // vector each check writes (filled with NaN first, so that an unwritten row shows).
-  std::map<std::string, std::vector<device_vector>> xs, ys;
-  std::map<std::string, device_vector> checks;
-  // The same for multivectors, when k > 1.
-  using device_multivector = typename VariantRegistry<Entry>::multivector_type;
-  std::map<std::string, std::vector<device_multivector>> multi_xs, multi_ys;
-  std::map<std::string, device_multivector> multi_checks;
-  const std::vector<std::vector<V>> multi_poison(k > 1 ? k : 0, poison);
-  // One product of the key on rotation copy r (r < 0: the check's output).
-  const auto product = [&](const VariantKey& key, int r) {
-    const auto& m = matrices[r < 0 ? 0 : r];
-    const std::size_t i = r < 0 ? 0 : static_cast<std::size_t>(r);
-    if (k == 1)
-      registry.spmv(key, one, m, xs[key.vector][i], zero, r < 0 ? checks.at(key.vector) : ys[key.vector][i]);
-    else
-      registry.spmm(key, one, m, multi_xs[key.vector][i], zero,
-                    r < 0 ? multi_checks.at(key.vector) : multi_ys[key.vector][i]);
-  };
   std::optional<DeviceReference<memory_space>> device_ref;  // uploaded at the first check
-  int rotation = 1;
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    const VariantKey& key = keys[i];
-    Measurement m;
-    m.variant = key.name();
-    m.k = k;
-    try {
-      COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, registry.contains(key),
-                                   "variant '" << key.name() << "' is not compiled into this build");
-      COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, k == 1 || registry.supports_spmm(key),
-                                   "variant '" << key.name() << "' has no SpMM (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)");
-      m.memory_bytes =
-          once(memory, key.outer, [&](const auto& o, const auto& h) { return registry.memory_bytes(o, h); });
-      m.refused = true;  // until the layout holds the matrix and both bounds pass
-      const std::string& refusal =
-          once(refusals, key.outer, [&](const auto& o, const auto& h) { return registry.refusal(o, h); });
-      COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, refusal.empty(), refusal);
-      COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, m.memory_bytes <= options.budget.max_bytes,
-                                   key.outer << " needs " << m.memory_bytes << " bytes, over the memory budget");
-      if (measure_bound_enabled(options.max_padding_ratio)) {
-        const std::uint64_t stored =
-            once(slots, key.outer, [&](const auto& o, const auto& h) { return registry.num_slots(o, h); });
-        const double ratio = static_cast<double>(stored) / nonzeros;
-        COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, ratio <= options.max_padding_ratio,
-                                     key.outer << " would store " << stored << " slots for " << a.num_entries()
-                                               << " non-zeros (" << ratio << "x), over the padding bound of "
-                                               << options.max_padding_ratio << "x: refused before converting");
-      }
-      m.refused = false;
-      if (key.layout_name() != current_layout) {
-        matrices.clear();
-        current_layout.clear();
-        const double bytes = m.memory_bytes + double(k) * (a.num_rows + a.num_cols) * double(sizeof(V));
-        rotation = cache == 0 ? 1 : std::max(1, std::min(options.max_rotation, int(std::ceil(4.0 * cache / bytes))));
-        for (int r = 0; r < rotation; ++r) matrices.push_back(registry.convert_matrix(key.outer, key.inner, a));
-        current_layout = key.layout_name();
-      }
-      if (k == 1) {
-        auto& x = xs[key.vector];
-        auto& y = ys[key.vector];
-        while (x.size() < static_cast<std::size_t>(rotation)) {
-          x.push_back(registry.convert_vector(key.vector, x_host));
-          y.push_back(registry.convert_vector(key.vector, poison));
+  // Every key with operands of type Device: vectors (AnyVector) for the SpMV, multivectors
+  // (AnyMultiVector) for the SpMM. `convert(layout, values)` makes one of them from x's host
+  // values or the poison; `run(key, A, x, y)` is the product.
+  const auto measure_all = [&](auto device_tag, const auto& x_values, const auto& poison_values, auto&& convert,
+                               auto&& run) {
+    using Device = typename decltype(device_tag)::type;
+    // Per vector layout, kept across matrix layouts: x's rotation copies, y's, and the
+    // output each check writes (filled with NaN first, so that an unwritten row shows).
+    struct Operands {
+      std::vector<Device> x, y;
+      std::optional<Device> check;
+    };
+    std::map<std::string, Operands> operands;
+    std::vector<typename VariantRegistry<Entry>::matrix_type> matrices;
+    std::string current_layout;
+    int rotation = 1;
+    std::vector<Measurement> results;
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+      const VariantKey& key = keys[i];
+      Measurement m;
+      m.variant = key.name();
+      m.k = k;
+      try {
+        COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, registry.contains(key),
+                                     "variant '" << key.name() << "' is not compiled into this build");
+        COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, k == 1 || registry.supports_spmm(key),
+                                     "variant '" << key.name() << "' has no SpMM (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)");
+        m.memory_bytes =
+            once(memory, key.outer, [&](const auto& o, const auto& h) { return registry.memory_bytes(o, h); });
+        m.refused = true;  // until the layout holds the matrix and both bounds pass
+        const std::string& refusal =
+            once(refusals, key.outer, [&](const auto& o, const auto& h) { return registry.refusal(o, h); });
+        COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, refusal.empty(), refusal);
+        COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, m.memory_bytes <= options.budget.max_bytes,
+                                     key.outer << " needs " << m.memory_bytes << " bytes, over the memory budget");
+        if (measure_bound_enabled(options.max_padding_ratio)) {
+          const std::uint64_t stored =
+              once(slots, key.outer, [&](const auto& o, const auto& h) { return registry.num_slots(o, h); });
+          const double ratio = static_cast<double>(stored) / nonzeros;
+          COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, ratio <= options.max_padding_ratio,
+                                       key.outer << " would store " << stored << " slots for " << a.num_entries()
+                                                 << " non-zeros (" << ratio << "x), over the padding bound of "
+                                                 << options.max_padding_ratio << "x: refused before converting");
         }
-        if (!checks.count(key.vector)) checks.emplace(key.vector, registry.convert_vector(key.vector, poison));
-      } else {
-        auto& x = multi_xs[key.vector];
-        auto& y = multi_ys[key.vector];
-        while (x.size() < static_cast<std::size_t>(rotation)) {
-          x.push_back(registry.convert_multivector(key.vector, inputs.x_vectors));
-          y.push_back(registry.convert_multivector(key.vector, multi_poison));
+        m.refused = false;
+        if (key.layout_name() != current_layout) {
+          matrices.clear();
+          current_layout.clear();
+          const double bytes = m.memory_bytes + double(k) * (a.num_rows + a.num_cols) * double(sizeof(V));
+          rotation = cache == 0 ? 1 : std::max(1, std::min(options.max_rotation, int(std::ceil(4.0 * cache / bytes))));
+          for (int r = 0; r < rotation; ++r) matrices.push_back(registry.convert_matrix(key.outer, key.inner, a));
+          current_layout = key.layout_name();
         }
-        if (!multi_checks.count(key.vector))
-          multi_checks.emplace(key.vector, registry.convert_multivector(key.vector, multi_poison));
+        Operands& ops = operands[key.vector];
+        while (ops.x.size() < static_cast<std::size_t>(rotation)) {
+          ops.x.push_back(convert(key.vector, x_values));
+          ops.y.push_back(convert(key.vector, poison_values));
+        }
+        if (!ops.check) ops.check = convert(key.vector, poison_values);
+        // Check: y starts as NaN, so an unwritten row shows up.
+        if (!device_ref) device_ref = device_reference<memory_space>(reference);
+        ops.check->fill(std::numeric_limits<scalar>::quiet_NaN());
+        Kokkos::fence();
+        const auto check_start = std::chrono::steady_clock::now();
+        run(key, matrices[0], ops.x[0], *ops.check);
+        Kokkos::fence();
+        const double check_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
+        m.relative_error = relative_error(*ops.check, *device_ref);
+        COMPOUND_SPARSE_REQUIRE(std::isfinite(m.relative_error) && m.relative_error <= tolerance,
+                                "result differs from the reference: relative error " << m.relative_error);
+        m.rotation = rotation;
+        m.ok = true;
+        if (drop_after_check(check_seconds, best_so_far, options.drop_slower_than)) {
+          // Dropped at the check: ok (it was checked), with the check's wall-clock time.
+          m.seconds = m.min_seconds = m.max_seconds = check_seconds;
+          m.dropped = true;
+        } else {
+          // Early drop: after the first timed batch, stop a candidate far slower than the
+          // fastest so far (drop_after_first_sample).
+          const auto t = time_launches(
+              [&](int n) { run(key, matrices[n % rotation], ops.x[n % rotation], ops.y[n % rotation]); },
+              options.timing, Kokkos::DefaultExecutionSpace(),
+              [&](double first) { return drop_after_first_sample(first, best_so_far, options.drop_slower_than); });
+          m.seconds = t.median_seconds;
+          m.min_seconds = t.min_seconds;
+          m.max_seconds = t.max_seconds;
+          m.dropped = t.samples < options.timing.samples;
+          if (!m.dropped) best_so_far = std::min(best_so_far, m.seconds);
+        }
+      } catch (const std::exception& e) {  // Error, or a Kokkos allocation failure
+        m.error = e.what();
+        m.refused = m.refused && dynamic_cast<const BudgetExceeded*>(&e) != nullptr;
       }
-      // Check: y starts as NaN, so an unwritten row shows up.
-      if (!device_ref) device_ref = device_reference<memory_space>(reference);
-      if (k == 1)
-        checks.at(key.vector).fill(std::numeric_limits<scalar>::quiet_NaN());
-      else
-        multi_checks.at(key.vector).fill(std::numeric_limits<scalar>::quiet_NaN());
-      Kokkos::fence();
-      const auto check_start = std::chrono::steady_clock::now();
-      product(key, -1);
-      Kokkos::fence();
-      const double check_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - check_start).count();
-      m.relative_error = k == 1 ? relative_error(checks.at(key.vector), *device_ref)
-                                : relative_error(multi_checks.at(key.vector), *device_ref);
-      COMPOUND_SPARSE_REQUIRE(std::isfinite(m.relative_error) && m.relative_error <= tolerance,
-                              "result differs from the reference: relative error " << m.relative_error);
-      m.rotation = rotation;
-      m.ok = true;
-      if (drop_after_check(check_seconds, best_so_far, options.drop_slower_than)) {
-        // Dropped at the check: ok (it was checked), with the check's wall-clock time.
-        m.seconds = m.min_seconds = m.max_seconds = check_seconds;
-        m.dropped = true;
-      } else {
-        // Early drop: after the first timed batch, stop a candidate far slower than the
-        // fastest so far (drop_after_first_sample).
-        const auto t = time_launches(
-            [&](int n) { product(key, n % rotation); }, options.timing, Kokkos::DefaultExecutionSpace(),
-            [&](double first) { return drop_after_first_sample(first, best_so_far, options.drop_slower_than); });
-        m.seconds = t.median_seconds;
-        m.min_seconds = t.min_seconds;
-        m.max_seconds = t.max_seconds;
-        m.dropped = t.samples < options.timing.samples;
-        if (!m.dropped) best_so_far = std::min(best_so_far, m.seconds);
-      }
-    } catch (const std::exception& e) {  // Error, or a Kokkos allocation failure
-      m.error = e.what();
-      m.refused = m.refused && dynamic_cast<const BudgetExceeded*>(&e) != nullptr;
+      results.push_back(m);
+      if (report) report(i + 1, keys.size(), key, results.back());
     }
-    results.push_back(m);
-    if (report) report(i + 1, keys.size(), key, results.back());
-  }
-  return results;
+    return results;
+  };
+  using matrix_type = typename VariantRegistry<Entry>::matrix_type;
+  if (k == 1)
+    return measure_all(
+        TypeTag<typename VariantRegistry<Entry>::vector_type>{}, inputs.x, poison,
+        [&](const std::string& layout, const std::vector<V>& values) {
+          return registry.convert_vector(layout, values);
+        },
+        [&](const VariantKey& key, const matrix_type& m, const auto& x, const auto& y) {
+          registry.spmv(key, one, m, x, zero, y);
+        });
+  return measure_all(
+      TypeTag<typename VariantRegistry<Entry>::multivector_type>{}, inputs.x_vectors,
+      std::vector<std::vector<V>>(k, poison),
+      [&](const std::string& layout, const std::vector<std::vector<V>>& values) {
+        return registry.convert_multivector(layout, values);
+      },
+      [&](const VariantKey& key, const matrix_type& m, const auto& x, const auto& y) {
+        registry.spmm(key, one, m, x, zero, y);
+      });
 }
 
 /// The same, with progress(done, total, key) after each variant.
