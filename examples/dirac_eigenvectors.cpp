@@ -24,7 +24,7 @@
 #include <random>
 
 #include "common/block_eigen.hpp"
-#include "common/block_krylov.hpp"  // SpmmOperator, ColumnwiseOperator
+#include "common/block_krylov.hpp"  // spmm_operator, columnwise_operator
 #include "common/compare.hpp"       // print_device, signature_difference
 #include "common/dirac_problem.hpp"
 #include "common/problem_size.hpp"
@@ -86,13 +86,11 @@ int find_eigenvectors(int n, int m) {
     r.result = examples::lobpcg_smallest_block(op, x, scale, tolerance, max_iterations);
     Kokkos::fence();
     r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    r.seconds_per_vector = op.seconds_per_vector();
+    r.seconds_per_vector = examples::seconds_per_vector(op, m);
     return r;
   };
-  examples::SpmmOperator<Q> spmm;
-  spmm.op = tuned;
-  examples::ColumnwiseOperator<Q> columns;
-  columns.op = tuned;
+  const auto spmm = examples::spmm_operator<Q>(tuned);
+  const auto columns = examples::columnwise_operator<Q>(tuned);
   const Run runs[] = {run("SpMM:  " + tuned->spmm_variant(m).name(), spmm),
                       run("SpMVs: " + tuned->variant().name(), columns)};
   std::printf("%-50s %10s %14s %14s %10s\n", "operator", "products", "worst residual", "time/vector", "total");

@@ -90,15 +90,13 @@ int solve_sources(int n, double wavelengths, int sources) {
     r.result = examples::block_cocg(op, b, x, tolerance, max_iterations);
     Kokkos::fence();
     r.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    r.seconds_per_vector = op.seconds_per_vector();
+    r.seconds_per_vector = examples::seconds_per_vector(op, sources);
     for (const auto& v : cs::to_host(x))
       for (const C& c : v) r.field.insert(r.field.end(), {c.real(), c.imag()});
     return r;
   };
-  examples::SpmmOperator<C> spmm;
-  spmm.op = tuned;
-  examples::ColumnwiseOperator<C> columns;
-  columns.op = tuned;
+  const auto spmm = examples::spmm_operator<C>(tuned);
+  const auto columns = examples::columnwise_operator<C>(tuned);
   const Run runs[] = {run("SpMM:  " + tuned->spmm_variant(sources).name(), spmm),
                       run("SpMVs: " + tuned->variant().name(), columns)};
   std::printf("%-50s %16s %14s %14s %10s\n", "operator", "iterations", "worst residual", "time/vector", "total");

@@ -7,69 +7,51 @@
 // step lengths), so each converges as its own solve would; a converged one stops
 // changing (its step is 0) while the others go on.
 //
-// The two operators of the examples, both over one TunedSpmv: SpmmOperator (the SpMM
-// the database selected for k vectors) and ColumnwiseOperator (the tuned SpMV, once per
-// vector), each timing its products with fences around them.
+// The two operators of the examples, both over one TunedSpmv: spmm_operator (the SpMM
+// the database selected for k vectors) and columnwise_operator (the tuned SpMV, once per
+// vector), each a TimedSpmv (compare.hpp).
 
 #include <Kokkos_Core.hpp>
-#include <chrono>
 #include <cmath>
 #include <compound_sparse.hpp>
 #include <compound_sparse/tuning/tuned_spmv.hpp>
 #include <memory>
 #include <vector>
 
+#include "compare.hpp"  // TimedSpmv
 #include "multi_vector_ops.hpp"
 
 namespace examples {
 
-/// Time spent in an operator's products, fenced before and after each.
-struct ProductTimer {
-  mutable int products = 0;       ///< calls of apply
-  mutable long long vectors = 0;  ///< vectors multiplied in all
-  mutable double seconds = 0;
-
-  template <class F>
-  void time(int k, F&& product) const {
-    Kokkos::fence();
-    const auto start = std::chrono::steady_clock::now();
-    product();
-    Kokkos::fence();
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    ++products;
-    vectors += k;
-  }
-  double seconds_per_vector() const { return vectors > 0 ? seconds / static_cast<double>(vectors) : 0; }
-};
-
-/// Y = A X through TunedSpmv's SpMM (one kernel for the k vectors).
+/// Y = A X through TunedSpmv's SpMM (one kernel for the k vectors), timed by compare.hpp's
+/// TimedSpmv (each product fenced before and after).
 template <class Entry>
-struct SpmmOperator : ProductTimer {
+auto spmm_operator(std::shared_ptr<const cs::TunedSpmv<Entry>> op) {
   using multi = cs::MultiVector<cs::vector_type_t<Entry>, cs::Soa>;
-  std::shared_ptr<const cs::TunedSpmv<Entry>> op;
-
-  void apply(const multi& x, const multi& y) const {
-    using coefficient = cs::coefficient_type_t<Entry>;
-    time(x.count(), [&] { op->apply(cs::real_value<coefficient>(1), x, cs::real_value<coefficient>(0), y); });
-  }
-};
+  using coefficient = cs::coefficient_type_t<Entry>;
+  return timed_spmv<multi>([op](const multi& x, const multi& y) {
+    op->apply(cs::real_value<coefficient>(1), x, cs::real_value<coefficient>(0), y);
+  });
+}
 
 /// Y = A X through TunedSpmv's SpMV, vector by vector (vector_of: the columns of an Soa
-/// multivector are Aos vectors, so TunedSpmv must use aos vectors).
+/// multivector are Aos vectors, so TunedSpmv must use aos vectors), timed alike.
 template <class Entry>
-struct ColumnwiseOperator : ProductTimer {
+auto columnwise_operator(std::shared_ptr<const cs::TunedSpmv<Entry>> op) {
   using multi = cs::MultiVector<cs::vector_type_t<Entry>, cs::Soa>;
-  std::shared_ptr<const cs::TunedSpmv<Entry>> op;
+  using coefficient = cs::coefficient_type_t<Entry>;
+  return timed_spmv<multi>([op](const multi& x, const multi& y) {
+    for (int j = 0; j < x.count(); ++j)
+      op->apply(cs::real_value<coefficient>(1), cs::vector_of(x, j), cs::real_value<coefficient>(0),
+                cs::vector_of(y, j));
+  });
+}
 
-  void apply(const multi& x, const multi& y) const {
-    using coefficient = cs::coefficient_type_t<Entry>;
-    time(x.count(), [&] {
-      for (int j = 0; j < x.count(); ++j)
-        op->apply(cs::real_value<coefficient>(1), cs::vector_of(x, j), cs::real_value<coefficient>(0),
-                  cs::vector_of(y, j));
-    });
-  }
-};
+/// Seconds per vector of a TimedSpmv whose every product had `k` vectors.
+template <class Operator>
+double seconds_per_vector(const Operator& op, int k) {
+  return op.products > 0 ? op.seconds / (static_cast<double>(op.products) * k) : 0;
+}
 
 struct BlockSolveResult {
   std::vector<int> iterations;            ///< per right-hand side
