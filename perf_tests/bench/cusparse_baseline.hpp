@@ -239,7 +239,40 @@ struct DeviceMatrixCopies {
       values.push_back(to_device(v, "bench::cusparse_values"));
     }
   }
+
+  /// What the SpMV and SpMM forms take to make copy r's generic-API descriptor
+  /// (`make(r, &descr)`): these arrays as a CSR matrix of `num_rows` x `num_cols` of `type`,
+  /// or (bsr_maker) as a BSR matrix of that many b x b blocks, row-major within a block.
+  /// The copies must outlive the maker.
+  auto csr_maker(int64_t num_rows, int64_t num_cols, cudaDataType type) const {
+    return [this, num_rows, num_cols, type](int r, cusparseSpMatDescr_t* descr) {
+      BENCH_CUSPARSE(cusparseCreateCsr(descr, num_rows, num_cols, static_cast<int64_t>(cols[r].extent(0)),
+                                       rows[r].data(), cols[r].data(), values[r].data(), CUSPARSE_INDEX_32I,
+                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type));
+    };
+  }
+#if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
+  auto bsr_maker(int64_t num_rows, int64_t num_cols, int64_t b, cudaDataType type) const {
+    return [this, num_rows, num_cols, b, type](int r, cusparseSpMatDescr_t* descr) {
+      BENCH_CUSPARSE(cusparseCreateBsr(descr, num_rows, num_cols, static_cast<int64_t>(cols[r].extent(0)), b, b,
+                                       rows[r].data(), cols[r].data(), values[r].data(), CUSPARSE_INDEX_32I,
+                                       CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, type, CUSPARSE_ORDER_ROW));
+    };
+  }
+#endif
 };
+
+/// The scalar CSR of a's real expansion (real_expansion.hpp); std::runtime_error where it
+/// has more entries than 32-bit indices hold.
+template <class Entry>
+auto checked_scalar_expansion(const cs::HostCsr<Entry>& a) {
+  constexpr int64_t e = real_block<Entry>::block_size;
+  const int64_t entries = static_cast<int64_t>(a.num_entries()) * e * e;
+  if (entries > INT_MAX)
+    throw std::runtime_error("the expanded scalar CSR has " + std::to_string(entries) +
+                             " entries, more than 32-bit indices hold");
+  return expand_to_scalar_csr(a);
+}
 
 #if !(defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600)
 /// The generic-BSR forms' result where cuSPARSE has no generic BSR SpMV.
@@ -547,11 +580,7 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
     const Entry alpha(1, 0), beta(0, 0);
     try {
       DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, interleaved(a.values), rotation);
-      const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
-        BENCH_CUSPARSE(cusparseCreateCsr(descr, a.num_rows, a.num_cols, nnz, m.rows[r].data(), m.cols[r].data(),
-                                         m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                         CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>()));
-      };
+      const auto make_csr = m.csr_maker(a.num_rows, a.num_cols, complex_type<scalar>());
       const cusparseSpMVAlg_t algs[] = {CUSPARSE_SPMV_ALG_DEFAULT, CUSPARSE_SPMV_CSR_ALG1, CUSPARSE_SPMV_CSR_ALG2};
       for (int i = 0; i < 3; ++i)
         forms.push_back(spmv_form<value>(names[i], *handle, complex_op, make_csr, xs, ys, x_count, y_count,
@@ -591,11 +620,7 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
                                                static_cast<int>(nnz), e, m, xs, ys, alpha, beta, reference, timing,
                                                tolerance));
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
-      const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
-        BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, e, e, m.rows[r].data(), m.cols[r].data(),
-                                         m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                         CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>(), CUSPARSE_ORDER_ROW));
-      };
+      const auto make_bsr = m.bsr_maker(a.num_rows, a.num_cols, e, real_type<scalar>());
       forms.push_back(spmv_form<value>(names[1], *handle, real_op, make_bsr, xs, ys, x_length, y_length,
                                        real_type<scalar>(), &alpha, &beta, CUSPARSE_SPMV_BSR_ALG1, true, reference,
                                        timing, tolerance));
@@ -607,16 +632,9 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
     }
     // The scalar CSR of the real expansion (its copies replace the BSR ones).
     try {
-      if (nnz * e * e > INT_MAX)
-        throw std::runtime_error("the expanded scalar CSR has " + std::to_string(nnz * e * e) +
-                                 " entries, more than 32-bit indices hold");
-      const auto s = expand_to_scalar_csr(a);
+      const auto s = checked_scalar_expansion(a);
       DeviceMatrixCopies<scalar> m(s.row_offsets, s.col_indices, s.values, rotation);
-      const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
-        BENCH_CUSPARSE(cusparseCreateCsr(descr, s.num_rows, s.num_cols, static_cast<int64_t>(s.values.size()),
-                                         m.rows[r].data(), m.cols[r].data(), m.values[r].data(), CUSPARSE_INDEX_32I,
-                                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>()));
-      };
+      const auto make_csr = m.csr_maker(s.num_rows, s.num_cols, real_type<scalar>());
       forms.push_back(spmv_form<value>(names[2], *handle, real_op, make_csr, xs, ys, x_length, y_length,
                                        real_type<scalar>(), &alpha, &beta, CUSPARSE_SPMV_CSR_ALG1, true, reference,
                                        timing, tolerance));
@@ -638,11 +656,7 @@ std::vector<BaselineResult> cusparse_forms(const compound_sparse::HostCsr<Entry>
                                                  static_cast<int>(nnz), 2, m, pair_xs, ys, one, zero, pair_reference,
                                                  timing, tolerance));
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
-        const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
-          BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, 2, 2, m.rows[r].data(), m.cols[r].data(),
-                                           m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                           CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>(), CUSPARSE_ORDER_ROW));
-        };
+        const auto make_bsr = m.bsr_maker(a.num_rows, a.num_cols, 2, complex_type<scalar>());
         forms.push_back(spmv_form<value>(names[5], *handle, complex_op, make_bsr, pair_xs, ys, 2 * int64_t{x_count},
                                          2 * int64_t{y_count}, complex_type<scalar>(), &one, &zero,
                                          CUSPARSE_SPMV_BSR_ALG1, true, pair_reference, timing, tolerance));
@@ -728,11 +742,7 @@ std::vector<BaselineResult> cusparse_spmm_forms(
     const Entry alpha(1, 0), beta(0, 0);
     try {
       DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, interleaved(a.values), rotation);
-      const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
-        BENCH_CUSPARSE(cusparseCreateCsr(descr, a.num_rows, a.num_cols, nnz, m.rows[r].data(), m.cols[r].data(),
-                                         m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                         CUSPARSE_INDEX_BASE_ZERO, complex_type<scalar>()));
-      };
+      const auto make_csr = m.csr_maker(a.num_rows, a.num_cols, complex_type<scalar>());
       // Row-major first (the lab's order): a complex element per value, so the row-major
       // matrix is our Aos multivector's memory and the column-major one our Soa's.
       for (const bool row_major : {true, false}) {
@@ -759,16 +769,9 @@ std::vector<BaselineResult> cusparse_spmm_forms(
     const int64_t x_rows = int64_t{e} * a.num_cols, y_rows = int64_t{e} * a.num_rows;
     // The scalar CSR of the real expansion, column-major then row-major.
     try {
-      if (nnz * e * e > INT_MAX)
-        throw std::runtime_error("the expanded scalar CSR has " + std::to_string(nnz * e * e) +
-                                 " entries, more than 32-bit indices hold");
-      const auto s = expand_to_scalar_csr(a);
+      const auto s = checked_scalar_expansion(a);
       DeviceMatrixCopies<scalar> m(s.row_offsets, s.col_indices, s.values, rotation);
-      const auto make_csr = [&](int r, cusparseSpMatDescr_t* descr) {
-        BENCH_CUSPARSE(cusparseCreateCsr(descr, s.num_rows, s.num_cols, static_cast<int64_t>(s.values.size()),
-                                         m.rows[r].data(), m.cols[r].data(), m.values[r].data(), CUSPARSE_INDEX_32I,
-                                         CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>()));
-      };
+      const auto make_csr = m.csr_maker(s.num_rows, s.num_cols, real_type<scalar>());
       for (const bool row_major : {false, true}) {
         const std::size_t group_end = forms.size() + 4;
         try {
@@ -789,11 +792,7 @@ std::vector<BaselineResult> cusparse_spmm_forms(
     try {
       DeviceMatrixCopies<scalar> m(a.row_offsets, a.col_indices, bsr_values(a), rotation);
 #if defined(CUSPARSE_VERSION) && CUSPARSE_VERSION >= 12600
-      const auto make_bsr = [&](int r, cusparseSpMatDescr_t* descr) {
-        BENCH_CUSPARSE(cusparseCreateBsr(descr, a.num_rows, a.num_cols, nnz, e, e, m.rows[r].data(), m.cols[r].data(),
-                                         m.values[r].data(), CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
-                                         CUSPARSE_INDEX_BASE_ZERO, real_type<scalar>(), CUSPARSE_ORDER_ROW));
-      };
+      const auto make_bsr = m.bsr_maker(a.num_rows, a.num_cols, e, real_type<scalar>());
       for (const bool row_major : {false, true}) {
         const std::size_t group_end = forms.size() + 1;
         try {
