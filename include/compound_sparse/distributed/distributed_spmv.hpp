@@ -68,6 +68,18 @@ MPI_Datatype mpi_scalar_type() {
   return std::is_same<Scalar, float>::value ? MPI_FLOAT : MPI_DOUBLE;
 }
 
+/// to(i, :) = from(rows(i), :) for every i, queued on exec. A free function because
+/// nvcc refuses a device lambda inside a private member function.
+template <class ExecutionSpace, class From, class Rows, class To>
+void gather_rows(const ExecutionSpace& exec, const From& from, const Rows& rows, const To& to) {
+  const int components = static_cast<int>(to.extent(1));
+  Kokkos::parallel_for(
+      "compound_sparse::distributed_pack", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) {
+        for (int c = 0; c < components; ++c) to(i, c) = from(rows(i), c);
+      });
+}
+
 }  // namespace impl
 
 /// How DistributedSpmv exchanges the halo: Auto is Nccl where the library was built with
@@ -450,15 +462,7 @@ class DistributedSpmv {
   /// send = x[send_rows], value by value.
   template <class ExecutionSpace>
   void pack(const ExecutionSpace& exec, const vector_type& x) const {
-    if (send_size() == 0) return;
-    const auto from = x.data;
-    const auto to = send_.data;
-    const auto rows = send_rows_;
-    Kokkos::parallel_for(
-        "compound_sparse::distributed_pack", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows.extent(0)),
-        KOKKOS_LAMBDA(const std::size_t i) {
-          for (int c = 0; c < components; ++c) to(i, c) = from(rows(i), c);
-        });
+    if (send_size() > 0) impl::gather_rows(exec, x.data, send_rows_, send_.data);
   }
 
   MPI_Comm comm_;
