@@ -90,8 +90,9 @@ int solve(int n, bool reorder) {
   options.quick_tune = cs::QuickTune::Never;  // the ranks would time candidates at once
   const cs::DistributedSpmv<B> a(MPI_COMM_WORLD, partition, cs::local_rows(k, partition, rank), options);
   if (rank == 0)
-    std::printf("rank 0: diagonal block %s; off-diagonal block %s\n", a.diagonal().variant().name().c_str(),
-                a.off_diagonal() ? a.off_diagonal()->variant().name().c_str() : "(none)");
+    std::printf("rank 0: diagonal block %s; off-diagonal block %s; halo exchange: %s\n",
+                a.diagonal().variant().name().c_str(),
+                a.off_diagonal() ? a.off_diagonal()->variant().name().c_str() : "(none)", a.exchange().c_str());
   using vector = cs::DistributedSpmv<B>::vector_type;
   const std::vector<V> own_load(load.begin() + partition.begin(rank), load.begin() + partition.end(rank));
   const vector b = a.make_vector(own_load), x = a.make_vector(std::vector<V>(own_load.size(), V{{0, 0, 0}}));

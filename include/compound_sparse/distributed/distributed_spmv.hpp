@@ -39,6 +39,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "../compound_vector.hpp"
@@ -68,6 +69,30 @@ MPI_Datatype mpi_scalar_type() {
   return std::is_same<Scalar, float>::value ? MPI_FLOAT : MPI_DOUBLE;
 }
 
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+/// The first two ranks of `comm` whose current CUDA devices are the same GPU (by PCI bus
+/// id), or {-1, -1} when every rank has a GPU of its own. NCCL refuses a communicator
+/// with two ranks on one GPU ("Duplicate GPU detected"), which is what several ranks on
+/// a one-GPU machine give. Collective.
+inline std::pair<int, int> ranks_sharing_a_gpu(MPI_Comm comm) {
+  constexpr int id_size = 32;  // "dddd:bb:dd.f" and room to spare
+  char id[id_size] = {};
+  int device = 0;
+  COMPOUND_SPARSE_REQUIRE(
+      cudaGetDevice(&device) == cudaSuccess && cudaDeviceGetPCIBusId(id, id_size, device) == cudaSuccess,
+      "DistributedSpmv: the PCI bus id of this rank's GPU could not be read");
+  int size = 1;
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  std::vector<char> all(static_cast<std::size_t>(size) * id_size);
+  check_mpi(MPI_Allgather(id, id_size, MPI_CHAR, all.data(), id_size, MPI_CHAR, comm), "MPI_Allgather");
+  for (int a = 0; a < size; ++a)
+    for (int b = a + 1; b < size; ++b)
+      if (std::equal(all.begin() + a * id_size, all.begin() + (a + 1) * id_size, all.begin() + b * id_size))
+        return {a, b};
+  return {-1, -1};
+}
+#endif
+
 /// to(i, :) = from(rows(i), :) for every i, queued on exec. A free function because
 /// nvcc refuses a device lambda inside a private member function.
 template <class ExecutionSpace, class From, class Rows, class To>
@@ -83,7 +108,8 @@ void gather_rows(const ExecutionSpace& exec, const From& from, const Rows& rows,
 }  // namespace impl
 
 /// How DistributedSpmv exchanges the halo: Auto is Nccl where the library was built with
-/// NCCL (COMPOUND_SPARSE_WITH_NCCL, CUDA only), else Mpi (host-staged MPI_Isend/Irecv).
+/// NCCL (COMPOUND_SPARSE_WITH_NCCL, CUDA only) and every rank has a GPU of its own, else
+/// Mpi (host-staged MPI_Isend/Irecv). Nccl with two ranks on one GPU throws.
 enum class HaloExchange { Auto, Mpi, Nccl };
 
 /// Whether this build can exchange through NCCL.
@@ -160,6 +186,20 @@ class DistributedSpmv {
     nccl_ = exchange != HaloExchange::Mpi && nccl_available();
     impl::check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     impl::check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+    if (nccl_) {
+      // NCCL needs a GPU per rank: Auto falls back to MPI where ranks share one, Nccl says why not.
+      const auto [a, b] = impl::ranks_sharing_a_gpu(comm);
+      if (a >= 0) {
+        COMPOUND_SPARSE_REQUIRE(exchange == HaloExchange::Auto,
+                                "DistributedSpmv: HaloExchange::Nccl needs one GPU per rank, but ranks "
+                                    << a << " and " << b << " share one (run at most one rank per GPU, or "
+                                    << "HaloExchange::Mpi)");
+        nccl_ = false;
+        exchange_note_ = " (NCCL not used: ranks " + std::to_string(a) + " and " + std::to_string(b) + " share a GPU)";
+      }
+    }
+#endif
     validate(own_rows);
     COMPOUND_SPARSE_REQUIRE(partition.parts() == size_, "DistributedSpmv: a partition into "
                                                             << partition.parts() << " parts for " << size_ << " ranks");
@@ -196,9 +236,10 @@ class DistributedSpmv {
   DistributedSpmv(const DistributedSpmv&) = delete;
   DistributedSpmv& operator=(const DistributedSpmv&) = delete;
 
-  /// "nccl" or "mpi (host-staged)": how this operator exchanges the halo.
+  /// "nccl" or "mpi (host-staged)": how this operator exchanges the halo (and, where Auto
+  /// could not take NCCL because ranks share a GPU, which ones).
   std::string exchange() const {
-    return nccl_ ? "nccl" : "mpi (host-staged)";
+    return nccl_ ? "nccl" : "mpi (host-staged)" + exchange_note_;
   }
 
   int rank() const {
@@ -466,7 +507,8 @@ class DistributedSpmv {
   }
 
   MPI_Comm comm_;
-  bool nccl_ = false;  ///< the halo goes through NCCL (else host-staged MPI)
+  bool nccl_ = false;          ///< the halo goes through NCCL (else host-staged MPI)
+  std::string exchange_note_;  ///< why Auto did not take NCCL, if it did not
 #ifdef COMPOUND_SPARSE_WITH_NCCL
   ncclComm_t nccl_comm_ = nullptr;
   cudaStream_t exchange_stream_ = nullptr;
