@@ -59,9 +59,10 @@ std::string ratio_text(const CheckedChoice& c) {
 void write_selection_check(const std::vector<SelectionCheckRow>& rows, const std::string& db_path,
                            const std::string& best_from, const SelectionCheckOptions& options,
                            const std::string& command, const std::string& out) {
+  using ChoiceMember = CheckedChoice SelectionCheckRow::*;  // an alias: nvcc's host code warns otherwise
   struct Mode {
     const char* name;
-    CheckedChoice SelectionCheckRow::*choice;
+    ChoiceMember choice;
     double median_target, worst_target;  // 0: none
   };
   // Quick tuning's targets are issue 16's; the database's own selection is judged

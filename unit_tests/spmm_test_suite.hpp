@@ -62,7 +62,10 @@ void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
     const auto x_soa = cs::to_device<cs::Soa>(x_host);
     auto pairs = coefficient_pairs<coefficient>();
     if (k != 3) pairs.resize(1);  // beta = 0 and beta = 1 with k = 3 only
-    for (const auto& [alpha, beta] : pairs) {
+    for (const auto& pair : pairs) {
+      // Named copies, not structured bindings: the tiles lambda below captures them
+      // (capturing a structured binding is C++20; nvcc warns).
+      const coefficient alpha = pair.first, beta = pair.second;
       for (int lanes : lanes_to_test) {
         if (!cs::uses_lanes(V::kind) && lanes != 1) continue;
         schedule.lanes_per_row = lanes;
