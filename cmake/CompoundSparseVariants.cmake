@@ -80,14 +80,13 @@ else()
 endif()
 set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
     "Launch bounds threads:min_teams_per_sm compiled for every variant")
-# The launch bounds whose variants also register their SpMM (spmm.hpp). Each SpMM adds a
-# kernel per (entry type, matrix layout, row kind, pair), 44% more kernels with every pair
-# (perf_tests/results/h200/build_cost/ gives a pair's cost); on GPUs four pairs: 128:4, the
-# heuristic's (TunedSpmv's fallback when the database has no SpMM measurement), 256:2 and
-# 256:8, which the SpMM lab measured (perf_tests/results/h200/spmm/), and 256:4 between them.
-# Not pruned by measurement: the SpMM's best pairs over the zoo are not measured yet.
+# The launch bounds whose variants also register their SpMM (spmm.hpp). Each SpMM adds
+# kernels per (entry type, matrix layout, row kind, pair): the tiled row kernel for each
+# multivector layout, and the SpMV kernels of Soa vectors for the kinds that split rows. On GPUs two pairs: 256:2 and 256:8, the two the SpMM lab measured, each the fastest
+# on some matrix and k (perf_tests/results/h200/spmm/). A variant of other bounds runs its
+# SpMM with the nearest of these (TunedSpmv; the registry refuses it, supports_spmm).
 if(COMPOUND_SPARSE_CUDA)
-  set(_cs_default_spmm_bounds "128:4;256:2;256:4;256:8")
+  set(_cs_default_spmm_bounds "256:2;256:8")
 else()
   set(_cs_default_spmm_bounds "${COMPOUND_SPARSE_LAUNCH_BOUNDS}")
 endif()

@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Tests launch_bounds.py (ctest: report.launch_bounds) on a synthetic tuning database whose
+losses are known by construction, and on the committed tuning/sm_90.json, whose pruned set
+must be the default GPU launch bounds of cmake/CompoundSparseVariantSpace.cmake."""
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SCRIPT = HERE / "launch_bounds.py"
+
+
+def measurement(pair, seconds, ok=True, k=1):
+    t, b = pair.split(":")
+    return {"variant": f"csr.aos.aos.static.t{t}.b{b}.l1", "seconds": seconds, "ok": ok, "k": k}
+
+
+def run(*args):
+    done = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    return done.returncode, done.stdout + done.stderr
+
+
+def main():
+    db = {"matrices": [
+        # 256:4 is a's fastest, 128:4 b's (by 1.5x); a failed measurement and an SpMM one
+        # (k = 4) faster than every other are not counted.
+        {"name": "a", "features": {"entry_type": "complex"},
+         "measurements": [measurement("256:4", 1.0), measurement("128:4", 1.2), measurement("256:8", 0.1, ok=False),
+                          measurement("256:2", 0.05, k=4)]},
+        {"name": "b", "features": {"entry_type": "block3"},
+         "measurements": [measurement("256:4", 3.0), measurement("128:4", 2.0)]}]}
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "db.json"
+        path.write_text(json.dumps(db))
+        rc, out = run(str(path), "--keep", "256:4", "--max-loss", "1.3")
+        if rc != 0:
+            failures.append(f"rc {rc}: {out}")
+        # One pair: 128:4 loses 1.2x on a, 256:4 1.5x on b; both pairs lose nothing.
+        expect = ["| 128:4 | 1 |", "| 256:4 | 1 |", "| 1 | 128:4 | 1.200 |", "| 2 | 128:4;256:4 | 1.000 | 1.0000 |",
+                  "Smallest set within 1.3x of every record's fastest: 128:4 (worst 1.200",
+                  "Worst loss 1.500, geometric mean 1.2247.", "| b block3 | 1.500 |", "| a complex | 1.000 |"]
+        failures += [f"missing {e!r}" for e in expect if e not in out]
+        if "256:8" in out or "256:2" in out:
+            failures.append("a failed or k > 1 measurement was counted:\n" + out)
+        rc, out = run(str(path), "--keep", "bogus")
+        if rc == 0 or "is not threads:min_teams_per_sm" not in out:
+            failures.append(f"--keep bogus accepted: {out}")
+        (pathlib.Path(tmp) / "broken.json").write_text("{")
+        rc, out = run(str(pathlib.Path(tmp) / "broken.json"))
+        if rc == 0 or "cannot read" not in out:
+            failures.append(f"a broken database read: {out}")
+
+    # The committed database's pruned set is the default GPU build's.
+    cmake = (ROOT / "cmake" / "CompoundSparseVariantSpace.cmake").read_text()
+    default = re.search(r'set\(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU "([^"]+)"\)', cmake).group(1)
+    rc, out = run(str(ROOT / "tuning" / "sm_90.json"), "--max-loss", "1.03")
+    if f"Smallest set within 1.03x of every record's fastest: {default} " not in out:
+        failures.append(f"tuning/sm_90.json's smallest set is not the default GPU bounds {default}:\n{out}")
+
+    for f in failures:
+        print("FAILED:", f)
+    print("launch_bounds.py:", "FAILED" if failures else "PASSED")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
