@@ -6,7 +6,8 @@
 #              the issue asks for under 10 minutes on 16 cores. `ninja -k 0`: a target that
 #              fails to compile is reported and the others are still built and run
 #   tests      the registry's SpMM (test_registry), TunedSpmv on multivectors, mixed precision,
-#              the SpMM suites of the variant space (spmv.* cases named *Spmm*), the examples
+#              Kokkos Kernels interop, the SpMM suites of the variant space (spmv.* cases named
+#              *Spmm*), the examples, the mpi cases (ranks sharing the one GPU)
 #   tune       compound-tune --k $KS on ZOO_ONLY (tune scale) into $WORK/tuning
 #   bench      compound-bench --db that database --k $KS; report/spmm.py
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
@@ -52,6 +53,10 @@ if wants build; then
   ninja -C build-cuda -k 0 -j "$(nproc)" > "$out/build.log" 2>&1
   rc=$?
   echo "default GPU build: $((SECONDS - start)) s on $(nproc) cores, ninja rc $rc" | tee "$out/build_time.txt"
+  cp build-cuda/.ninja_log "$out/ninja_log.txt"
+  # The longest translation units (seconds, output), from ninja's log.
+  awk 'NR > 1 {printf "%6.1f %s\n", ($2 - $1) / 1000, $4}' build-cuda/.ninja_log | sort -rn | head -15 |
+    tee -a "$out/build_time.txt"
   [ $rc -eq 0 ] || grep -a -E 'error|FAILED' -A3 "$out/build.log" | head -80
 fi
 
@@ -61,8 +66,14 @@ if wants tests; then
     build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
-  ctest --test-dir build-cuda -j 4 -R 'Spmm|example\.' --timeout 900 > "$out/ctest_spmm.log" 2>&1
-  echo "ctest Spmm|example: rc=$? $(grep -a -E 'tests passed|tests failed' "$out/ctest_spmm.log")"
+  for t in test_interop_kokkoskernels; do
+    build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
+    echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
+  done
+  ctest --test-dir build-cuda -j 4 -R 'Spmm|example\.|mpi\.|Interop' --timeout 900 --output-on-failure \
+    > "$out/ctest_spmm.log" 2>&1
+  echo "ctest Spmm|example|mpi|Interop: rc=$? $(grep -a -E 'tests passed|tests failed' "$out/ctest_spmm.log")"
+  grep -a -E '^\s+[0-9]+ - ' "$out/ctest_spmm.log"
 fi
 
 zoo=/tmp/compound_zoo_spmm
