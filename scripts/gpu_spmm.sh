@@ -17,7 +17,7 @@
 # under $WORK (default gpu_spmm_out/). Long: start it detached (the device tool's 10-minute
 # calls), e.g. with perf_tests/results/h200/transposes/scripts/run_bg.sh.
 #
-#   STEPS="build tests" WORK=/tmp/out scripts/gpu_spmm.sh      (KS=1,8 ZOO_ONLY=a,b: fewer)
+#   STEPS="build tests" WORK=/tmp/out scripts/gpu_spmm.sh   (KS=1,8 ZOO_ONLY=a,b PRECISIONS=double: fewer)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${WORK:-gpu_spmm_out}
@@ -32,6 +32,7 @@ step() { echo; echo "=== $* ($(date +%T), ${SECONDS} s)"; }
 wants() { [[ " $steps " == *" $1 "* ]]; }
 ks=${KS:-1,2,4,8,16}
 ks_rerun=${KS_RERUN:-1,8}
+precisions=${PRECISIONS:-float,double}
 
 step device
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -83,13 +84,13 @@ if wants tune || wants bench; then
 fi
 if wants tune; then
   step "tune at k = $ks"
-  build-cuda/tuning/compound-tune --zoo $zoo/index.json --db-dir "$out/tuning" --precision float,double --k $ks \
+  build-cuda/tuning/compound-tune --zoo $zoo/index.json --db-dir "$out/tuning" --precision "$precisions" --k $ks \
     --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
 fi
 if wants bench; then
   step "bench at k = $ks"
   build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json --db "$out/tuning/sm_90.json" --out "$out/bench" \
-    --precision float,double --k $ks --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
+    --precision "$precisions" --k $ks --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
   python3 perf_tests/report/spmm.py "$out/bench" --out "$out/spmm.md" && cat "$out/spmm.md"
 fi
 
@@ -104,7 +105,7 @@ fi
 if wants rerun; then
   step "rerun at k = $ks_rerun"
   build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json --db "$out/tuning/sm_90.json" --out "$out/rerun" \
-    --precision float,double --k $ks_rerun --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
+    --precision "$precisions" --k $ks_rerun --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
   python3 perf_tests/report/spmm.py "$out/rerun" --out "$out/spmm_rerun.md" && cat "$out/spmm_rerun.md"
 fi
 
