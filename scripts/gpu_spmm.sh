@@ -18,6 +18,7 @@
 # calls), e.g. with perf_tests/results/h200/transposes/scripts/run_bg.sh.
 #
 #   STEPS="build tests" WORK=/tmp/out scripts/gpu_spmm.sh   (KS=1,8 ZOO_ONLY=a,b PRECISIONS=double: fewer)
+#   STEPS="build tune bench" TARGETS="compound-zoo compound-tune compound-bench" ...   (no tests built)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${WORK:-gpu_spmm_out}
@@ -51,9 +52,12 @@ if wants build; then
     > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
   step "build (default GPU variant space)"
   start=$SECONDS
-  ninja -C build-cuda -k 0 -j "$(nproc)" > "$out/build.log" 2>&1
+  # TARGETS (e.g. "compound-zoo compound-tune compound-bench example_helmholtz_multisource
+  # example_dirac_eigenvectors") builds only those: the tune and bench steps without the tests.
+  ninja -C build-cuda -k 0 -j "$(nproc)" ${TARGETS:-} > "$out/build.log" 2>&1
   rc=$?
-  echo "default GPU build: $((SECONDS - start)) s on $(nproc) cores, ninja rc $rc" | tee "$out/build_time.txt"
+  echo "default GPU build${TARGETS:+ of $TARGETS}: $((SECONDS - start)) s on $(nproc) cores, ninja rc $rc" |
+    tee "$out/build_time.txt"
   cp build-cuda/.ninja_log "$out/ninja_log.txt"
   # The longest translation units (seconds, output), from ninja's log.
   awk 'NR > 1 {printf "%6.1f %s\n", ($2 - $1) / 1000, $4}' build-cuda/.ninja_log | sort -rn | head -15 |
