@@ -67,11 +67,7 @@ fi
 
 if wants tests; then
   step tests
-  for t in test_registry test_tuned_spmv test_mixed_precision; do
-    build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
-    echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
-  done
-  for t in test_interop_kokkoskernels; do
+  for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels; do
     build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
@@ -82,7 +78,14 @@ if wants tests; then
 fi
 
 zoo=/tmp/compound_zoo_spmm
-if wants tune || wants bench; then
+# bench_run DIR KS REPORT: compound-bench from the tuned database at k = KS into $out/DIR,
+# then report/spmm.py into $out/REPORT.
+bench_run() {
+  build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json --db "$out/tuning/sm_90.json" --out "$out/$1" \
+    --precision "$precisions" --k "$2" --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
+  python3 perf_tests/report/spmm.py "$out/$1" --out "$out/$3" && cat "$out/$3"
+}
+if wants tune || wants bench || wants rerun; then
   [ -f $zoo/index.json ] || build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale tune --only "$zoo_only" \
     > "$out/zoo.log" 2>&1 || { tail "$out/zoo.log"; exit 1; }
 fi
@@ -93,9 +96,7 @@ if wants tune; then
 fi
 if wants bench; then
   step "bench at k = $ks"
-  build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json --db "$out/tuning/sm_90.json" --out "$out/bench" \
-    --precision "$precisions" --k $ks --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
-  python3 perf_tests/report/spmm.py "$out/bench" --out "$out/spmm.md" && cat "$out/spmm.md"
+  bench_run bench "$ks" spmm.md
 fi
 
 if wants examples; then
@@ -108,9 +109,7 @@ fi
 
 if wants rerun; then
   step "rerun at k = $ks_rerun"
-  build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json --db "$out/tuning/sm_90.json" --out "$out/rerun" \
-    --precision "$precisions" --k $ks_rerun --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
-  python3 perf_tests/report/spmm.py "$out/rerun" --out "$out/spmm_rerun.md" && cat "$out/spmm_rerun.md"
+  bench_run rerun "$ks_rerun" spmm_rerun.md
 fi
 
 if wants sanitizer; then
