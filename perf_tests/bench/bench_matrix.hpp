@@ -18,9 +18,8 @@
 #include <vector>
 
 #include "cusparse_baseline.hpp"
-#include "entry_dispatch.hpp"  // zoo class and precision -> compiled entry type
-#include "progress.hpp"        // the tools' progress bar with ETA
-#include "zoo_index.hpp"       // read_zoo_matrix
+#include "progress.hpp"   // the tools' progress bar with ETA
+#include "zoo_index.hpp"  // read_zoo_matrix
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
 #include "kokkos_kernels_baseline.hpp"
 #endif
@@ -47,9 +46,6 @@ struct Options {
   std::size_t device_memory = 0;         // bytes a matrix may need on the device; 0: the device's own
   std::string command;
 };
-
-/// Prints the usage and exits: to stdout with 0 when asked for (--help), else to
-/// stderr after `problem` with 2.
 
 inline double copy_bandwidth(const cs::TimingOptions& timing) {
   // 1 GiB each way on a GPU (far beyond L2); 64 MiB on the host.

@@ -60,15 +60,17 @@
 #include <set>
 #include <string>
 
-#include "bench_matrix.hpp"  // run_matrix_of_class, Options and the report's helpers
-#include "command_line.hpp"  // the tools' "--name value" parsing
-#include "entry_dispatch.hpp"
-#include "zoo_index.hpp"  // the checked index.json reader
+#include "bench_matrix.hpp"    // run_matrix_of_class, Options and the report's helpers
+#include "command_line.hpp"    // the tools' "--name value" parsing
+#include "entry_dispatch.hpp"  // compiled_entry_classes
+#include "zoo_index.hpp"       // the checked index.json reader
 
 using namespace compound_bench;  // cs, fs, json, Options and the report's helpers
 
 namespace {
 
+/// Prints the usage and exits: to stdout with 0 when asked for (--help), else to
+/// stderr after `problem` with 2.
 [[noreturn]] void usage(const char* argv0, const std::string& problem) {
   std::ostream& out = problem.empty() ? std::cout : std::cerr;
   if (!problem.empty()) out << argv0 << ": " << problem << "\n";
