@@ -13,24 +13,12 @@
 // vector): on the same CrsMatrix, so the same kernel family as for one vector, its
 // multivector form.
 
-#include <KokkosSparse_CrsMatrix.hpp>
 #include <Kokkos_Core.hpp>
-// Its rank-2 spmv instantiates the transposed multivector functor too, whose member
-// rows_per_team its constructor never sets and its kernel never reads (Kokkos Kernels
-// 3.4.01): GCC warns "maybe uninitialized" where the functor is copied. A warning about its
-// code, not ours, kept out of the build's output.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <KokkosSparse_spmv.hpp>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 #include <compound_sparse/host_csr.hpp>
 
 #include "baseline.hpp"
-#include "cusparse_baseline.hpp"  // expansion_refusal
+#include "cusparse_baseline.hpp"    // expansion_refusal
+#include "kokkos_kernels_spmv.hpp"  // the spmv itself, compiled in its own objects
 #include "real_expansion.hpp"
 
 namespace compound_sparse_bench {
@@ -42,9 +30,8 @@ struct KokkosKernelsMatrix {
   using scalar = typename compound_sparse::component_traits<Entry>::scalar_type;
   static constexpr bool is_complex = std::is_same<Entry, Kokkos::complex<scalar>>::value;
   using kk_scalar = std::conditional_t<is_complex, Kokkos::complex<scalar>, scalar>;
-  using device = Kokkos::DefaultExecutionSpace::device_type;
   // Unsigned offsets: Kokkos Kernels' own kernel, not its cuSPARSE TPL (above).
-  using matrix = KokkosSparse::CrsMatrix<kk_scalar, int, device, void, unsigned>;
+  using matrix = KokkosKernelsCrs<kk_scalar>;
   static const char* variant() { return is_complex ? "crs" : "scalar_crs"; }
 
   std::vector<matrix> copies;
@@ -114,8 +101,8 @@ BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
     }
     // KokkosSparse::spmv wants Views of its own scalar type over the same memory.
     const auto as_kk = [](const Kokkos::View<scalar*>& v) {
-      return Kokkos::View<kk_scalar*, Kokkos::MemoryUnmanaged>(reinterpret_cast<kk_scalar*>(v.data()),
-                                                               v.extent(0) * sizeof(scalar) / sizeof(kk_scalar));
+      return KokkosKernelsVector<kk_scalar>(reinterpret_cast<kk_scalar*>(v.data()),
+                                            v.extent(0) * sizeof(scalar) / sizeof(kk_scalar));
     };
     // Its transposed products scale y by beta instead of overwriting it when beta = 0, so
     // the NaNs check_and_time writes into y would survive: y is zeroed first, inside the
@@ -124,7 +111,7 @@ BaselineResult kokkos_kernels_baseline(const compound_sparse::HostCsr<Entry>& a,
       // On the execution space's stream: a deep_copy without one synchronises, and queued
       // timing refuses a batch that waits (tuning/timing.hpp), as the H200 run showed.
       if (transposing) Kokkos::deep_copy(Kokkos::DefaultExecutionSpace(), ys[r], scalar(0));
-      KokkosSparse::spmv(mode, kk_scalar(1), matrices.copies[r], as_kk(xs[r]), kk_scalar(0), as_kk(ys[r]));
+      kokkos_kernels_spmv(mode, kk_scalar(1), matrices.copies[r], as_kk(xs[r]), kk_scalar(0), as_kk(ys[r]));
     };
     check_and_time<value>(result, reference, ys, run, timing, tolerance);
   } catch (const std::exception& err) {
@@ -170,12 +157,12 @@ BaselineResult kokkos_kernels_spmm_baseline(
     // real expansion's value `components` reals.
     constexpr int per_value = kk::is_complex ? 1 : components;
     const auto as_kk = [k](const Kokkos::View<scalar*>& v, std::size_t values) {
-      return Kokkos::View<kk_scalar**, Kokkos::LayoutLeft, Kokkos::MemoryUnmanaged>(
-          reinterpret_cast<kk_scalar*>(v.data()), values * per_value, static_cast<std::size_t>(k));
+      return KokkosKernelsMultiVector<kk_scalar>(reinterpret_cast<kk_scalar*>(v.data()), values * per_value,
+                                                 static_cast<std::size_t>(k));
     };
     const auto run = [&](int r) {
-      KokkosSparse::spmv("N", kk_scalar(1), matrices.copies[r], as_kk(xs[r], a.num_cols), kk_scalar(0),
-                         as_kk(ys[r], a.num_rows));
+      kokkos_kernels_spmm(kk_scalar(1), matrices.copies[r], as_kk(xs[r], a.num_cols), kk_scalar(0),
+                          as_kk(ys[r], a.num_rows));
     };
     const auto read = [&](const Kokkos::View<scalar*>& y) {
       return concatenated_from_dense<value>(y, a.num_rows, k, order);
