@@ -12,6 +12,11 @@
 //   - Y bit for bit against one SpMV per vector with the same schedule (spmm.hpp
 //     promises the SpMV's bits), and on csr.aos with Static and DynamicWarp also the row
 //     kernel with 2 and 4 vectors a thread (impl::row_spmm's VectorsPerThread).
+// As in the SpMV suite, an entry type of the registry is checked through its compiled
+// variants (every pair of SpmmLaunchBounds; the SpMV per vector with the same key's SpMV),
+// another one through the typed kernels. The registry's SpMM takes X and Y in the key's
+// one layout; X and Y in different layouts (a typed spmm's freedom) are checked typed, on
+// the csr.aos cases that also check the tiles, and on every case of an uncompiled type.
 
 #include <gtest/gtest.h>
 
@@ -34,6 +39,10 @@ struct SpmmVariant {
   static std::string name() { return Outer::name() + "_" + Inner::name() + "_" + cs::to_string(Kind); }
 };
 
+/// The SpMV variant of SpMM variant V on the vectors of an Soa multivector (vector_of: Aos).
+template <class V>
+using SpmvOf = Variant<typename V::entry_type, typename V::outer, typename V::inner, cs::Aos, cs::Aos, V::kind>;
+
 /// Lanes per row: on host backends a row's lanes are one thread's loop (spmv.hpp), so
 /// two values show that any is taken; on GPUs each changes the kernel's groups.
 inline const std::vector<int> lanes_to_test =
@@ -47,9 +56,28 @@ constexpr bool tiles_tested() {
          (V::kind == cs::ScheduleKind::Static || V::kind == cs::ScheduleKind::DynamicWarp);
 }
 
-template <class XLayout, class YLayout, class V, class ScheduleType>
-void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
-                      const cs::HostCsr<typename V::entry_type>& host, std::mt19937& rng) {
+/// Y = alpha A X + beta Y with variant V at launch bounds Bounds and `lanes` lanes per row:
+/// the registry's SpMM where X and Y share a layout and the entry type is compiled, the
+/// typed spmm otherwise (above).
+template <class V, class Bounds, class Matrix, class XMulti, class YMulti>
+void apply_spmm(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,
+                const XMulti& x, const cs::coefficient_type_t<typename V::entry_type>& beta, const YMulti& y) {
+  using Entry = typename V::entry_type;
+  if constexpr (cs::is_compiled_entry<Entry>::value && std::is_same<XMulti, YMulti>::value) {
+    using any_multivector = cs::AnyMultiVector<cs::vector_type_t<Entry>, typename Matrix::memory_space>;
+    cs::variant_registry<Entry>().spmm(variant_key<V, Bounds>(XMulti::layout::name(), lanes), alpha,
+                                       cs::AnyMatrix<Entry, typename Matrix::memory_space>(a), any_multivector(x), beta,
+                                       any_multivector(y));
+  } else {
+    cs::Schedule<V::kind, Bounds::threads, Bounds::min_teams> schedule;
+    schedule.lanes_per_row = lanes;
+    cs::spmm(schedule, alpha, a, x, beta, y);
+  }
+}
+
+template <class XLayout, class YLayout, class V, class Bounds>
+void run_spmm_layouts(const std::string& matrix_name, const cs::HostCsr<typename V::entry_type>& host,
+                      std::mt19937& rng) {
   using Entry = typename V::entry_type;
   using vector_type = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
@@ -68,7 +96,6 @@ void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
       const coefficient alpha = pair.first, beta = pair.second;
       for (int lanes : lanes_to_test) {
         if (!cs::uses_lanes(V::kind) && lanes != 1) continue;
-        schedule.lanes_per_row = lanes;
         std::vector<std::vector<vector_type>> y0(k);
         for (auto& v : y0) {
           v = random_vector<vector_type>(host.num_rows, rng);
@@ -76,17 +103,18 @@ void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
             for (auto& value : v) value = nan_value<vector_type>();
         }
         const auto y = cs::to_device<YLayout>(y0);
-        cs::spmm(schedule, alpha, a, x, beta, y);
+        apply_spmm<V, Bounds>(lanes, alpha, a, x, beta, y);
         const auto y_host = cs::to_host(y);
-        const std::string context = V::name() + " X " + XLayout::name() + " Y " + YLayout::name() + " on " +
-                                    matrix_name + " k=" + std::to_string(k) + " lanes=" + std::to_string(lanes) +
-                                    " beta_zero=" + std::to_string(l1(beta) == 0);
+        const std::string context = V::name() + " t" + std::to_string(Bounds::threads) + ".b" +
+                                    std::to_string(Bounds::min_teams) + " X " + XLayout::name() + " Y " +
+                                    YLayout::name() + " on " + matrix_name + " k=" + std::to_string(k) +
+                                    " lanes=" + std::to_string(lanes) + " beta_zero=" + std::to_string(l1(beta) == 0);
         ASSERT_EQ(y_host.size(), static_cast<std::size_t>(k)) << context;
         const auto y_spmv = cs::to_device<cs::Soa>(y0);
         for (int j = 0; j < k; ++j) {
           expect_matches_reference<Entry>(context + " vector " + std::to_string(j), alpha, host, x_host[j], beta, y0[j],
                                           y_host[j]);
-          cs::spmv(schedule, alpha, a, cs::vector_of(x_soa, j), beta, cs::vector_of(y_spmv, j));
+          apply_spmv<SpmvOf<V>, Bounds>(lanes, alpha, a, cs::vector_of(x_soa, j), beta, cs::vector_of(y_spmv, j));
         }
         const auto by_vector = cs::to_host(y_spmv);
         for (int j = 0; j < k; ++j)
@@ -94,6 +122,8 @@ void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
               << context << ": vector " << j << " differs from an SpMV of it";
         if constexpr (tiles_tested<V>()) {
           // Threads that accumulate 2 and 4 vectors each (the tile's last may be partial).
+          cs::Schedule<V::kind, 128, 4> schedule;
+          schedule.lanes_per_row = lanes;
           const auto tiles = [&](auto per_thread) {
             const auto yt = cs::to_device<YLayout>(y0);
             const auto result = cs::impl::RowResult<Entry, cs::Aos>::make(alpha, beta);
@@ -117,14 +147,18 @@ void run_spmm_layouts(ScheduleType schedule, const std::string& matrix_name,
 
 template <class V>
 void run_spmm_case() {
-  cs::Schedule<V::kind, 128, 4> schedule;
-  std::mt19937 rng(77u);
-  for (const auto& [name, host] : test_matrices<typename V::entry_type>(2025u)) {
-    run_spmm_layouts<cs::Soa, cs::Soa, V>(schedule, name, host, rng);
-    // The kinds that split rows through Soa copies of Aos multivectors (spmm.hpp).
-    run_spmm_layouts<cs::Aos, cs::Aos, V>(schedule, name, host, rng);
-    run_spmm_layouts<cs::Aos, cs::Soa, V>(schedule, name, host, rng);
-  }
+  using Entry = typename V::entry_type;
+  cs::for_each_type(SuiteLaunchBounds<Entry, cs::SpmmLaunchBounds>{}, [](auto bounds) {
+    using Bounds = typename decltype(bounds)::type;
+    std::mt19937 rng(77u);
+    for (const auto& [name, host] : test_matrices<Entry>(2025u)) {
+      run_spmm_layouts<cs::Soa, cs::Soa, V, Bounds>(name, host, rng);
+      // The kinds that split rows through Soa copies of Aos multivectors (spmm.hpp).
+      run_spmm_layouts<cs::Aos, cs::Aos, V, Bounds>(name, host, rng);
+      if constexpr (tiles_tested<V>() || !cs::is_compiled_entry<Entry>::value)
+        run_spmm_layouts<cs::Aos, cs::Soa, V, Bounds>(name, host, rng);
+    }
+  });
 }
 
 template <class Entry, class Outer, class Inner, cs::ScheduleKind Kind>

@@ -7,6 +7,13 @@
 // and each case runs every test matrix, three (alpha, beta) pairs and every
 // lanes_per_row (1 only for kinds that do not use lanes) against the
 // double-precision host reference.
+//
+// An entry type compiled into the library is checked through its registry
+// (variant_registry): the variant's compiled function at every compiled launch-bounds pair,
+// so the suite runs the objects users link and compiles no kernel of its own (one kernel per
+// variant instantiated here made these suites a fifth of the GPU build's compile time).
+// Another entry type (a user's, test_user_entry.cpp) has no compiled variants: its kernels
+// are instantiated here, at one launch-bounds pair, as its user's code instantiates them.
 
 #include <gtest/gtest.h>
 
@@ -17,6 +24,7 @@
 #include <ostream>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "test_matrices.hpp"
@@ -150,11 +158,53 @@ std::vector<std::pair<Coefficient, Coefficient>> coefficient_pairs() {
   return {{make(1.5, -0.5), make(0.75, 0.25)}, {make(1.0, 0.0), make(0.0, 0.0)}, {make(-2.0, 0.0), make(1.0, 0.0)}};
 }
 
-template <class V, class ScheduleType>
-void run_variant(ScheduleType schedule, unsigned seed) {
+/// The launch bounds the suites check an entry type's variants with (above): every compiled
+/// pair (`Compiled`: CompiledLaunchBounds for SpMV, SpmmLaunchBounds for SpMM) for an entry
+/// type of the registry, one pair for another.
+template <class Entry, class Compiled>
+using SuiteLaunchBounds =
+    std::conditional_t<cs::is_compiled_entry<Entry>::value, Compiled, cs::TypeList<cs::LaunchBoundsPair<128, 4>>>;
+
+/// The registry's key of variant V (SpmvVariant or SpmmVariant) with vector (or multivector)
+/// layout `vector`, launch bounds Bounds and `lanes` lanes per row.
+template <class V, class Bounds>
+cs::VariantKey variant_key(const std::string& vector, int lanes) {
+  cs::VariantKey key;
+  key.outer = V::outer::name();
+  key.inner = V::inner::name();
+  key.vector = vector;
+  key.kind = V::kind;
+  key.threads = static_cast<int>(Bounds::threads);
+  key.teams_per_sm = static_cast<int>(Bounds::min_teams);
+  key.lanes_per_row = lanes;
+  return key;
+}
+
+/// y = alpha A x + beta y with variant V at launch bounds Bounds and `lanes` lanes per row:
+/// the registry's compiled variant, or the typed kernel for an entry type the library does
+/// not compile (above). x and y are CompoundVectors of the same inner layout.
+template <class V, class Bounds, class Matrix, class Vector>
+void apply_spmv(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,
+                const Vector& x, const cs::coefficient_type_t<typename V::entry_type>& beta, const Vector& y) {
+  using Entry = typename V::entry_type;
+  if constexpr (cs::is_compiled_entry<Entry>::value) {
+    using any_vector = cs::AnyVector<cs::vector_type_t<Entry>, typename Matrix::memory_space>;
+    cs::variant_registry<Entry>().spmv(variant_key<V, Bounds>(Vector::inner_layout::name(), lanes), alpha,
+                                       cs::AnyMatrix<Entry, typename Matrix::memory_space>(a), any_vector(x), beta,
+                                       any_vector(y));
+  } else {
+    cs::Schedule<V::kind, Bounds::threads, Bounds::min_teams> schedule;
+    schedule.lanes_per_row = lanes;
+    cs::spmv(schedule, alpha, a, x, beta, y);
+  }
+}
+
+template <class V, class Bounds>
+void run_variant(unsigned seed) {
   using Entry = typename V::entry_type;
   using vector_type = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
+  static_assert(std::is_same<typename V::x_inner, typename V::y_inner>::value, "x and y share the vector layout");
   std::mt19937 rng(seed);
   for (const auto& [name, host] : test_matrices<Entry>(seed)) {
     const auto a = cs::to_device<typename V::outer, typename V::inner>(host);
@@ -164,19 +214,19 @@ void run_variant(ScheduleType schedule, unsigned seed) {
     for (const auto& [alpha, beta] : coefficient_pairs<coefficient>()) {
       for (int lanes : {1, 2, 4, 8, 16, 32}) {
         if (!cs::uses_lanes(V::kind) && lanes != 1) continue;  // such kinds refuse them (test_registry)
-        schedule.lanes_per_row = lanes;
         auto y0 = random_vector<vector_type>(host.num_rows, rng);
         if (l1(beta) == 0)
           for (auto& v : y0) v = nan_value<vector_type>();
         const auto y = cs::to_device<typename V::y_inner>(y0);
-        cs::spmv(schedule, alpha, a, x, beta, y);
+        apply_spmv<V, Bounds>(lanes, alpha, a, x, beta, y);
         const auto y_host = cs::to_host(y);
-        const std::string context = V::name() + " on " + name + " lanes=" + std::to_string(lanes) +
-                                    " beta_zero=" + std::to_string(l1(beta) == 0);
+        const std::string context = V::name() + " t" + std::to_string(Bounds::threads) + ".b" +
+                                    std::to_string(Bounds::min_teams) + " on " + name +
+                                    " lanes=" + std::to_string(lanes) + " beta_zero=" + std::to_string(l1(beta) == 0);
         expect_matches_reference<Entry>(context, alpha, host, x_host, beta, y0, y_host);
         if (l1(beta) == 0) {
           // Determinism: a second product must reproduce the first bit for bit.
-          cs::spmv(schedule, alpha, a, x, beta, y);
+          apply_spmv<V, Bounds>(lanes, alpha, a, x, beta, y);
           const auto again = cs::to_host(y);
           EXPECT_EQ(0, std::memcmp(again.data(), y_host.data(), y_host.size() * sizeof(vector_type))) << context;
         }
@@ -202,7 +252,8 @@ struct VariantCaseName {
 
 template <class V>
 void run_case() {
-  run_variant<V>(cs::Schedule<V::kind, 128, 4>{}, 2024u);
+  cs::for_each_type(SuiteLaunchBounds<typename V::entry_type, cs::CompiledLaunchBounds>{},
+                    [](auto bounds) { run_variant<V, typename decltype(bounds)::type>(2024u); });
 }
 template <class... V>
 std::vector<VariantCase> variant_cases(cs::TypeList<V...>) {
