@@ -6,11 +6,12 @@
 #              the issue asks for under 10 minutes on 16 cores. `ninja -k 0`: a target that
 #              fails to compile is reported and the others are still built and run
 #   tests      the registry's SpMM (test_registry), TunedSpmv on multivectors, mixed precision,
-#              Kokkos Kernels interop, the SpMM suites of the variant space (spmv.* cases named
-#              *Spmm*), the examples, the mpi cases (ranks sharing the one GPU)
+#              Kokkos Kernels interop, then every ctest case (CTEST_REGEX: fewer) within
+#              CTEST_SECONDS (default 480): the variant-space suites, the examples, the mpi
+#              cases (ranks sharing the one GPU), the tools
 #   tune       compound-tune --k $KS on ZOO_ONLY (tune scale) into $WORK/tuning
-#   bench      compound-bench --db that database --k $KS; report/spmm.py
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
+#   bench      compound-bench --db that database --k $KS; report/spmm.py
 #   rerun      compound-bench again at k = $KS_RERUN (default 1,8) and its report/spmm.py
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 # Needs what scripts/gpu_check.sh needs (carried third_party_src and .carry/deps). Writes
@@ -22,7 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${WORK:-gpu_spmm_out}
-steps=${STEPS:-build tests tune bench examples rerun sanitizer}
+steps=${STEPS:-build tests tune examples bench rerun sanitizer}
 zoo_only=${ZOO_ONLY:-helmholtz-box-k40,dirac-torus-l1,elasticity-box-52,connection-hubs-512k,circuit-1m}
 mkdir -p "$out"
 [ -d third_party_src/kokkos ] || tar -xJf .carry/packed/deps.tar.xz
@@ -71,10 +72,11 @@ if wants tests; then
     build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
-  ctest --test-dir build-cuda -j 4 -R 'Spmm|example\.|mpi\.|Interop' --timeout 900 --output-on-failure \
-    > "$out/ctest_spmm.log" 2>&1
-  echo "ctest Spmm|example|mpi|Interop: rc=$? $(grep -a -E 'tests passed|tests failed' "$out/ctest_spmm.log")"
-  grep -a -E '^\s+[0-9]+ - ' "$out/ctest_spmm.log"
+  # Every ctest case but the configure checks (CTEST_REGEX: fewer), at most CTEST_SECONDS.
+  timeout "${CTEST_SECONDS:-480}" ctest --test-dir build-cuda -j 8 -R "${CTEST_REGEX:-.}" -E '^configure\.' \
+    --timeout 300 --output-on-failure > "$out/ctest.log" 2>&1
+  echo "ctest ${CTEST_REGEX:-(all)}: rc=$? $(grep -a -E 'tests passed|tests failed' "$out/ctest.log")"
+  grep -a -E '^\s+[0-9]+ - |Total Test time' "$out/ctest.log"
 fi
 
 zoo=/tmp/compound_zoo_spmm
@@ -94,17 +96,17 @@ if wants tune; then
   build-cuda/tuning/compound-tune --zoo $zoo/index.json --db-dir "$out/tuning" --precision "$precisions" --k $ks \
     --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
 fi
-if wants bench; then
-  step "bench at k = $ks"
-  bench_run bench "$ks" spmm.md
-fi
-
 if wants examples; then
   step examples
   COMPOUND_SPARSE_TUNING_DIR="$out/tuning" timeout 300 build-cuda/examples/example_helmholtz_multisource 80 8 8 \
     2>&1 | tee "$out/example_helmholtz_multisource.log"
   COMPOUND_SPARSE_TUNING_DIR="$out/tuning" timeout 300 build-cuda/examples/example_dirac_eigenvectors 200 8 \
     2>&1 | tee "$out/example_dirac_eigenvectors.log"
+fi
+
+if wants bench; then
+  step "bench at k = $ks"
+  bench_run bench "$ks" spmm.md
 fi
 
 if wants rerun; then
