@@ -56,28 +56,45 @@ constexpr bool tiles_tested() {
          (V::kind == cs::ScheduleKind::Static || V::kind == cs::ScheduleKind::DynamicWarp);
 }
 
-/// Y = alpha A X + beta Y with variant V at launch bounds Bounds and `lanes` lanes per row:
-/// the registry's SpMM where X and Y share a layout and the entry type is compiled, the
-/// typed spmm otherwise (above).
-template <class V, class Bounds, class Matrix, class XMulti, class YMulti>
-void apply_spmm(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,
-                const XMulti& x, const cs::coefficient_type_t<typename V::entry_type>& beta, const YMulti& y) {
-  using Entry = typename V::entry_type;
-  if constexpr (cs::is_compiled_entry<Entry>::value && std::is_same<XMulti, YMulti>::value) {
+/// The SpMM of variant V as the library compiled it, at `bounds` (compiled entry types; X and
+/// Y in the key's one multivector layout), and the SpMV per vector it is compared with: the
+/// same key's SpMV on the Aos vectors of an Soa multivector.
+template <class V>
+struct RegistrySpmm {
+  SuiteBounds bounds;
+  std::string name() const { return bounds.name(); }
+  template <class Matrix, class XMulti, class YMulti>
+  void spmm(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a, const XMulti& x,
+            const cs::coefficient_type_t<typename V::entry_type>& beta, const YMulti& y) const {
+    static_assert(std::is_same<XMulti, YMulti>::value, "the registry's SpMM takes X and Y in one layout");
+    using Entry = typename V::entry_type;
     using any_multivector = cs::AnyMultiVector<cs::vector_type_t<Entry>, typename Matrix::memory_space>;
-    cs::variant_registry<Entry>().spmm(variant_key<V, Bounds>(XMulti::layout::name(), lanes), alpha,
+    cs::variant_registry<Entry>().spmm(variant_key<V>(XMulti::layout::name(), bounds, lanes), alpha,
                                        cs::AnyMatrix<Entry, typename Matrix::memory_space>(a), any_multivector(x), beta,
                                        any_multivector(y));
-  } else {
-    cs::Schedule<V::kind, Bounds::threads, Bounds::min_teams> schedule;
+  }
+  RegistrySpmv<SpmvOf<V>> spmv() const { return {bounds}; }
+};
+
+/// The typed spmm of variant V at TypedSchedule (any X and Y layouts), and the typed SpMV
+/// with the same schedule.
+template <class V>
+struct TypedSpmm {
+  std::string name() const { return spmv().name(); }
+  template <class Matrix, class XMulti, class YMulti>
+  void spmm(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a, const XMulti& x,
+            const cs::coefficient_type_t<typename V::entry_type>& beta, const YMulti& y) const {
+    TypedSchedule<V> schedule;
     schedule.lanes_per_row = lanes;
     cs::spmm(schedule, alpha, a, x, beta, y);
   }
-}
+  TypedSpmv<SpmvOf<V>, TypedSchedule<V>> spmv() const { return {}; }
+};
 
-template <class XLayout, class YLayout, class V, class Bounds>
-void run_spmm_layouts(const std::string& matrix_name, const cs::HostCsr<typename V::entry_type>& host,
-                      std::mt19937& rng) {
+/// Checks variant V with `product` (RegistrySpmm or TypedSpmm), X in XLayout and Y in YLayout.
+template <class XLayout, class YLayout, class V, class Product>
+void run_spmm_layouts(const Product& product, const std::string& matrix_name,
+                      const cs::HostCsr<typename V::entry_type>& host, std::mt19937& rng) {
   using Entry = typename V::entry_type;
   using vector_type = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
@@ -103,10 +120,9 @@ void run_spmm_layouts(const std::string& matrix_name, const cs::HostCsr<typename
             for (auto& value : v) value = nan_value<vector_type>();
         }
         const auto y = cs::to_device<YLayout>(y0);
-        apply_spmm<V, Bounds>(lanes, alpha, a, x, beta, y);
+        product.spmm(lanes, alpha, a, x, beta, y);
         const auto y_host = cs::to_host(y);
-        const std::string context = V::name() + " t" + std::to_string(Bounds::threads) + ".b" +
-                                    std::to_string(Bounds::min_teams) + " X " + XLayout::name() + " Y " +
+        const std::string context = V::name() + " " + product.name() + " X " + XLayout::name() + " Y " +
                                     YLayout::name() + " on " + matrix_name + " k=" + std::to_string(k) +
                                     " lanes=" + std::to_string(lanes) + " beta_zero=" + std::to_string(l1(beta) == 0);
         ASSERT_EQ(y_host.size(), static_cast<std::size_t>(k)) << context;
@@ -114,7 +130,7 @@ void run_spmm_layouts(const std::string& matrix_name, const cs::HostCsr<typename
         for (int j = 0; j < k; ++j) {
           expect_matches_reference<Entry>(context + " vector " + std::to_string(j), alpha, host, x_host[j], beta, y0[j],
                                           y_host[j]);
-          apply_spmv<SpmvOf<V>, Bounds>(lanes, alpha, a, cs::vector_of(x_soa, j), beta, cs::vector_of(y_spmv, j));
+          product.spmv()(lanes, alpha, a, cs::vector_of(x_soa, j), beta, cs::vector_of(y_spmv, j));
         }
         const auto by_vector = cs::to_host(y_spmv);
         for (int j = 0; j < k; ++j)
@@ -148,17 +164,31 @@ void run_spmm_layouts(const std::string& matrix_name, const cs::HostCsr<typename
 template <class V>
 void run_spmm_case() {
   using Entry = typename V::entry_type;
-  cs::for_each_type(SuiteLaunchBounds<Entry, cs::SpmmLaunchBounds>{}, [](auto bounds) {
-    using Bounds = typename decltype(bounds)::type;
-    std::mt19937 rng(77u);
-    for (const auto& [name, host] : test_matrices<Entry>(2025u)) {
-      run_spmm_layouts<cs::Soa, cs::Soa, V, Bounds>(name, host, rng);
-      // The kinds that split rows through Soa copies of Aos multivectors (spmm.hpp).
-      run_spmm_layouts<cs::Aos, cs::Aos, V, Bounds>(name, host, rng);
-      if constexpr (tiles_tested<V>() || !cs::is_compiled_entry<Entry>::value)
-        run_spmm_layouts<cs::Aos, cs::Soa, V, Bounds>(name, host, rng);
+  constexpr bool compiled = cs::is_compiled_entry<Entry>::value;
+  if constexpr (compiled) {
+    for (const auto& bounds : suite_bounds(cs::SpmmLaunchBounds{})) {
+      const RegistrySpmm<V> product{bounds};
+      std::mt19937 rng(77u);
+      for (const auto& [name, host] : test_matrices<Entry>(2025u)) {
+        run_spmm_layouts<cs::Soa, cs::Soa, V>(product, name, host, rng);
+        // The kinds that split rows through Soa copies of Aos multivectors (spmm.hpp).
+        run_spmm_layouts<cs::Aos, cs::Aos, V>(product, name, host, rng);
+      }
     }
-  });
+  }
+  // Typed: every layout pair of an uncompiled entry type; X and Y in different layouts,
+  // which the registry's SpMM does not take, on the tiles' cases of a compiled one.
+  if constexpr (!compiled || tiles_tested<V>()) {
+    const TypedSpmm<V> product;
+    std::mt19937 rng(78u);
+    for (const auto& [name, host] : test_matrices<Entry>(2025u)) {
+      if constexpr (!compiled) {
+        run_spmm_layouts<cs::Soa, cs::Soa, V>(product, name, host, rng);
+        run_spmm_layouts<cs::Aos, cs::Aos, V>(product, name, host, rng);
+      }
+      run_spmm_layouts<cs::Aos, cs::Soa, V>(product, name, host, rng);
+    }
+  }
 }
 
 template <class Entry, class Outer, class Inner, cs::ScheduleKind Kind>

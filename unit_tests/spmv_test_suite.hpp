@@ -158,49 +158,78 @@ std::vector<std::pair<Coefficient, Coefficient>> coefficient_pairs() {
   return {{make(1.5, -0.5), make(0.75, 0.25)}, {make(1.0, 0.0), make(0.0, 0.0)}, {make(-2.0, 0.0), make(1.0, 0.0)}};
 }
 
-/// The launch bounds the suites check an entry type's variants with (above): every compiled
-/// pair (`Compiled`: CompiledLaunchBounds for SpMV, SpmmLaunchBounds for SpMM) for an entry
-/// type of the registry, one pair for another.
-template <class Entry, class Compiled>
-using SuiteLaunchBounds =
-    std::conditional_t<cs::is_compiled_entry<Entry>::value, Compiled, cs::TypeList<cs::LaunchBoundsPair<128, 4>>>;
+/// A launch-bounds pair at run time: the registry's keys hold them as numbers, so a suite
+/// loops over the compiled pairs without instantiating its host code once per pair (with
+/// four pairs, host code instantiated per pair made a suite's nvcc compile longer than its
+/// own kernels had: 150 s instead of 107 s on the H100 machine).
+struct SuiteBounds {
+  int threads;
+  int teams_per_sm;
+  std::string name() const { return "t" + std::to_string(threads) + ".b" + std::to_string(teams_per_sm); }
+};
+/// The pairs of a launch-bounds list (CompiledLaunchBounds, SpmmLaunchBounds).
+template <class... Bounds>
+std::vector<SuiteBounds> suite_bounds(cs::TypeList<Bounds...>) {
+  return {SuiteBounds{static_cast<int>(Bounds::threads), static_cast<int>(Bounds::min_teams)}...};
+}
 
-/// The registry's key of variant V (SpmvVariant or SpmmVariant) with vector (or multivector)
-/// layout `vector`, launch bounds Bounds and `lanes` lanes per row.
-template <class V, class Bounds>
-cs::VariantKey variant_key(const std::string& vector, int lanes) {
+/// The registry's key of variant V (Variant or SpmmVariant) with vector (or multivector)
+/// layout `vector`, launch bounds `bounds` and `lanes` lanes per row.
+template <class V>
+cs::VariantKey variant_key(const std::string& vector, const SuiteBounds& bounds, int lanes) {
   cs::VariantKey key;
   key.outer = V::outer::name();
   key.inner = V::inner::name();
   key.vector = vector;
   key.kind = V::kind;
-  key.threads = static_cast<int>(Bounds::threads);
-  key.teams_per_sm = static_cast<int>(Bounds::min_teams);
+  key.threads = bounds.threads;
+  key.teams_per_sm = bounds.teams_per_sm;
   key.lanes_per_row = lanes;
   return key;
 }
 
-/// y = alpha A x + beta y with variant V at launch bounds Bounds and `lanes` lanes per row:
-/// the registry's compiled variant, or the typed kernel for an entry type the library does
-/// not compile (above). x and y are CompoundVectors of the same inner layout.
-template <class V, class Bounds, class Matrix, class Vector>
-void apply_spmv(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,
-                const Vector& x, const cs::coefficient_type_t<typename V::entry_type>& beta, const Vector& y) {
-  using Entry = typename V::entry_type;
-  if constexpr (cs::is_compiled_entry<Entry>::value) {
+/// y = alpha A x + beta y with variant V as the library compiled it: the registry's function
+/// at `bounds` (compiled entry types only). x and y are CompoundVectors of one inner layout.
+template <class V>
+struct RegistrySpmv {
+  SuiteBounds bounds;
+  std::string name() const { return bounds.name(); }
+  template <class Matrix, class Vector>
+  void operator()(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,
+                  const Vector& x, const cs::coefficient_type_t<typename V::entry_type>& beta, const Vector& y) const {
+    using Entry = typename V::entry_type;
     using any_vector = cs::AnyVector<cs::vector_type_t<Entry>, typename Matrix::memory_space>;
-    cs::variant_registry<Entry>().spmv(variant_key<V, Bounds>(Vector::inner_layout::name(), lanes), alpha,
+    cs::variant_registry<Entry>().spmv(variant_key<V>(Vector::inner_layout::name(), bounds, lanes), alpha,
                                        cs::AnyMatrix<Entry, typename Matrix::memory_space>(a), any_vector(x), beta,
                                        any_vector(y));
-  } else {
-    cs::Schedule<V::kind, Bounds::threads, Bounds::min_teams> schedule;
+  }
+};
+
+/// y = alpha A x + beta y with variant V's typed kernel and schedule type ScheduleType
+/// (entry types the library does not compile, and a test's own launch bounds).
+template <class V, class ScheduleType>
+struct TypedSpmv {
+  static_assert(ScheduleType::kind == V::kind, "the schedule runs the variant's kind");
+  std::string name() const {
+    return "typed t" + std::to_string(ScheduleType::threads) + ".b" + std::to_string(ScheduleType::min_teams_per_sm);
+  }
+  template <class Matrix, class XVector, class YVector>
+  void operator()(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,
+                  const XVector& x, const cs::coefficient_type_t<typename V::entry_type>& beta,
+                  const YVector& y) const {
+    ScheduleType schedule;
     schedule.lanes_per_row = lanes;
     cs::spmv(schedule, alpha, a, x, beta, y);
   }
-}
+};
 
-template <class V, class Bounds>
-void run_variant(unsigned seed) {
+/// The launch bounds of the suites' typed kernels.
+template <class V>
+using TypedSchedule = cs::Schedule<V::kind, 128, 4>;
+
+/// Checks variant V on every test matrix with `product` (RegistrySpmv or TypedSpmv).
+template <class V, class Product>
+void run_variant(const Product& product, unsigned seed) {
   using Entry = typename V::entry_type;
   using vector_type = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
@@ -218,15 +247,14 @@ void run_variant(unsigned seed) {
         if (l1(beta) == 0)
           for (auto& v : y0) v = nan_value<vector_type>();
         const auto y = cs::to_device<typename V::y_inner>(y0);
-        apply_spmv<V, Bounds>(lanes, alpha, a, x, beta, y);
+        product(lanes, alpha, a, x, beta, y);
         const auto y_host = cs::to_host(y);
-        const std::string context = V::name() + " t" + std::to_string(Bounds::threads) + ".b" +
-                                    std::to_string(Bounds::min_teams) + " on " + name +
+        const std::string context = V::name() + " " + product.name() + " on " + name +
                                     " lanes=" + std::to_string(lanes) + " beta_zero=" + std::to_string(l1(beta) == 0);
         expect_matches_reference<Entry>(context, alpha, host, x_host, beta, y0, y_host);
         if (l1(beta) == 0) {
           // Determinism: a second product must reproduce the first bit for bit.
-          apply_spmv<V, Bounds>(lanes, alpha, a, x, beta, y);
+          product(lanes, alpha, a, x, beta, y);
           const auto again = cs::to_host(y);
           EXPECT_EQ(0, std::memcmp(again.data(), y_host.data(), y_host.size() * sizeof(vector_type))) << context;
         }
@@ -252,8 +280,11 @@ struct VariantCaseName {
 
 template <class V>
 void run_case() {
-  cs::for_each_type(SuiteLaunchBounds<typename V::entry_type, cs::CompiledLaunchBounds>{},
-                    [](auto bounds) { run_variant<V, typename decltype(bounds)::type>(2024u); });
+  if constexpr (cs::is_compiled_entry<typename V::entry_type>::value) {
+    for (const auto& bounds : suite_bounds(cs::CompiledLaunchBounds{})) run_variant<V>(RegistrySpmv<V>{bounds}, 2024u);
+  } else {
+    run_variant<V>(TypedSpmv<V, TypedSchedule<V>>{}, 2024u);
+  }
 }
 template <class... V>
 std::vector<VariantCase> variant_cases(cs::TypeList<V...>) {
