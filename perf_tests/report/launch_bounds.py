@@ -34,6 +34,14 @@ def load(path):
         raise SystemExit(f"launch_bounds.py: cannot read {path}: {e}") from None
 
 
+def emit(text, out=None):
+    """Writes a report to standard output, and to the file `out` when given."""
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    sys.stdout.write(text)
+
+
 def pair_of(variant):
     match = BOUNDS.search(variant)
     if not match:
@@ -121,11 +129,7 @@ def main(argv=None):
     for p in keep or []:
         if not re.fullmatch(r"\d+:\d+", p):
             parser.error(f"--keep: {p!r} is not threads:min_teams_per_sm")
-    text = report(load(args.db), keep, args.max_loss)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    sys.stdout.write(text)
+    emit(report(load(args.db), keep, args.max_loss), args.out)
 
 
 if __name__ == "__main__":

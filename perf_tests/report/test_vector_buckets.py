@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Tests vector_buckets.py (ctest: report.vector_buckets) on a synthetic tuning database whose
+per-vector ratios are known by construction."""
+import json
+import pathlib
+import subprocess
+import sys
+import tempfile
+
+SCRIPT = pathlib.Path(__file__).resolve().parent / "vector_buckets.py"
+
+
+def m(variant, seconds, k=1, ok=True):
+    return {"variant": variant, "seconds": seconds, "k": k, "ok": ok}
+
+
+def run(*args):
+    done = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    return done.returncode, done.stdout + done.stderr
+
+
+def main():
+    db = {"device": {"name": "Test GPU"}, "matrices": [
+        # SpMV 10 µs; k = 8 in 40 µs: 5 µs a vector, 2x. A failed k = 8 measurement faster
+        # than that is not counted, nor does a faster k = 2 one count at k = 8.
+        {"name": "a", "tuning_seconds": 12.0,
+         "features": {"entry_type": "complex", "precision": "double", "rows": 10, "nnz": 30},
+         "measurements": [m("csr.aos.aos.static.t256.b2.l1", 10e-6), m("ell.aos.aos.static.t256.b2.l1", 12e-6),
+                          m("csr.aos.aos.static.t256.b2.l1", 40e-6, k=8), m("ell.aos.soa.static.t256.b8.l1", 1e-6, 8, False),
+                          m("ell.aos.soa.static.t256.b8.l1", 15e-6, k=2)]},
+        # No passing SpMV: times without ratios.
+        {"name": "b", "features": {"entry_type": "block3", "precision": "float", "rows": 5, "nnz": 9},
+         "measurements": [m("csr.aos.aos.static.t256.b2.l1", 1e-6, ok=False), m("csr.aos.aos.static.t256.b2.l1", 8e-6, k=8)]}]}
+    failures = []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = pathlib.Path(tmp) / "db.json"
+        path.write_text(json.dumps(db))
+        rc, out = run(str(path), "--out", str(pathlib.Path(tmp) / "out.md"))
+        expect = ["| a | complex | double | 10 | 30 | 10.0 µs (1.00x) | 15.0 µs (1.33x) | 40.0 µs (2.00x) | 12 |",
+                  "| b | block3 | float | 5 | 9 | - | - | 8.0 µs | nan |",
+                  "k = 1: 1.00, k = 2: 1.33, k = 8: 2.00.",
+                  "- a double: k = 1 csr.aos.aos.static.t256.b2.l1; k = 2 ell.aos.soa.static.t256.b8.l1; "
+                  "k = 8 csr.aos.aos.static.t256.b2.l1",
+                  "(Test GPU)"]
+        if rc != 0:
+            failures.append(f"rc {rc}: {out}")
+        for line in expect:
+            if line not in out:
+                failures.append(f"missing {line!r}")
+        if (pathlib.Path(tmp) / "out.md").read_text() != out:
+            failures.append("--out differs from standard output")
+        empty = pathlib.Path(tmp) / "empty.json"
+        empty.write_text(json.dumps({"matrices": []}))
+        rc, out = run(str(empty))
+        if rc == 0 or "no record" not in out:
+            failures.append(f"an empty database was not refused: rc {rc}: {out}")
+        rc, out = run(str(pathlib.Path(tmp) / "missing.json"))
+        if rc == 0 or "cannot read" not in out:
+            failures.append(f"a missing database was not refused: rc {rc}: {out}")
+    if failures:
+        print("\n".join(failures), file=sys.stderr)
+        print(out)
+        return 1
+    print("vector_buckets.py: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""What several vectors at once buy, from a tuning database measured with compound-tune --k
+(issue 17's vector buckets): per record (matrix, entry type, precision), the fastest passing
+measurement at each k, its time per vector, and how many times faster per vector that is than
+the record's fastest SpMV (k = 1): one SpMV's time / (the k-vector product's time / k).
+
+    vector_buckets.py DB.json[.gz] [--out FILE.md]
+
+Every number comes from one database, so from one tuning run on one device. A record
+without a passing SpMV measurement is reported without ratios."""
+import argparse
+import math
+
+from launch_bounds import emit, load
+
+
+def fastest_per_k(record):
+    """{k: (seconds, variant)} over the record's measurements that passed."""
+    best = {}
+    for m in record.get("measurements", []):
+        if not m.get("ok"):
+            continue
+        k = int(m.get("k", 1))
+        if k not in best or m["seconds"] < best[k][0]:
+            best[k] = (m["seconds"], m["variant"])
+    return best
+
+
+def geomean(values):
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
+
+
+def report(db):
+    records = db.get("matrices", [])
+    if not records:
+        raise SystemExit("vector_buckets.py: the database has no record")
+    ks = sorted({k for r in records for k in fastest_per_k(r)})
+    device = db.get("device", {}).get("name", "unknown device")
+    lines = [f"# Vector buckets of {len(records)} records ({device})", "",
+             "Per vector: one SpMV's time / (the k-vector product's time / k); the fastest passing",
+             "measurement at each k.", "",
+             "| matrix | entry | precision | rows | non-zeros | " + " | ".join(f"k = {k}" for k in ks) +
+             " | tuning s |",
+             "|---|---|---|---|---|" + "---|" * len(ks) + "---|"]
+    speedups = {k: [] for k in ks}
+    winners = []
+    for r in records:
+        f = r.get("features", {})
+        best = fastest_per_k(r)
+        spmv = best.get(1, (None, None))[0]
+        cells = []
+        for k in ks:
+            if k not in best:
+                cells.append("-")
+            elif spmv is None:
+                cells.append(f"{best[k][0] * 1e6:.1f} µs")
+            else:
+                per_vector = spmv / (best[k][0] / k)
+                speedups[k].append(per_vector)
+                cells.append(f"{best[k][0] * 1e6:.1f} µs ({per_vector:.2f}x)")
+        lines.append(f"| {r.get('name', '?')} | {f.get('entry_type', '?')} | {f.get('precision', '?')} | "
+                     f"{f.get('rows', '?')} | {f.get('nnz', '?')} | " + " | ".join(cells) +
+                     f" | {r.get('tuning_seconds', float('nan')):.0f} |")
+        winners.append((r.get("name", "?"), f.get("precision", "?"), best))
+    lines += ["", "Geometric mean of the per-vector ratios: " +
+              ", ".join(f"k = {k}: {geomean(speedups[k]):.2f}" for k in ks if speedups[k]) + ".", "",
+              "Fastest variant per k:", ""]
+    for name, precision, best in winners:
+        lines.append(f"- {name} {precision}: " + "; ".join(f"k = {k} {best[k][1]}" for k in sorted(best)))
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("db")
+    parser.add_argument("--out")
+    args = parser.parse_args(argv)
+    emit(report(load(args.db)), args.out)
+
+
+if __name__ == "__main__":
+    main()
