@@ -7,6 +7,7 @@
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
 //                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
 //                 [--drop-slower-than R] [--max-padding R] [--dense-row-threshold N|device] [--k 1,2,4,8,16]
+//                 [--spmm-layouts N]
 //   compound-tune --matrix FILE.mtx --entry CLASS [same options]
 //   (CLASS: an entry class compiled into the registry: complex, quaternion, block3, ...)
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
@@ -51,6 +52,10 @@
 // measurements (Measurement::k), from which TunedSpmv selects for products with several
 // vectors. The record's best is always the SpMV's, so k = 1 is always searched. Tuning a
 // matrix again at other k keeps the record's measurements at the k not searched.
+// --spmm-layouts N searches the SpMM only on the N matrix layouts whose SpMV was fastest:
+// on the H100's first k-bucket database (perf_tests/results/h100/gpu_build/, run 3, four
+// records of 8-10 layouts) the fastest SpMM of every k was within 0.5% of it with N = 2 and
+// equal with N = 6, where the SpMM's measurements were two thirds of each record's tuning.
 //
 // Records are added to the database one matrix at a time under a file lock
 // (update_tuning_database), so tuners running at once into one --db-dir keep each
@@ -63,6 +68,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -109,6 +115,7 @@ struct Options {
   std::string check_selection, best_from;  // --check-selection DB, --best-from DB2 (default DB)
   int quick_spmvs = cs::default_quick_tune_spmvs;
   std::vector<int> ks{1};  // --k: numbers of vectors searched (1, the SpMV, always among them)
+  int spmm_layouts = 0;    // --spmm-layouts N: at k > 1 only the N matrix layouts fastest at k = 1 (0: all)
 };
 
 /// Launches one measurement with `t` costs: warm-up and timed batches, plus about
@@ -150,6 +157,8 @@ int usage(const char* argv0, std::ostream& out, int code) {
          "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
          "         [--drop-slower-than R] [--max-padding R]   (R: a factor >= 1, or 0 for no bound; default 3)\n"
          "         [--k 1,2,4,8,16]   (numbers of vectors searched, the SpMM for k > 1; 1 is always searched)\n"
+         "         [--spmm-layouts N]   (k > 1: the SpMM only on the N matrix layouts fastest at k = 1; 0, the\n"
+         "                               default: every layout)\n"
          "         [--dense-row-threshold N|device]   (rows longer than N are dense: only kinds that split rows\n"
          "                                              are timed; default: the device's rule)\n"
          "       "
@@ -204,7 +213,26 @@ std::string bound_text(double factor) {
 struct TuneCounts {
   int dropped = 0, refused = 0, skipped = 0;
   double dense_row_threshold = 0;  ///< the threshold this matrix was judged by
+  std::string spmm_layouts;        ///< the matrix layouts the SpMM was searched on (--spmm-layouts), if restricted
 };
+
+/// The `n` matrix layouts ("outer.inner") with the fastest passing SpMV (k = 1) among
+/// `measured`, fastest first; every measured layout when n is 0 or exceeds them.
+std::vector<std::string> fastest_layouts(const std::vector<cs::Measurement>& measured, int n) {
+  std::map<std::string, double> fastest;
+  for (const auto& m : measured)
+    if (m.ok && m.k == 1) {
+      const std::string layout = m.key().layout_name();
+      const auto it = fastest.find(layout);
+      if (it == fastest.end() || m.seconds < it->second) fastest[layout] = m.seconds;
+    }
+  std::vector<std::string> layouts;
+  for (const auto& entry : fastest) layouts.push_back(entry.first);
+  std::stable_sort(layouts.begin(), layouts.end(),
+                   [&](const std::string& p, const std::string& q) { return fastest.at(p) < fastest.at(q); });
+  if (n > 0 && static_cast<std::size_t>(n) < layouts.size()) layouts.resize(static_cast<std::size_t>(n));
+  return layouts;
+}
 
 /// The search of `keys` with k vectors (the SpMV for k = 1, the SpMM otherwise): every key
 /// timed cheaply, the near-best again with the full timing; the measurements in the order
@@ -297,10 +325,18 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   const auto keys =
       cs::likely_fast_first(candidates, cs::heuristic_variant(features, registry.variants(), fits, dense_row));
   std::vector<cs::Measurement> measured;
+  std::vector<std::string> spmm_layouts;  // --spmm-layouts: from the SpMV's search (k = 1 comes first)
   for (const int k : o.ks) {
+    if (k > 1 && o.spmm_layouts > 0 && spmm_layouts.empty()) {
+      spmm_layouts = fastest_layouts(measured, o.spmm_layouts);
+      for (const auto& layout : spmm_layouts) counts.spmm_layouts += (counts.spmm_layouts.empty() ? "" : ", ") + layout;
+    }
     std::vector<cs::VariantKey> with_spmm;
     for (const auto& key : keys)
-      if (k == 1 || registry.supports_spmm(key)) with_spmm.push_back(key);
+      if (k == 1 ||
+          (registry.supports_spmm(key) && (spmm_layouts.empty() || std::find(spmm_layouts.begin(), spmm_layouts.end(),
+                                                                             key.layout_name()) != spmm_layouts.end())))
+        with_spmm.push_back(key);
     const auto found = search_with_vectors(a, with_spmm, k, job, o, quick, bar, label, counts);
     measured.insert(measured.end(), found.begin(), found.end());
   }
@@ -443,6 +479,9 @@ int run_tuner(const Options& o) {
               << " refused before converting (--max-padding " << bound_text(o.max_padding) << ", --budget-bytes), "
               << counts.skipped << " skipped for a dense row (longest row " << t->features.nnz_per_row_max
               << ", threshold " << counts.dense_row_threshold << ")\n";
+    if (!counts.spmm_layouts.empty())
+      std::cerr << "  " << what << ": SpMM searched on the " << o.spmm_layouts
+                << " matrix layouts fastest at k = 1 (--spmm-layouts): " << counts.spmm_layouts << "\n";
     if (t->best.empty()) {
       // Nothing to select from: recording it would only hide the failure.
       std::cerr << "compound-tune: " << what << " (" << j.file << "): no variant ran correctly (0/"
@@ -571,6 +610,7 @@ int main(int argc, char** argv) {
       {"--check-selection", [&](const std::string& v) { o.check_selection = v; }},
       {"--best-from", [&](const std::string& v) { o.best_from = v; }},
       {"--quick-spmvs", [&](const std::string& v) { o.quick_spmvs = integer_at_least(v, 0); }},
+      {"--spmm-layouts", [&](const std::string& v) { o.spmm_layouts = integer_at_least(v, 0); }},
       {"--k", [&](const std::string& v) {
          o.ks = compound_tools::vector_count_list(v);
          if (o.ks.front() != 1) o.ks.insert(o.ks.begin(), 1);  // the record's best is the SpMV's

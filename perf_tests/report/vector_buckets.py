@@ -2,7 +2,9 @@
 """What several vectors at once buy, from a tuning database measured with compound-tune --k
 (issue 17's vector buckets): per record (matrix, entry type, precision), the fastest passing
 measurement at each k, its time per vector, and how many times faster per vector that is than
-the record's fastest SpMV (k = 1): one SpMV's time / (the k-vector product's time / k).
+the record's fastest SpMV (k = 1): one SpMV's time / (the k-vector product's time / k). Then
+what compound-tune --spmm-layouts N would give up: the fastest SpMM on the N matrix layouts
+fastest at k = 1 over the fastest SpMM, the worst record per k.
 
     vector_buckets.py DB.json[.gz] [--out FILE.md]
 
@@ -24,6 +26,32 @@ def fastest_per_k(record):
         if k not in best or m["seconds"] < best[k][0]:
             best[k] = (m["seconds"], m["variant"])
     return best
+
+
+def layout_of(variant):
+    """The matrix layout ("outer.inner") of a variant name."""
+    return ".".join(variant.split(".")[:2])
+
+
+def restricted_loss(record, n):
+    """{k > 1: the fastest time at k on the n matrix layouts fastest at k = 1, over the
+    fastest at k}: what compound-tune --spmm-layouts n gives up on this record (None
+    without a passing SpMV)."""
+    per_k = {}
+    for m in record.get("measurements", []):
+        if m.get("ok"):
+            layouts = per_k.setdefault(int(m.get("k", 1)), {})
+            layout = layout_of(m["variant"])
+            layouts[layout] = min(layouts.get(layout, math.inf), m["seconds"])
+    if 1 not in per_k:
+        return None
+    kept = sorted(per_k[1], key=per_k[1].get)[:n]
+    losses = {}
+    for k, layouts in per_k.items():
+        on_kept = [layouts[lay] for lay in kept if lay in layouts]
+        if k > 1:
+            losses[k] = (min(on_kept) if on_kept else math.inf) / min(layouts.values())
+    return losses
 
 
 def geomean(values):
@@ -64,7 +92,16 @@ def report(db):
         winners.append((r.get("name", "?"), f.get("precision", "?"), best))
     lines += ["", "Geometric mean of the per-vector ratios: " +
               ", ".join(f"k = {k}: {geomean(speedups[k]):.2f}" for k in ks if speedups[k]) + ".", "",
-              "Fastest variant per k:", ""]
+              "The SpMM searched only on the N matrix layouts fastest at k = 1 (compound-tune",
+              "--spmm-layouts N): its fastest time over the fastest of all, worst over the records:", ""]
+    for n in (1, 2, 4, 6):
+        worst = {}
+        for r in records:
+            for k, loss in (restricted_loss(r, n) or {}).items():
+                worst[k] = max(worst.get(k, 1.0), loss)
+        if worst:
+            lines.append(f"- N = {n}: " + ", ".join(f"k = {k} {worst[k]:.3f}" for k in sorted(worst)))
+    lines += ["", "Fastest variant per k:", ""]
     for name, precision, best in winners:
         lines.append(f"- {name} {precision}: " + "; ".join(f"k = {k} {best[k][1]}" for k in sorted(best)))
     return "\n".join(lines) + "\n"
