@@ -9,7 +9,8 @@
 #              Kokkos Kernels interop, then every ctest case (CTEST_REGEX: fewer) within
 #              CTEST_SECONDS (default 480): the variant-space suites, the examples, the mpi
 #              cases (ranks sharing the one GPU), the tools
-#   tune       compound-tune --k $KS on ZOO_ONLY (tune scale) into $WORK/tuning
+#   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (tune
+#              scale) into $WORK/tuning, continuing SEED_DB's records where given
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
 #   bench      compound-bench --db that database --k $KS; report/spmm.py
 #   rerun      compound-bench again at k = $KS_RERUN (default 1,8) and its report/spmm.py
@@ -93,8 +94,14 @@ if wants tune || wants bench || wants rerun; then
 fi
 if wants tune; then
   step "tune at k = $ks"
+  # SEED_DB: a database of an earlier run (.json or .json.gz) to continue: its records are
+  # skipped (--resume yes). SPMM_LAYOUTS: compound-tune --spmm-layouts (default 4; 0: all).
+  if [ -n "${SEED_DB:-}" ] && [ ! -f "$out/tuning/sm_90.json" ]; then
+    mkdir -p "$out/tuning"
+    case "$SEED_DB" in *.gz) gunzip -c "$SEED_DB" > "$out/tuning/sm_90.json" ;; *) cp "$SEED_DB" "$out/tuning/sm_90.json" ;; esac
+  fi
   build-cuda/tuning/compound-tune --zoo $zoo/index.json --db-dir "$out/tuning" --precision "$precisions" --k $ks \
-    --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
+    --spmm-layouts "${SPMM_LAYOUTS:-4}" --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
 fi
 if wants examples; then
   step examples
