@@ -329,7 +329,7 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   for (const int k : o.ks) {
     if (k > 1 && o.spmm_layouts > 0 && spmm_layouts.empty()) {
       spmm_layouts = fastest_layouts(measured, o.spmm_layouts);
-      for (const auto& layout : spmm_layouts) counts.spmm_layouts += (counts.spmm_layouts.empty() ? "" : ", ") + layout;
+      counts.spmm_layouts = compound_tools::joined(spmm_layouts, ", ");
     }
     std::vector<cs::VariantKey> with_spmm;
     for (const auto& key : keys)

@@ -138,15 +138,16 @@ void run_spmm_layouts(const Product& product, const std::string& matrix_name,
               << context << ": vector " << j << " differs from an SpMV of it";
         if constexpr (tiles_tested<V>()) {
           // Threads that accumulate 2 and 4 vectors each (the tile's last may be partial).
-          cs::Schedule<V::kind, 128, 4> schedule;
+          using Schedule = TypedSchedule<V>;
+          Schedule schedule;
           schedule.lanes_per_row = lanes;
           const auto tiles = [&](auto per_thread) {
             const auto yt = cs::to_device<YLayout>(y0);
             const auto result = cs::impl::RowResult<Entry, cs::Aos>::make(alpha, beta);
             using Exec = Kokkos::DefaultExecutionSpace;
-            cs::impl::row_spmm<Exec, V::kind, 128, 4, Entry, typename V::outer, typename V::inner, XLayout, YLayout,
-                               typename Exec::memory_space, decltype(per_thread)::value>(Exec(), schedule, result, a, x,
-                                                                                         yt);
+            cs::impl::row_spmm<Exec, V::kind, Schedule::threads, Schedule::min_teams_per_sm, Entry, typename V::outer,
+                               typename V::inner, XLayout, YLayout, typename Exec::memory_space,
+                               decltype(per_thread)::value>(Exec(), schedule, result, a, x, yt);
             const auto got = cs::to_host(yt);
             for (int j = 0; j < k; ++j)
               EXPECT_EQ(0, std::memcmp(by_vector[j].data(), got[j].data(), got[j].size() * sizeof(vector_type)))

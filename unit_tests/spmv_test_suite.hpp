@@ -211,7 +211,9 @@ template <class V, class ScheduleType>
 struct TypedSpmv {
   static_assert(ScheduleType::kind == V::kind, "the schedule runs the variant's kind");
   std::string name() const {
-    return "typed t" + std::to_string(ScheduleType::threads) + ".b" + std::to_string(ScheduleType::min_teams_per_sm);
+    return "typed " +
+           SuiteBounds{static_cast<int>(ScheduleType::threads), static_cast<int>(ScheduleType::min_teams_per_sm)}
+               .name();
   }
   template <class Matrix, class XVector, class YVector>
   void operator()(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,

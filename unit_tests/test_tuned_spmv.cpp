@@ -14,22 +14,24 @@ using C = Kokkos::complex<double>;
 
 namespace {
 
+/// A key's launch bounds as variant names write them: "t128.b4".
+std::string bounds_name(const cs::VariantKey& k) {
+  return "t" + std::to_string(k.threads) + ".b" + std::to_string(k.teams_per_sm);
+}
+
 /// Launch bounds of the variants the records below name: 128:4 where compiled (the
 /// default host build), else this build's first pair with an SpMM, so that the tests hold
 /// for any COMPOUND_SPARSE_LAUNCH_BOUNDS and COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS.
 std::string test_bounds() {
   const auto& registry = cs::variant_registry<C>();
   const auto compiled = registry.variants();
-  const auto name = [](const cs::VariantKey& k) {
-    return "t" + std::to_string(k.threads) + ".b" + std::to_string(k.teams_per_sm);
-  };
   for (const auto& k : compiled)
-    if (k.threads == 128 && k.teams_per_sm == 4) return name(k);
+    if (k.threads == 128 && k.teams_per_sm == 4) return bounds_name(k);
   // The multivector tests' records name SpMM variants: bounds with an SpMM (the GPU build's
   // first pair, 256:1, has none; with it the H100 run failed MultivectorsUseTheRecords...).
   for (const auto& k : compiled)
-    if (registry.supports_spmm(k)) return name(k);
-  return name(compiled.front());
+    if (registry.supports_spmm(k)) return bounds_name(k);
+  return bounds_name(compiled.front());
 }
 
 /// ("csr.aos.aos.static", "l1") -> "csr.aos.aos.static.t128.b4.l1" (with test_bounds()).
@@ -266,8 +268,7 @@ TEST(Heuristic, FollowsTheDocumentedRules) {
   const auto bounds_from = [](const std::vector<std::string>& pairs) {
     std::vector<cs::VariantKey> keys;
     for (const auto& p : pairs) keys.push_back(cs::parse_variant_key("csr.aos.aos.static." + p + ".l1"));
-    const auto k = cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), keys);
-    return "t" + std::to_string(k.threads) + ".b" + std::to_string(k.teams_per_sm);
+    return bounds_name(cs::heuristic_variant(cs::matrix_features(banded<C>(50, 3)), keys));
   };
   EXPECT_EQ(bounds_from({"t128.b1", "t256.b4", "t128.b4"}), "t128.b4");
   EXPECT_EQ(bounds_from({"t256.b1", "t256.b2", "t256.b4", "t256.b8", "t512.b4"}), "t256.b2");
