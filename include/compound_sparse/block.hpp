@@ -57,13 +57,15 @@ struct entry_traits<Block<T, E>> {
     for (int i = 0; i < E; ++i) z.v[i] = T(0);
     return z;
   }
+  // Explicit fused multiply-adds, and a scale the compiler cannot fuse with RowResult's add
+  // of alpha A x and beta y: every kernel rounds alike (impl/fused_arithmetic.hpp).
   KOKKOS_INLINE_FUNCTION static void multiply_add(vector_type& acc, const Block<T, E>& a, const vector_type& x) {
     for (int i = 0; i < E; ++i)
-      for (int j = 0; j < E; ++j) acc.v[i] += a.v[i * E + j] * x.v[j];
+      for (int j = 0; j < E; ++j) acc.v[i] = impl::fused_multiply_add(a.v[i * E + j], x.v[j], acc.v[i]);
   }
   KOKKOS_INLINE_FUNCTION static vector_type scale(T alpha, const vector_type& u) {
     vector_type r;
-    for (int i = 0; i < E; ++i) r.v[i] = alpha * u.v[i];
+    for (int i = 0; i < E; ++i) r.v[i] = impl::unfused_multiply(alpha, u.v[i]);
     return r;
   }
   KOKKOS_INLINE_FUNCTION static vector_type add(const vector_type& u, const vector_type& w) {

@@ -51,14 +51,27 @@ struct entry_traits<Quaternion<T>> {
   using rebind = Quaternion<S>;
 
   KOKKOS_INLINE_FUNCTION static vector_type zero() { return {T(0), T(0), T(0), T(0)}; }
+  // The Hamilton product's sixteen terms as explicit fused multiply-adds into acc, and a
+  // scale the compiler cannot fuse: every kernel rounds alike (impl/fused_arithmetic.hpp).
   KOKKOS_INLINE_FUNCTION static void multiply_add(vector_type& acc, const Quaternion<T>& a, const vector_type& b) {
-    acc.w += a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z;
-    acc.x += a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y;
-    acc.y += a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x;
-    acc.z += a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w;
+    acc.w = add_products(acc.w, a.w, b.w, -a.x, b.x, -a.y, b.y, -a.z, b.z);
+    acc.x = add_products(acc.x, a.w, b.x, a.x, b.w, a.y, b.z, -a.z, b.y);
+    acc.y = add_products(acc.y, a.w, b.y, -a.x, b.z, a.y, b.w, a.z, b.x);
+    acc.z = add_products(acc.z, a.w, b.z, a.x, b.y, -a.y, b.x, a.z, b.w);
   }
-  KOKKOS_INLINE_FUNCTION static vector_type scale(T alpha, const vector_type& v) { return alpha * v; }
+  KOKKOS_INLINE_FUNCTION static vector_type scale(T alpha, const vector_type& v) {
+    return {impl::unfused_multiply(alpha, v.w), impl::unfused_multiply(alpha, v.x), impl::unfused_multiply(alpha, v.y),
+            impl::unfused_multiply(alpha, v.z)};
+  }
   KOKKOS_INLINE_FUNCTION static vector_type add(const vector_type& u, const vector_type& v) { return u + v; }
+
+ private:
+  /// acc + p0 q0 + p1 q1 + p2 q2 + p3 q3, the last product added first.
+  KOKKOS_INLINE_FUNCTION static T add_products(T acc, T p0, T q0, T p1, T q1, T p2, T q2, T p3, T q3) {
+    using impl::fused_multiply_add;
+    return fused_multiply_add(p0, q0,
+                              fused_multiply_add(p1, q1, fused_multiply_add(p2, q2, fused_multiply_add(p3, q3, acc))));
+  }
 };
 
 }  // namespace compound_sparse
