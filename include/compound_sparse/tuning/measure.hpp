@@ -384,6 +384,10 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
           if (!m.dropped) best_so_far = std::min(best_so_far, m.seconds);
         }
       } catch (const std::exception& e) {  // Error, or a Kokkos allocation failure
+        // Also after a passed check: a variant whose timing failed has no time, and a
+        // measurement left ok with 0 seconds would rank first (the H100's bench, run 4).
+        m.ok = false;
+        m.seconds = m.min_seconds = m.max_seconds = 0;
         m.error = e.what();
         m.refused = m.refused && dynamic_cast<const BudgetExceeded*>(&e) != nullptr;
       }
