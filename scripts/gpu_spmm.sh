@@ -41,7 +41,9 @@ precisions=${PRECISIONS:-float,double}
 
 step device
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader | tee "$out/device.txt"
-echo "commit $(cat .carry/commit 2>/dev/null || git rev-parse --short HEAD)" | tee -a "$out/device.txt"
+# The device's copy of the tree may carry an older .git: the tools record this commit instead.
+export COMPOUND_SPARSE_COMMIT=$(cat .carry/commit 2>/dev/null || git rev-parse --short HEAD)
+echo "commit $COMPOUND_SPARSE_COMMIT" | tee -a "$out/device.txt"
 
 if wants build; then
   step kokkos
