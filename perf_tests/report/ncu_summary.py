@@ -93,7 +93,8 @@ def read_profile(path):
 
 def bench_facts(bench_path, name, precision):
     """(compulsory bytes, copy bandwidth in bytes/s) of a matrix and precision in a bench.json."""
-    bench = json.loads(pathlib.Path(bench_path).read_text())
+    path = pathlib.Path(bench_path)
+    bench = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
     for m in bench.get("matrices", []):
         # The SpMV's record: an SpMM record (compound-bench --k, "k" > 1) counts k vectors' bytes.
         if m.get("name") == name and m.get("precision") == precision and m.get("k", 1) == 1:

@@ -1,5 +1,6 @@
-import json, math, sys
-b = json.load(open(sys.argv[1]))
+import gzip, json, math, sys
+# bench.json or bench.json.gz (the committed run is kept gzipped)
+b = json.load(gzip.open(sys.argv[1], "rt") if sys.argv[1].endswith(".gz") else open(sys.argv[1]))
 xlnames = {"circuit-10m","helmholtz-box-xl","dirac-torus-xl","connection-hubs-8m","elasticity-box-xl","elasticity-rigid-xl"}
 copies = {r["file"]: r["copy_bandwidth_bytes_per_s"] for r in b["merged_from"]}
 def gm(v): return math.exp(sum(map(math.log, v)) / len(v)) if v else float("nan")
