@@ -38,21 +38,32 @@ constexpr int spmm_vectors_per_thread() {
   return fill < 2 ? 2 : fill > 4 ? 4 : fill;
 }
 
-/// `m` itself when it is Soa; else a new Soa multivector of its shape, holding m's values
-/// when `copy_values` (queued on `exec`), else uninitialised.
+/// `m` itself when it is Soa; else a Soa multivector of its shape at `values` in the
+/// matrix's staging (SparseMatrix::spmm_staging), holding m's values when `copy_values`
+/// (queued on `exec`), else uninitialised.
 template <class ExecutionSpace, class Value, class Layout, class MemorySpace>
 MultiVector<Value, Soa, MemorySpace> as_soa(const ExecutionSpace& exec,
-                                            const MultiVector<Value, Layout, MemorySpace>& m, bool copy_values) {
+                                            const MultiVector<Value, Layout, MemorySpace>& m, Value* values,
+                                            bool copy_values) {
   if constexpr (std::is_same<Layout, Soa>::value) {
     return m;
   } else {
     MultiVector<Value, Soa, MemorySpace> soa;
-    soa.data = typename MultiVector<Value, Soa, MemorySpace>::view_type(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::spmm_soa")), m.data.extent(0),
-        m.data.extent(1));
+    soa.data = typename MultiVector<Value, Soa, MemorySpace>::view_type(values, m.data.extent(0), m.data.extent(1));
     if (copy_values) Kokkos::deep_copy(exec, soa.data, m.data);
     return soa;
   }
+}
+
+/// The first value of a.spmm_staging, grown when it holds fewer than `values` (the Soa
+/// copies of an SpMM on Aos multivectors). Growing frees the old staging, which waits
+/// for the device, so products already queued on it finish first.
+template <class Entry, class Outer, class Inner, class MemorySpace>
+vector_type_t<Entry>* spmm_staging(const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a, std::size_t values) {
+  if (a.spmm_staging.extent(0) < values)
+    a.spmm_staging = decltype(a.spmm_staging)(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::spmm_staging")), values);
+  return a.spmm_staging.data();
 }
 
 /// The row schedules' SpMM (impl/spmm_functor.hpp), each thread accumulating a tile of
@@ -125,9 +136,14 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   } else if constexpr (row_kind) {
     impl::row_spmm(exec, schedule, impl::RowResult<Entry, Aos>::make(alpha, beta), a, x, y);
   } else {
-    // One SpMV per vector (vector_of needs Soa): Aos multivectors through Soa copies.
-    const auto x_soa = impl::as_soa(exec, x, true);
-    const auto y_soa = impl::as_soa(exec, y, !(beta == real_value<coefficient_type_t<Entry>>(0)));
+    // One SpMV per vector (vector_of needs Soa): Aos multivectors through Soa copies in
+    // the matrix's staging, kept from one product to the next.
+    const std::size_t k = static_cast<std::size_t>(x.count());
+    const std::size_t x_values = std::is_same<XLayout, Soa>::value ? 0 : k * static_cast<std::size_t>(a.num_cols);
+    const std::size_t y_values = std::is_same<YLayout, Soa>::value ? 0 : k * static_cast<std::size_t>(a.num_rows);
+    auto* staging = impl::spmm_staging(a, x_values + y_values);
+    const auto x_soa = impl::as_soa(exec, x, staging, true);
+    const auto y_soa = impl::as_soa(exec, y, staging + x_values, !(beta == real_value<coefficient_type_t<Entry>>(0)));
     for (int j = 0; j < x.count(); ++j) spmv(exec, schedule, alpha, a, vector_of(x_soa, j), beta, vector_of(y_soa, j));
     if constexpr (!std::is_same<YLayout, Soa>::value) Kokkos::deep_copy(exec, y.data, y_soa.data);
   }

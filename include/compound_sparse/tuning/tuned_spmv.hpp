@@ -39,7 +39,7 @@
 // choice); the multivector layout is options.multivector_layout, else the database's
 // choice at that k (or at k = 8 when options.vectors is 1), else aos, or soa for a matrix
 // with a dense row (the kinds that split rows run SpMM vector by vector, on soa directly,
-// on aos through soa copies).
+// on aos through soa copies the matrix keeps: SparseMatrix::spmm_staging).
 //
 //   cs::TunedSpmvOptions o; o.vectors = 8;
 //   cs::TunedSpmv<C> op(host_csr, o);
