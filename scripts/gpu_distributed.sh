@@ -33,7 +33,9 @@ step device
 nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 nvidia-smi topo -m | tee -a "$out/device.txt"
 mpiexec --version | head -1 | tee -a "$out/device.txt"
-echo "commit $(cat .carry/commit 2>/dev/null || git rev-parse --short HEAD)" | tee -a "$out/device.txt"
+# The device's copy of the tree may carry an older .git: the tools record this commit instead.
+export COMPOUND_SPARSE_COMMIT=$(cat .carry/commit 2>/dev/null || git rev-parse --short HEAD)
+echo "commit $COMPOUND_SPARSE_COMMIT" | tee -a "$out/device.txt"
 
 if wants build; then
   step kokkos
