@@ -8,8 +8,8 @@
 #   tests      the registry's SpMM (test_registry), TunedSpmv on multivectors, mixed precision,
 #              Kokkos Kernels interop, and the complex suites' SpMM cases (bit for bit against
 #              one SpMV per vector at every compiled launch-bounds pair)
-#   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (tune
-#              scale) into $WORK/tuning, continuing SEED_DB's records where given
+#   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (at
+#              ZOO_SCALE, default tune) into $WORK/tuning, continuing SEED_DB's records where given
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
 #   bench      compound-bench --db that database --k $KS; report/spmm.py
 #   rerun      compound-bench again at k = $KS_RERUN (default 1,8) and its report/spmm.py
@@ -23,6 +23,9 @@
 #
 #   STEPS="build tests" WORK=/tmp/out scripts/gpu_spmm.sh   (KS=1,8 ZOO_ONLY=a,b PRECISIONS=double: fewer)
 #   STEPS="build tune bench" TARGETS="compound-zoo compound-tune compound-bench" ...   (no tests built)
+#   STEPS="build bench" ZOO_SCALE=xl ZOO_ONLY=helmholtz-box-xl,dirac-torus-xl,elasticity-box-xl KS=1,8 ...
+#     (issue 17's k = 8 target on the xl grids: generating them took 47-175 s each on an H200
+#     machine; the bench searches matrices the database has no record of)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${WORK:-gpu_spmm_out}
@@ -85,7 +88,8 @@ if wants tests; then
   done
 fi
 
-zoo=/tmp/compound_zoo_spmm
+zoo_scale=${ZOO_SCALE:-tune}
+zoo=/tmp/compound_zoo_spmm_$zoo_scale
 # bench_run DIR KS REPORT: compound-bench from the tuned database at k = KS into $out/DIR,
 # then report/spmm.py into $out/REPORT.
 bench_run() {
@@ -94,7 +98,7 @@ bench_run() {
   python3 perf_tests/report/spmm.py "$out/$1" --out "$out/$3" && cat "$out/$3"
 }
 if wants tune || wants bench || wants rerun; then
-  [ -f $zoo/index.json ] || build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale tune --only "$zoo_only" \
+  [ -f $zoo/index.json ] || build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale "$zoo_scale" --only "$zoo_only" \
     > "$out/zoo.log" 2>&1 || { tail "$out/zoo.log"; exit 1; }
 fi
 # SEED_DB: a database of an earlier run (.json or .json.gz): tune continues it (its records are
