@@ -82,6 +82,7 @@
 #include "compound_sparse/tuning/prior.hpp"
 #include "compound_sparse/tuning/selection.hpp"
 #include "entry_dispatch.hpp"
+#include "fastest_layouts.hpp"
 #include "leave_one_out.hpp"
 #include "progress.hpp"
 #include "selection_check.hpp"
@@ -216,24 +217,6 @@ struct TuneCounts {
   std::string spmm_layouts;        ///< the matrix layouts the SpMM was searched on (--spmm-layouts), if restricted
 };
 
-/// The `n` matrix layouts ("outer.inner") with the fastest passing SpMV (k = 1) among
-/// `measured`, fastest first; every measured layout when n is 0 or exceeds them.
-std::vector<std::string> fastest_layouts(const std::vector<cs::Measurement>& measured, int n) {
-  std::map<std::string, double> fastest;
-  for (const auto& m : measured)
-    if (m.ok && m.k == 1) {
-      const std::string layout = m.key().layout_name();
-      const auto it = fastest.find(layout);
-      if (it == fastest.end() || m.seconds < it->second) fastest[layout] = m.seconds;
-    }
-  std::vector<std::string> layouts;
-  for (const auto& entry : fastest) layouts.push_back(entry.first);
-  std::stable_sort(layouts.begin(), layouts.end(),
-                   [&](const std::string& p, const std::string& q) { return fastest.at(p) < fastest.at(q); });
-  if (n > 0 && static_cast<std::size_t>(n) < layouts.size()) layouts.resize(static_cast<std::size_t>(n));
-  return layouts;
-}
-
 /// The search of `keys` with k vectors (the SpMV for k = 1, the SpMM otherwise): every key
 /// timed cheaply, the near-best again with the full timing; the measurements in the order
 /// searched, the re-timed ones replaced by their full timing (Measurement::retimed).
@@ -328,7 +311,7 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   std::vector<std::string> spmm_layouts;  // --spmm-layouts: from the SpMV's search (k = 1 comes first)
   for (const int k : o.ks) {
     if (k > 1 && o.spmm_layouts > 0 && spmm_layouts.empty()) {
-      spmm_layouts = fastest_layouts(measured, o.spmm_layouts);
+      spmm_layouts = compound_tools::fastest_layouts(measured, o.spmm_layouts);
       counts.spmm_layouts = compound_tools::joined(spmm_layouts, ", ");
     }
     std::vector<cs::VariantKey> with_spmm;

@@ -45,6 +45,10 @@ struct Options {
   std::vector<cs::VariantKey> variants;  // --variants: these of ours replace the search (profiling one variant)
   std::size_t device_memory = 0;         // bytes a matrix may need on the device; 0: the device's own
   std::string command;
+  int spmm_layouts = 0;  // --spmm-layouts N: a k > 1 search only on the N layouts fastest at k = 1 (0: all)
+  /// Set by the run for each matrix and precision from its k = 1 search (--spmm-layouts):
+  /// the matrix layouts a k > 1 search keeps; empty, every layout.
+  std::vector<std::string> spmm_layout_filter;
 };
 
 inline double copy_bandwidth(const cs::TimingOptions& timing) {
@@ -371,10 +375,17 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     auto keys = o.search == "full" ? cs::all_variant_keys<Entry>() : cs::reduced_variant_keys<Entry>();
     // The SpMM of k > 1 vectors: the variants that have one (the launch bounds of
     // COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS, registry.hpp).
+    // With --spmm-layouts, only on the matrix layouts fastest at k = 1 (o.spmm_layout_filter).
+    const auto& layouts = o.spmm_layout_filter;
     if (k > 1)
       keys.erase(std::remove_if(keys.begin(), keys.end(),
-                                [&](const cs::VariantKey& key) { return !registry.supports_spmm(key); }),
+                                [&](const cs::VariantKey& key) {
+                                  return !registry.supports_spmm(key) ||
+                                         (!layouts.empty() && std::find(layouts.begin(), layouts.end(),
+                                                                        key.layout_name()) == layouts.end());
+                                }),
                  keys.end());
+    if (k > 1 && !layouts.empty()) out["spmm_layouts"] = layouts;
     cs::MeasureOptions search;
     search.timing = o.search_timing;
     compound_tools::ProgressBar progress(static_cast<double>(keys.size()));

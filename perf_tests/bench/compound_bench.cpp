@@ -37,6 +37,11 @@
 // LayoutLeft Views) and every cuSPARSE SpMM form (cusparse_spmm_forms), checked against
 // the double reference of all k vectors. Every record and result carries "k" (1 for the
 // SpMV); "seconds" is per product of all k vectors, "seconds_per_vector" that over k.
+// --spmm-layouts N (with --k 1 and above): a k > 1 search (a matrix the database has no
+// SpMM measurements of) keeps only the N matrix layouts whose SpMV was fastest in that
+// matrix's k = 1 search (compound-tune's option of the same name; docs/tuning.md), recorded
+// as the record's "spmm_layouts". On the xl matrices the SpMM search of every layout is
+// most of the bench's time.
 //
 // Errors: a zoo index that cannot be used (missing, a directory, not JSON, no
 // non-empty "matrices" list, an entry without name/file/class) stops the run with
@@ -60,10 +65,11 @@
 #include <set>
 #include <string>
 
-#include "bench_matrix.hpp"    // run_matrix_of_class, Options and the report's helpers
-#include "command_line.hpp"    // the tools' "--name value" parsing
-#include "entry_dispatch.hpp"  // compiled_entry_classes
-#include "zoo_index.hpp"       // the checked index.json reader
+#include "bench_matrix.hpp"     // run_matrix_of_class, Options and the report's helpers
+#include "command_line.hpp"     // the tools' "--name value" parsing
+#include "entry_dispatch.hpp"   // compiled_entry_classes
+#include "fastest_layouts.hpp"  // --spmm-layouts
+#include "zoo_index.hpp"        // the checked index.json reader
 
 using namespace compound_bench;  // cs, fs, json, Options and the report's helpers
 
@@ -78,7 +84,7 @@ namespace {
       << " --zoo DIR/index.json --out DIR [--precision float,double,mixed|both|all] [--ops N,T,H]\n"
          "       [--k 1,2,4,8,16] [--matrices a,b] [--search reduced|full] [--samples N] [--batch N]\n"
          "       [--heatmap NAME] [--db FILE] [--timing auto|wall|queued] [--device-memory BYTES]\n"
-         "       [--variants NAME[,NAME...]]\n"
+         "       [--variants NAME[,NAME...]] [--spmm-layouts N]\n"
          "  --k above 1 (SpMM of k vectors) runs with --ops N only\n";
   out.flush();
   std::exit(problem.empty() ? 0 : 2);
@@ -102,6 +108,7 @@ Options parse(int argc, char** argv) {
          if (o.ops.empty()) throw std::invalid_argument("N, T or H (comma-separated)");
        }},
       {"--k", [&](const std::string& v) { o.ks = compound_tools::vector_count_list(v); }},
+      {"--spmm-layouts", [&](const std::string& v) { o.spmm_layouts = integer_at_least(v, 0); }},
       {"--matrices",
        [&](const std::string& v) {
          for (const auto& name : compound_tools::split_list(v)) o.matrices.insert(name);
@@ -126,6 +133,9 @@ Options parse(int argc, char** argv) {
   const std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (!problem.empty()) usage(argv[0], problem);
   if (o.zoo.empty()) usage(argv[0], "--zoo is required");
+  // The layouts come from each matrix's k = 1 search, which --k runs first (sorted).
+  if (o.spmm_layouts > 0 && (o.ks.front() != 1 || o.ks.size() < 2))
+    usage(argv[0], "--spmm-layouts takes its layouts from the SpMV's search: give --k 1 and at least one k above 1");
   // The SpMM is measured with A only: ours has no tuned copy of op(A) for k vectors, and
   // the baselines' SpMM forms run op N (cusparse_spmm_forms).
   const bool spmm = std::any_of(o.ks.begin(), o.ks.end(), [](int k) { return k > 1; });
@@ -156,7 +166,7 @@ std::string git_commit() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+  Options o = parse(argc, argv);  // o.spmm_layout_filter is set per matrix and precision
   Kokkos::ScopeGuard kokkos(argc, argv);
   try {
     cs::require_timing_mode<Kokkos::DefaultExecutionSpace>(o.timing.mode, "--timing queued");  // before any work
@@ -208,8 +218,9 @@ int main(int argc, char** argv) {
       if (!o.matrices.empty() && !o.matrices.count(name)) continue;
       const std::string cls = info.at("class");
       for (const auto& precision : o.precisions)
-        for (const cs::Op op : o.ops)
-          for (const int k : o.ks) {  // k > 1 with op N only (parse)
+        for (const cs::Op op : o.ops) {
+          o.spmm_layout_filter.clear();
+          for (const int k : o.ks) {  // k > 1 with op N only (parse); sorted, so 1 comes first
             const auto start = std::chrono::steady_clock::now();
             json m;
             std::string refusal;
@@ -238,10 +249,25 @@ int main(int argc, char** argv) {
                          phase_summary(m["host_phase_seconds"]).c_str());
             for (const auto& r : m["results"])
               if (r["method"] == "ours_tuned" && !r["ok"].get<bool>()) failed.push_back(shown + " (" + precision + ")");
+            if (k == 1 && o.spmm_layouts > 0) {  // the layouts of this matrix's k > 1 searches
+              std::vector<cs::Measurement> searched;
+              for (const auto& r : m["search"]) {
+                cs::Measurement found;
+                found.variant = r["variant"].get<std::string>();
+                found.ok = r["ok"].get<bool>();
+                found.seconds = r["seconds"].get<double>();
+                searched.push_back(found);
+              }
+              o.spmm_layout_filter = compound_tools::fastest_layouts(searched, o.spmm_layouts);
+              std::fprintf(stderr, "  %-24s %-6s SpMM searched on %s (--spmm-layouts %d)\n", name.c_str(),
+                           precision.c_str(), compound_tools::joined(o.spmm_layout_filter, ", ").c_str(),
+                           o.spmm_layouts);
+            }
             report["matrices"].push_back(m);
             fs::create_directories(o.out);
             std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
           }
+        }
     }
     // CSV: one row per matrix, precision, op, k and method, then one per cuSPARSE form (method
     // "cusparse_form"); speedup_vs_cusparse is against the fastest form ("cusparse") of the

@@ -4,7 +4,8 @@
 # found, its multivector spmv, both checked against the reference of all four vectors and
 # with positive times, seconds_per_vector = seconds / k, cuSPARSE's SpMM forms refused with
 # the host's reason, and bench.csv's k column; that --k above 1 with --ops T is a usage error
-# (exit 2, saying why); then perf_tests/report/spmm.py summarises the run.
+# (exit 2, saying why); --spmm-layouts 1 (the k = 4 search on the k = 1 search's fastest
+# layout only); then perf_tests/report/spmm.py summarises the run.
 cmake_policy(VERSION 3.19)  # string(JSON), if(IN_LIST)
 file(REMOVE_RECURSE "${OUT}")
 execute_process(COMMAND "${ZOO}" --out "${OUT}/zoo" --scale small --only "${MATRICES}" RESULT_VARIABLE rc OUTPUT_QUIET)
@@ -130,6 +131,48 @@ math(EXPR n_matrices "${n_matrices} * 2")
 if(NOT n_rows EQUAL n_matrices)
   message(FATAL_ERROR "bench.csv: ${n_rows} ours_tuned rows with k = 4, expected ${n_matrices}")
 endif()
+# --spmm-layouts 1: the k = 4 search keeps only the matrix layout whose SpMV was fastest in
+# the k = 1 search of the same matrix and precision, and the record names it. Without a k = 1
+# to take it from, a usage error.
+execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/no_k1" --k 4 --spmm-layouts 1
+                RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_QUIET)
+if(NOT rc EQUAL 2 OR NOT err MATCHES "--spmm-layouts takes its layouts from the SpMV's search")
+  message(FATAL_ERROR "compound-bench --k 4 --spmm-layouts 1: expected a usage error (2) saying why, got ${rc}: ${err}")
+endif()
+list(GET matrix_list 0 first_matrix)
+execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/layouts" --precision double --k 1,4
+                        --spmm-layouts 1 --matrices ${first_matrix} --samples 2 --batch 1 RESULT_VARIABLE rc
+                        ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT err MATCHES "SpMM searched on [a-z0-9]+\\.[a-z]+ \\(--spmm-layouts 1\\)")
+  message(FATAL_ERROR "compound-bench --spmm-layouts 1 failed (${rc}) or named no layout: ${err}")
+endif()
+file(READ "${OUT}/layouts/bench.json" layouts_bench)
+# The fastest passing SpMV's layout in the k = 1 search (record 0), by hand.
+string(JSON searched LENGTH "${layouts_bench}" matrices 0 search)
+math(EXPR last "${searched} - 1")
+set(fastest "")
+foreach(j RANGE ${last})
+  string(JSON ok GET "${layouts_bench}" matrices 0 search ${j} ok)
+  string(JSON seconds GET "${layouts_bench}" matrices 0 search ${j} seconds)
+  string(JSON variant GET "${layouts_bench}" matrices 0 search ${j} variant)
+  if(ok AND (fastest STREQUAL "" OR seconds LESS fastest_seconds))
+    set(fastest_seconds ${seconds})
+    string(REGEX MATCH "^[a-z0-9]+\\.[a-z]+" fastest "${variant}")
+  endif()
+endforeach()
+string(JSON named GET "${layouts_bench}" matrices 1 spmm_layouts 0)
+string(JSON n_named LENGTH "${layouts_bench}" matrices 1 spmm_layouts)
+if(NOT named STREQUAL fastest OR NOT n_named EQUAL 1)
+  message(FATAL_ERROR "--spmm-layouts 1: the k = 4 record names ${n_named} layout(s), '${named}'; the fastest SpMV's was '${fastest}'")
+endif()
+string(JSON searched LENGTH "${layouts_bench}" matrices 1 search)
+math(EXPR last "${searched} - 1")
+foreach(j RANGE ${last})
+  string(JSON variant GET "${layouts_bench}" matrices 1 search ${j} variant)
+  if(NOT variant MATCHES "^${fastest}\\.")
+    message(FATAL_ERROR "--spmm-layouts 1: the k = 4 search measured ${variant}, not on ${fastest}")
+  endif()
+endforeach()
 execute_process(COMMAND "${PYTHON}" "${REPORT_DIR}/spmm.py" "${OUT}/bench/bench.json" RESULT_VARIABLE rc
                 OUTPUT_VARIABLE summary ERROR_VARIABLE summary_error)
 if(NOT rc EQUAL 0 OR NOT summary MATCHES "Geometric means per entry class"
