@@ -11,7 +11,8 @@
 #   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (at
 #              ZOO_SCALE, default tune) into $WORK/tuning, continuing SEED_DB's records where given
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
-#   bench      compound-bench --db that database --k $KS; report/spmm.py
+#   bench      compound-bench --db that database --k $KS; report/spmm.py (BENCH_SPMM_LAYOUTS=N: its
+#              SpMM search, for matrices the database has no record of, on N layouts only)
 #   rerun      compound-bench again at k = $KS_RERUN (default 1,8) and its report/spmm.py
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 #   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
@@ -23,7 +24,8 @@
 #
 #   STEPS="build tests" WORK=/tmp/out scripts/gpu_spmm.sh   (KS=1,8 ZOO_ONLY=a,b PRECISIONS=double: fewer)
 #   STEPS="build tune bench" TARGETS="compound-zoo compound-tune compound-bench" ...   (no tests built)
-#   STEPS="build bench" ZOO_SCALE=xl ZOO_ONLY=helmholtz-box-xl,dirac-torus-xl,elasticity-box-xl KS=1,8 ...
+#   STEPS="build bench" ZOO_SCALE=xl ZOO_ONLY=helmholtz-box-xl,dirac-torus-xl,elasticity-box-xl KS=1,8 \
+#     BENCH_SPMM_LAYOUTS=2 ...
 #     (issue 17's k = 8 target on the xl grids: generating them took 47-175 s each on an H200
 #     machine; the bench searches matrices the database has no record of)
 set -uo pipefail
@@ -90,11 +92,14 @@ fi
 
 zoo_scale=${ZOO_SCALE:-tune}
 zoo=/tmp/compound_zoo_spmm_$zoo_scale
-# bench_run DIR KS REPORT: compound-bench from the tuned database at k = KS into $out/DIR,
+# bench_run DIR KS REPORT: compound-bench (from the tuned database, if any) at k = KS into $out/DIR,
 # then report/spmm.py into $out/REPORT.
 bench_run() {
-  build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json --db "$out/tuning/sm_90.json" --out "$out/$1" \
-    --precision "$precisions" --k "$2" --timing queued 2>&1 | tr '\r' '\n' | grep -a -v '%'
+  local db=()  # no database (no tune step, no SEED_DB): the bench searches every matrix
+  [ -f "$out/tuning/sm_90.json" ] && db=(--db "$out/tuning/sm_90.json")
+  build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json "${db[@]}" --out "$out/$1" \
+    --precision "$precisions" --k "$2" --timing queued ${BENCH_SPMM_LAYOUTS:+--spmm-layouts $BENCH_SPMM_LAYOUTS} 2>&1 |
+    tr '\r' '\n' | grep -a -v '%'
   python3 perf_tests/report/spmm.py "$out/$1" --out "$out/$3" && cat "$out/$3"
 }
 if wants tune || wants bench || wants rerun; then
