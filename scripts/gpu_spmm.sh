@@ -6,7 +6,8 @@
 #              the issue asks for under 10 minutes on 16 cores. `ninja -k 0`: a target that
 #              fails to compile is reported and the others are still built and run
 #   tests      the registry's SpMM (test_registry), TunedSpmv on multivectors, mixed precision,
-#              Kokkos Kernels interop, and the complex suites' SpMM cases (bit for bit against
+#              Kokkos Kernels interop, the merge path (its SpMM staging on aos multivectors,
+#              e45e642), and the complex, quaternion and block suites' SpMM cases (bit for bit against
 #              one SpMV per vector at every compiled launch-bounds pair)
 #   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (at
 #              ZOO_SCALE, default tune) into $WORK/tuning, continuing SEED_DB's records where given
@@ -78,7 +79,7 @@ fi
 
 if wants tests; then
   step tests
-  for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels; do
+  for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path; do
     build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
