@@ -68,7 +68,6 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -316,9 +315,7 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
     }
     std::vector<cs::VariantKey> with_spmm;
     for (const auto& key : keys)
-      if (k == 1 ||
-          (registry.supports_spmm(key) && (spmm_layouts.empty() || std::find(spmm_layouts.begin(), spmm_layouts.end(),
-                                                                             key.layout_name()) != spmm_layouts.end())))
+      if (k == 1 || (registry.supports_spmm(key) && compound_tools::searched_layout(spmm_layouts, key)))
         with_spmm.push_back(key);
     const auto found = search_with_vectors(a, with_spmm, k, job, o, quick, bar, label, counts);
     measured.insert(measured.end(), found.begin(), found.end());

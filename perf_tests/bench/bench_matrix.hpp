@@ -18,8 +18,9 @@
 #include <vector>
 
 #include "cusparse_baseline.hpp"
-#include "progress.hpp"   // the tools' progress bar with ETA
-#include "zoo_index.hpp"  // read_zoo_matrix
+#include "fastest_layouts.hpp"  // --spmm-layouts
+#include "progress.hpp"         // the tools' progress bar with ETA
+#include "zoo_index.hpp"        // read_zoo_matrix
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
 #include "kokkos_kernels_baseline.hpp"
 #endif
@@ -376,16 +377,14 @@ json run_matrix(const json& info, const fs::path& dir, const std::string& precis
     // The SpMM of k > 1 vectors: the variants that have one (the launch bounds of
     // COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS, registry.hpp).
     // With --spmm-layouts, only on the matrix layouts fastest at k = 1 (o.spmm_layout_filter).
-    const auto& layouts = o.spmm_layout_filter;
     if (k > 1)
       keys.erase(std::remove_if(keys.begin(), keys.end(),
                                 [&](const cs::VariantKey& key) {
                                   return !registry.supports_spmm(key) ||
-                                         (!layouts.empty() && std::find(layouts.begin(), layouts.end(),
-                                                                        key.layout_name()) == layouts.end());
+                                         !compound_tools::searched_layout(o.spmm_layout_filter, key);
                                 }),
                  keys.end());
-    if (k > 1 && !layouts.empty()) out["spmm_layouts"] = layouts;
+    if (k > 1 && !o.spmm_layout_filter.empty()) out["spmm_layouts"] = o.spmm_layout_filter;
     cs::MeasureOptions search;
     search.timing = o.search_timing;
     compound_tools::ProgressBar progress(static_cast<double>(keys.size()));

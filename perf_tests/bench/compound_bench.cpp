@@ -68,7 +68,7 @@
 #include "bench_matrix.hpp"     // run_matrix_of_class, Options and the report's helpers
 #include "command_line.hpp"     // the tools' "--name value" parsing
 #include "entry_dispatch.hpp"   // compiled_entry_classes
-#include "fastest_layouts.hpp"  // --spmm-layouts
+#include "fastest_layouts.hpp"  // --spmm-layouts: fastest_layouts
 #include "zoo_index.hpp"        // the checked index.json reader
 
 using namespace compound_bench;  // cs, fs, json, Options and the report's helpers

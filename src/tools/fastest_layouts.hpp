@@ -28,4 +28,9 @@ inline std::vector<std::string> fastest_layouts(const std::vector<compound_spars
   return layouts;
 }
 
+/// Whether a search restricted to `layouts` (fastest_layouts; empty: no restriction) keeps `key`.
+inline bool searched_layout(const std::vector<std::string>& layouts, const compound_sparse::VariantKey& key) {
+  return layouts.empty() || std::find(layouts.begin(), layouts.end(), key.layout_name()) != layouts.end();
+}
+
 }  // namespace compound_tools
