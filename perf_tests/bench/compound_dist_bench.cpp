@@ -3,7 +3,7 @@
 //
 //   mpiexec -n R compound-dist-bench --zoo DIR/index.json --out FILE.json [--matrices a,b]
 //                [--precision double|float] [--order natural|rcm|both] [--samples N]
-//                [--kokkos-num-devices=R]   (Kokkos: rank i on device i % R)
+//                [--exchange auto|mpi|nccl] [--kokkos-num-devices=R]   (Kokkos: rank i on device i % R)
 //
 // Per matrix (and order): every rank reads the matrix, reorders it by reverse Cuthill-McKee
 // for --order rcm, takes its block of the partition balanced by non-zeros
@@ -12,7 +12,9 @@
 // (relative error of the gathered y, 1e-4 float, 1e-12 double); then time_phases takes,
 // each as the median of --samples of the slowest rank: the whole product, the exchange
 // alone, the diagonal and off-diagonal products alone, and the fraction of the exchange the
-// product hides. Rank 0 writes FILE.json: the ranks, the device, and per matrix the halo
+// product hides. --exchange picks the halo exchange (HaloExchange: auto takes NCCL where built
+// and every rank has a GPU of its own; mpi is host-staged, the comparison for NCCL). Rank 0
+// writes FILE.json: the ranks, the device, and per matrix the exchange used, the halo
 // (values received per product, summed over ranks, and as a fraction of the rows), each
 // rank's rows, non-zeros, halo and variants, and the times. perf_tests/report/scaling.py
 // turns runs with 1 and 2 ranks into strong and weak scaling efficiencies.
@@ -52,6 +54,7 @@ struct Options {
   std::string precision = "double";
   std::vector<std::string> orders{"natural"};
   int samples = 20;
+  cs::HaloExchange exchange = cs::HaloExchange::Auto;
 };
 
 int rank_of() {
@@ -78,7 +81,8 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
   options.quick_tune = cs::QuickTune::Never;  // the ranks would time candidates at once
   options.use_cache = false;
   const auto built = std::chrono::steady_clock::now();
-  const cs::DistributedSpmv<Entry> op(MPI_COMM_WORLD, partition, cs::local_rows(a, partition, rank), options);
+  const cs::DistributedSpmv<Entry> op(MPI_COMM_WORLD, partition, cs::local_rows(a, partition, rank), options,
+                                      o.exchange);
   const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count();
   // Checked: one product against the reference (x = a fixed pattern, same on every rank).
   const auto inputs = cs::make_measure_inputs(a, 12345);
@@ -110,6 +114,7 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
   parts[0]["diagonal_variant"] = op.diagonal().variant().name();
   parts[0]["off_diagonal_variant"] = op.off_diagonal() ? op.off_diagonal()->variant().name() : "";
   return {{"order", order},
+          {"exchange", op.exchange()},
           {"rows", a.num_rows},
           {"nonzeros", a.num_entries()},
           {"halo_values", halo_total},
@@ -158,7 +163,8 @@ int run(const Options& o, const std::string& command) {
         record["precision"] = o.precision;
         all_ok = all_ok && record["ok"].get<bool>();
         if (rank == 0)
-          std::cerr << "  " << order << ": halo " << record["halo_fraction"].get<double>() * 100 << "% of the rows, "
+          std::cerr << "  " << order << " (" << record["exchange"].get<std::string>() << "): halo "
+                    << record["halo_fraction"].get<double>() * 100 << "% of the rows, "
                     << record["product_seconds"].get<double>() * 1e6 << " us a product, exchange "
                     << record["exchange_seconds"].get<double>() * 1e6 << " us, "
                     << record["hidden_fraction"].get<double>() * 100 << "% hidden; error "
@@ -202,14 +208,20 @@ int main(int argc, char** argv) {
            const std::string order = compound_tools::one_of(v, {"natural", "rcm", "both"});
            o.orders = order == "both" ? std::vector<std::string>{"natural", "rcm"} : std::vector<std::string>{order};
          }},
-        {"--samples", [&](const std::string& v) { o.samples = compound_tools::integer_at_least(v, 1); }}};
+        {"--samples", [&](const std::string& v) { o.samples = compound_tools::integer_at_least(v, 1); }},
+        {"--exchange", [&](const std::string& v) {
+           const std::string exchange = compound_tools::one_of(v, {"auto", "mpi", "nccl"});
+           o.exchange = exchange == "mpi"    ? cs::HaloExchange::Mpi
+                        : exchange == "nccl" ? cs::HaloExchange::Nccl
+                                             : cs::HaloExchange::Auto;
+         }}};
     std::string problem = compound_tools::parse_options(argc, argv, setters);
     if (problem.empty() && (o.zoo.empty() || o.out.empty())) problem = "--zoo and --out are required";
     if (!problem.empty()) {
       if (rank_of() == 0)
         std::cerr << "compound-dist-bench: " << problem << "\nusage: mpiexec -n R " << argv[0]
                   << " --zoo DIR/index.json --out FILE.json [--matrices a,b] [--precision double|float]"
-                     " [--order natural|rcm|both] [--samples N]\n";
+                     " [--order natural|rcm|both] [--samples N] [--exchange auto|mpi|nccl]\n";
       rc = 2;
     } else {
       try {

@@ -1,7 +1,7 @@
 # ctest driver for mpi.dist_bench_small: compound-dist-bench under mpiexec with 1 and 2 ranks
 # on two small zoo matrices (natural and RCM order), then perf_tests/report/scaling.py on
 # the two runs. Checks that every record matched the reference, has positive times and a
-# hidden fraction within [0, 1], and that two ranks exchange a halo.
+# hidden fraction within [0, 1] and names its exchange, and that two ranks exchange a halo.
 cmake_policy(VERSION 3.19)  # string(JSON)
 file(REMOVE_RECURSE "${OUT}")
 execute_process(COMMAND "${ZOO}" --out "${OUT}/zoo" --scale small --only "${MATRICES}" RESULT_VARIABLE rc OUTPUT_QUIET)
@@ -27,6 +27,10 @@ foreach(np 1 2)
     string(JSON product GET "${run}" matrices ${i} product_seconds)
     string(JSON hidden GET "${run}" matrices ${i} hidden_fraction)
     string(JSON halo GET "${run}" matrices ${i} halo_values)
+    string(JSON exchange GET "${run}" matrices ${i} exchange)
+    if(NOT exchange MATCHES "^(nccl|mpi \\(host-staged\\))")
+      message(FATAL_ERROR "np${np} ${name}: exchange '${exchange}' is neither nccl nor host-staged mpi")
+    endif()
     if(NOT ok OR NOT product GREATER 0 OR hidden LESS 0 OR hidden GREATER 1)
       message(FATAL_ERROR "np${np} ${name}: ok=${ok} product=${product} hidden=${hidden}")
     endif()

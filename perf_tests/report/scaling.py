@@ -6,8 +6,10 @@
 ONE.json: a run on 1 rank; MANY.json: the same matrices on R ranks. Per matrix (name, order,
 precision) present in both:
   strong efficiency = t(1 rank) / (R * t(R ranks)), 1 the ideal;
-  the halo fraction on R ranks (values received per product over rows), the exchange time
-  alone and the fraction of it the product hides.
+  the halo fraction on R ranks (values received per product over rows), how the halo was
+  exchanged (nccl, or host-staged mpi), the exchange time alone, the product's time were
+  nothing overlapped (exchange + diagonal + off-diagonal products, each alone) and the
+  fraction of the exchange the product hides.
 --weak SMALL=LARGE pairs a matrix with one R times larger (compound-zoo's xl2 set doubles
 the xl grids): weak efficiency = t(SMALL, 1 rank) / t(LARGE, R ranks). Times are the
 slowest rank's medians (product_seconds). Exit 2 on input that is not a compound-dist-bench
@@ -55,14 +57,17 @@ def report(one_path, many_path, weak_pairs):
     lines = [f"Strong scaling, 1 -> {ranks} ranks ({many['device']['name']}); times are the slowest rank's "
              "medians per product.", "",
              "| matrix | order | precision | 1 rank (us) | "
-             f"{ranks} ranks (us) | efficiency | halo / rows | exchange alone (us) | hidden |",
-             "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+             f"{ranks} ranks (us) | efficiency | halo / rows | exchange | exchange alone (us) | "
+             "without overlap (us) | hidden |",
+             "|---|---|---|---:|---:|---:|---:|---|---:|---:|---:|"]
     for key in sorted(set(one_records) & set(many_records)):
         a, b = one_records[key], many_records[key]
         efficiency = a["product_seconds"] / (ranks * b["product_seconds"])
+        serial = b["exchange_seconds"] + b["local_seconds"] + b["remote_seconds"]
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {a['product_seconds'] * 1e6:.1f} | "
                      f"{b['product_seconds'] * 1e6:.1f} | {efficiency:.2f} | {b['halo_fraction'] * 100:.2f}% | "
-                     f"{b['exchange_seconds'] * 1e6:.1f} | {b['hidden_fraction'] * 100:.0f}% |")
+                     f"{b.get('exchange', '?')} | {b['exchange_seconds'] * 1e6:.1f} | {serial * 1e6:.1f} | "
+                     f"{b['hidden_fraction'] * 100:.0f}% |")
     if weak_pairs:
         lines += ["", f"Weak scaling, 1 -> {ranks} ranks, the matrix {ranks} times larger.", "",
                   f"| matrix on 1 rank | matrix on {ranks} ranks | order | precision | 1 rank (us) | "

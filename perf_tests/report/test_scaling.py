@@ -12,7 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def record(name, seconds, ok=True, halo=0.01):
     return {"name": name, "order": "natural", "precision": "double", "ok": ok, "relative_error": 1e-15,
             "product_seconds": seconds, "exchange_seconds": seconds / 4, "local_seconds": seconds / 2,
-            "remote_seconds": seconds / 10, "hidden_fraction": 0.5, "halo_fraction": halo}
+            "remote_seconds": seconds / 10, "hidden_fraction": 0.5, "halo_fraction": halo, "exchange": "nccl"}
 
 
 def run(ranks, records):
@@ -35,7 +35,7 @@ def main():
     many = run(2, [record("box", 62.5e-6, halo=0.02), record("box2", 125e-6)])
     r = scaling(one, many, "--weak", "box=box2")
     assert r.returncode == 0, r.stderr
-    assert "| box | natural | double | 100.0 | 62.5 | 0.80 | 2.00% | 15.6 | 50% |" in r.stdout, r.stdout
+    assert "| box | natural | double | 100.0 | 62.5 | 0.80 | 2.00% | nccl | 15.6 | 53.1 | 50% |" in r.stdout, r.stdout
     assert "| box | box2 | natural | double | 100.0 | 125.0 | 0.80 |" in r.stdout, r.stdout
     # A run that is not ok, one that is not on 1 rank, a missing weak pair: refused with the reason.
     bad = scaling(run(1, [record("box", 100e-6, ok=False)]), many)
