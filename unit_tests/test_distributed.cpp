@@ -71,6 +71,13 @@ void check_distributed(const std::string& what, const cs::HostCsr<Entry>& a, con
       << what << ": two products differ";
   // The halo is what the partition says: distinct remote columns of this rank's rows.
   EXPECT_EQ(op.halo_size(), std::size_t(cs::halo_sizes(a, p)[rank()])) << what;
+  // The off-diagonal block holds the boundary rows only: those that read a remote column.
+  std::size_t boundary = 0;
+  for (int r = p.begin(rank()); r < p.end(rank()); ++r)
+    boundary += std::any_of(a.col_indices.begin() + a.row_offsets[r], a.col_indices.begin() + a.row_offsets[r + 1],
+                            [&](int c) { return c < p.begin(rank()) || c >= p.end(rank()); });
+  EXPECT_EQ(op.boundary_rows(), boundary) << what;
+  EXPECT_EQ(op.off_diagonal() != nullptr, boundary > 0) << what;
 }
 
 template <class Entry>

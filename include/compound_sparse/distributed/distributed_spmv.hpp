@@ -4,7 +4,11 @@
 // rows, split into
 //   - the diagonal block: the columns it owns, renumbered from 0 (a slice of x it has);
 //   - the off-diagonal block: the remote columns, renumbered into a compact halo in
-//     increasing global order, so the values from each neighbour arrive as one slice;
+//     increasing global order, so the values from each neighbour arrive as one slice, and
+//     only the rows that read a remote column (the boundary rows, compressed): a product
+//     of all the rank's rows would read and write y on every row for the few per cent
+//     that have remote columns, which on two H100s cost 15-20% of each product
+//     (perf_tests/results/h100x2/run1_39c156c);
 // each in the layout and schedule TunedSpmv selects for it. A product
 //   1. packs the x values its neighbours need into a send buffer (a device kernel),
 //   2. starts the exchange, compound entries as their raw scalar components: with NCCL
@@ -12,7 +16,8 @@
 //      devices on a stream of the exchange's own; otherwise MPI_Isend / MPI_Irecv,
 //      host-staged (the buffers copied to and from host memory, so any MPI works);
 //   3. runs the diagonal product meanwhile (queued on the device, it overlaps the wait),
-//   4. waits, copies the halo in, and adds the off-diagonal product (β = 1).
+//   4. waits, copies the halo in, multiplies the off-diagonal block into a vector of the
+//      boundary rows and adds it to y at those rows (a device kernel).
 // The sum of a row is its diagonal part plus its off-diagonal part: deterministic for a
 // given partition (same bits on every run), equal to the single-device product to
 // rounding (its order of summation differs).
@@ -102,6 +107,18 @@ void gather_rows(const ExecutionSpace& exec, const From& from, const Rows& rows,
       "compound_sparse::distributed_pack", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows.extent(0)),
       KOKKOS_LAMBDA(const std::size_t i) {
         for (int c = 0; c < components; ++c) to(i, c) = from(rows(i), c);
+      });
+}
+
+/// to(rows(i), :) += from(i, :) for every i, queued on exec (rows distinct, so no two
+/// threads add to one value: deterministic).
+template <class ExecutionSpace, class From, class Rows, class To>
+void add_to_rows(const ExecutionSpace& exec, const From& from, const Rows& rows, const To& to) {
+  const int components = static_cast<int>(to.extent(1));
+  Kokkos::parallel_for(
+      "compound_sparse::distributed_add_boundary", Kokkos::RangePolicy<ExecutionSpace>(exec, 0, rows.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) {
+        for (int c = 0; c < components; ++c) to(rows(i), c) += from(i, c);
       });
 }
 
@@ -220,6 +237,7 @@ class DistributedSpmv {
     diagonal_rows_ = HostCsr<Entry>();  // the devices hold them now
     off_diagonal_rows_ = HostCsr<Entry>();
     halo_ = vector_type{typename vector_type::view_type("compound_sparse::halo", halo_columns_.size())};
+    boundary_ = vector_type{typename vector_type::view_type("compound_sparse::boundary", boundary_rows_.extent(0))};
     send_ = vector_type{typename vector_type::view_type("compound_sparse::send", send_rows_.extent(0))};
     halo_host_ = Kokkos::create_mirror_view(halo_.data);
     send_host_ = Kokkos::create_mirror_view(send_.data);
@@ -261,6 +279,10 @@ class DistributedSpmv {
   std::size_t halo_size() const {
     return halo_columns_.size();
   }
+  /// This rank's rows that read a remote column: the off-diagonal block's rows.
+  std::size_t boundary_rows() const {
+    return boundary_rows_.extent(0);
+  }
   std::size_t send_size() const {
     return send_rows_.extent(0);
   }
@@ -274,7 +296,8 @@ class DistributedSpmv {
   const TunedSpmv<Entry>& diagonal() const {
     return *diagonal_;
   }
-  /// Null on a rank whose rows read no remote column.
+  /// Null on a rank whose rows read no remote column. Its rows are the boundary rows only
+  /// (boundary_rows()), its columns the halo.
   const TunedSpmv<Entry>* off_diagonal() const {
     return off_diagonal_.get();
   }
@@ -295,7 +318,7 @@ class DistributedSpmv {
     auto requests = start_exchange(x);
     diagonal_->apply(alpha, x, beta, y);  // queued while the messages travel
     finish_exchange(requests);
-    if (off_diagonal_) off_diagonal_->apply(alpha, halo_, real_value<coefficient_type>(1), y);
+    add_off_diagonal(alpha, y);
   }
 
   /// How long each phase of a product takes alone, and how much of the exchange the
@@ -306,7 +329,7 @@ class DistributedSpmv {
   struct PhaseTimes {
     double exchange_seconds = 0;  ///< pack, send and receive, halo copied to the device
     double local_seconds = 0;     ///< the diagonal block's product
-    double remote_seconds = 0;    ///< the off-diagonal block's product
+    double remote_seconds = 0;    ///< the off-diagonal block's product, added to y's boundary rows
     double product_seconds = 0;   ///< apply
     double hidden_fraction = 0;
   };
@@ -336,9 +359,7 @@ class DistributedSpmv {
       finish_exchange(requests);
     });
     t.local_seconds = slowest_median([&] { diagonal_->apply(alpha, x, beta, y); });
-    t.remote_seconds = slowest_median([&] {
-      if (off_diagonal_) off_diagonal_->apply(alpha, halo_, real_value<coefficient_type>(1), y);
-    });
+    t.remote_seconds = slowest_median([&] { add_off_diagonal(alpha, y); });
     t.product_seconds = slowest_median([&] { apply(alpha, x, beta, y); });
     double exchange = 0;  // a rank without any exchange still waits in the others' MPI_Allreduce
     const double mine = static_cast<double>(halo_size() + send_size());
@@ -391,6 +412,14 @@ class DistributedSpmv {
     return requests;
   }
 
+  /// y(boundary rows) += alpha A_o halo: the off-diagonal product into the boundary rows'
+  /// vector, then added to y at those rows. Queued on the default execution space.
+  void add_off_diagonal(const coefficient_type& alpha, const vector_type& y) const {
+    if (!off_diagonal_) return;
+    off_diagonal_->apply(alpha, halo_, real_value<coefficient_type>(0), boundary_);
+    impl::add_to_rows(execution_space(), boundary_.data, boundary_rows_, y.data);
+  }
+
   /// Waits for the messages and copies the halo to the device.
   void finish_exchange(std::vector<MPI_Request>& requests) const {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
@@ -415,18 +444,26 @@ class DistributedSpmv {
     std::sort(halo_columns_.begin(), halo_columns_.end());
     halo_columns_.erase(std::unique(halo_columns_.begin(), halo_columns_.end()), halo_columns_.end());
     std::vector<CooEntry<Entry>> diagonal, off_diagonal;
+    std::vector<int> boundary;  // the rows with a remote column, increasing
     for (int r = 0; r < n; ++r)
       for (int k = own.row_offsets[r]; k < own.row_offsets[r + 1]; ++k) {
         const int c = own.col_indices[k];
         if (c >= first_ && c < last) {
           diagonal.push_back({r, c - first_, own.values[k]});
         } else {
+          if (boundary.empty() || boundary.back() != r) boundary.push_back(r);
           const auto at = std::lower_bound(halo_columns_.begin(), halo_columns_.end(), c) - halo_columns_.begin();
-          off_diagonal.push_back({r, static_cast<int>(at), own.values[k]});
+          off_diagonal.push_back({static_cast<int>(boundary.size()) - 1, static_cast<int>(at), own.values[k]});
         }
       }
     diagonal_rows_ = csr_from_coo<Entry>(n, n, std::move(diagonal));
-    off_diagonal_rows_ = csr_from_coo<Entry>(n, static_cast<int>(halo_columns_.size()), std::move(off_diagonal));
+    off_diagonal_rows_ = csr_from_coo<Entry>(static_cast<int>(boundary.size()), static_cast<int>(halo_columns_.size()),
+                                             std::move(off_diagonal));
+    Kokkos::View<int*, memory_space> rows("compound_sparse::boundary_rows", boundary.size());
+    auto mirror = Kokkos::create_mirror_view(rows);
+    for (std::size_t i = 0; i < boundary.size(); ++i) mirror(i) = boundary[i];
+    Kokkos::deep_copy(rows, mirror);
+    boundary_rows_ = rows;
   }
 
   /// Who sends what: the halo's columns grouped by owner (contiguous: the halo is sorted
@@ -518,10 +555,12 @@ class DistributedSpmv {
   int rank_ = 0, size_ = 1, first_ = 0;
   std::vector<int> halo_columns_;                                                   ///< global columns, increasing
   std::vector<int> receive_counts_, receive_offsets_, send_counts_, send_offsets_;  ///< per rank, in values
-  Kokkos::View<const int*, memory_space> send_rows_;  ///< local rows to send, by neighbour
+  Kokkos::View<const int*, memory_space> send_rows_;      ///< local rows to send, by neighbour
+  Kokkos::View<const int*, memory_space> boundary_rows_;  ///< local rows of the off-diagonal block
   HostCsr<Entry> diagonal_rows_, off_diagonal_rows_;
   std::unique_ptr<TunedSpmv<Entry>> diagonal_, off_diagonal_;
   vector_type halo_, send_;
+  vector_type boundary_;  ///< the off-diagonal product, one value per boundary row
   typename vector_type::view_type::HostMirror halo_host_, send_host_;
 };
 
