@@ -114,7 +114,7 @@ fi
 if wants tests; then
   step "tests ($gpus GPUs)"
   for np in 1 2 3; do
-    run_ranks $np "$build/unit_tests/test_distributed" > "$out/test_distributed_np$np.log" 2>&1
+    run_ranks $np "$build/unit_tests/test_distributed" --gtest_color=no > "$out/test_distributed_np$np.log" 2>&1
     echo "test_distributed np$np: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/test_distributed_np$np.log" | tr '\n' ' ')"
   done
 fi
@@ -203,8 +203,10 @@ wants exchange && each_xl "host-staged MPI exchange on 2 ranks" "2 np2_mpi --exc
 
 if wants memcheck; then
   step "compute-sanitizer memcheck, test_distributed on one rank"
-  compute-sanitizer --tool memcheck --error-exitcode 3 "$build/unit_tests/test_distributed" \
-    > "$out/memcheck_distributed_np1.log" 2>&1
+  # Without API errors: NCCL's communicator set-up probes kernel images it was not built for,
+  # and each probe (cudaFuncGetAttributes: no kernel image) counts as one (run 1: 84 of them).
+  compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 "$build/unit_tests/test_distributed" \
+    --gtest_color=no > "$out/memcheck_distributed_np1.log" 2>&1
   echo "memcheck np1: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_distributed_np1.log")"
 fi
 wait  # zoo generations still running, if the steps above did not need them

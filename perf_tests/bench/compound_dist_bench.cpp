@@ -16,7 +16,8 @@
 // and every rank has a GPU of its own; mpi is host-staged, the comparison for NCCL). Rank 0
 // writes FILE.json: the ranks, the device, and per matrix the exchange used, the halo
 // (values received per product, summed over ranks, and as a fraction of the rows), each
-// rank's rows, non-zeros, halo and variants, and the times. perf_tests/report/scaling.py
+// rank's rows, non-zeros, halo, boundary rows (those of the off-diagonal block) and
+// variants, and the times. perf_tests/report/scaling.py
 // turns runs with 1 and 2 ranks into strong and weak scaling efficiencies.
 //
 // Errors: an unusable index or option stops every rank with the reason (exit 2 for usage,
@@ -95,20 +96,24 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
   const bool ok = std::isfinite(error) && error <= inputs.tolerance;
   const auto t = op.time_phases(one, x, zero, y, o.samples);
   // Each rank's part, gathered on rank 0.
-  const long long mine[4] = {
+  constexpr int fields = 5;
+  const long long mine[fields] = {
       op.local_rows(),
       static_cast<long long>(a.row_offsets[partition.end(rank)] - a.row_offsets[partition.begin(rank)]),
-      static_cast<long long>(op.halo_size()), static_cast<long long>(op.send_size())};
-  std::vector<long long> all(4 * static_cast<std::size_t>(ranks));
-  MPI_Gather(mine, 4, MPI_LONG_LONG, all.data(), 4, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
+      static_cast<long long>(op.halo_size()), static_cast<long long>(op.send_size()),
+      static_cast<long long>(op.boundary_rows())};
+  std::vector<long long> all(fields * static_cast<std::size_t>(ranks));
+  MPI_Gather(mine, fields, MPI_LONG_LONG, all.data(), fields, MPI_LONG_LONG, 0, MPI_COMM_WORLD);
   json parts = json::array();
   long long halo_total = 0;
   for (int p = 0; p < ranks; ++p) {
+    const long long* part = all.data() + fields * p;
     parts.push_back({{"rank", p},
-                     {"rows", all[4 * p]},
-                     {"nonzeros", all[4 * p + 1]},
-                     {"halo", all[4 * p + 2]},
-                     {"sends", all[4 * p + 3]}});
+                     {"rows", part[0]},
+                     {"nonzeros", part[1]},
+                     {"halo", part[2]},
+                     {"sends", part[3]},
+                     {"boundary_rows", part[4]}});
     halo_total += halos[p];
   }
   parts[0]["diagonal_variant"] = op.diagonal().variant().name();
