@@ -47,10 +47,13 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 step() { echo; echo "=== $* ($(date +%T), ${SECONDS} s)"; }
 wants() { [[ " $steps " == *" $1 "* ]]; }
 # mpiexec -n R PROGRAM ARGS: rank i on GPU i % GPUS (-x: the environment reaches every rank).
+# Open MPI binds each of 2 ranks to one core by default; MPI_BIND=none (or socket, ...) changes
+# that for every run, BIND for one call.
 run_ranks() {
-  local devices=()
+  local devices=() bind=()
   [ "$gpus" -gt 0 ] && devices=("--kokkos-num-devices=$gpus")
-  mpiexec -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -n "$1" "${@:2}" "${devices[@]}"
+  [ -n "${BIND:-${MPI_BIND:-}}" ] && bind=(--bind-to "${BIND:-$MPI_BIND}")
+  mpiexec "${bind[@]}" -x NCCL_NVLS_ENABLE -x LD_LIBRARY_PATH -n "$1" "${@:2}" "${devices[@]}"
 }
 dist_bench=$build/perf_tests/bench/compound-dist-bench
 
@@ -126,6 +129,12 @@ if wants cg; then
     echo "np$np rc=$?"
     cat "$out/distributed_cg_np$np.log"
   done
+  # Run 1's two-rank product took 4.3x the one-rank one. A suspect: each rank bound to one
+  # core, shared with NCCL's threads. The same solve with the ranks unbound:
+  BIND=none run_ranks 2 "$build/examples/example_distributed_cg" "$cg_size" rcm \
+    > "$out/distributed_cg_np2_unbound.log" 2>&1
+  echo "np2 unbound rc=$?"
+  cat "$out/distributed_cg_np2_unbound.log"
 fi
 
 # Each run in $out/scaling/KIND/MATRIX.json (and .log); KIND.json: the kind's runs as one.
