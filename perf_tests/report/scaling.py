@@ -2,6 +2,7 @@
 """Strong and weak scaling of the distributed product from compound-dist-bench runs.
 
     scaling.py ONE.json MANY.json [--weak SMALL=LARGE[,SMALL=LARGE...]] [--out FILE.md]
+               [--plot FILE.png] [--strong-target 0.75] [--weak-target 0.85]
 
 ONE.json: a run on 1 rank; MANY.json: the same matrices on R ranks. Per matrix (name, order,
 precision) present in both:
@@ -12,8 +13,9 @@ precision) present in both:
   fraction of the exchange the product hides.
 --weak SMALL=LARGE pairs a matrix with one R times larger (compound-zoo's xl2 set doubles
 the xl grids): weak efficiency = t(SMALL, 1 rank) / t(LARGE, R ranks). Times are the
-slowest rank's medians (product_seconds). Exit 2 on input that is not a compound-dist-bench
-run, or a run that is not ok.
+slowest rank's medians (product_seconds). --plot draws both efficiencies per matrix and
+order as bars against the targets' lines (matplotlib, Debian python3-matplotlib). Exit 2 on
+input that is not a compound-dist-bench run, or a run that is not ok.
 """
 import argparse
 import json
@@ -48,7 +50,10 @@ def load(path):
     return run, records
 
 
-def report(one_path, many_path, weak_pairs):
+def report(one_path, many_path, weak_pairs, efficiencies=None):
+    """The markdown tables; `efficiencies`, when given, receives {(matrix, order, precision):
+    {"strong": e, "weak": e}} for the plot."""
+    efficiencies = {} if efficiencies is None else efficiencies
     one, one_records = load(one_path)
     many, many_records = load(many_path)
     if one["ranks"] != 1:
@@ -63,6 +68,7 @@ def report(one_path, many_path, weak_pairs):
     for key in sorted(set(one_records) & set(many_records)):
         a, b = one_records[key], many_records[key]
         efficiency = a["product_seconds"] / (ranks * b["product_seconds"])
+        efficiencies.setdefault(key, {})["strong"] = efficiency
         serial = b["exchange_seconds"] + b["local_seconds"] + b["remote_seconds"]
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {a['product_seconds'] * 1e6:.1f} | "
                      f"{b['product_seconds'] * 1e6:.1f} | {efficiency:.2f} | {b['halo_fraction'] * 100:.2f}% | "
@@ -82,11 +88,41 @@ def report(one_path, many_path, weak_pairs):
                     continue
                 found = True
                 a, b = one_records[key], many_records[other]
+                efficiencies.setdefault(key, {})["weak"] = a["product_seconds"] / b["product_seconds"]
                 lines.append(f"| {small} | {large} | {key[1]} | {key[2]} | {a['product_seconds'] * 1e6:.1f} | "
                              f"{b['product_seconds'] * 1e6:.1f} | {a['product_seconds'] / b['product_seconds']:.2f} |")
             if not found:
                 fail(f"--weak {small}={large}: no run of {small} on 1 rank with {large} on {ranks} ranks")
     return "\n".join(lines) + "\n"
+
+
+def plot(efficiencies, device, ranks, targets, path):
+    """Strong and weak efficiency per matrix and order, bars against the targets' lines."""
+    try:
+        import matplotlib
+    except ImportError:
+        fail(f"--plot needs matplotlib, missing for {sys.executable} (Debian python3-matplotlib, scripts/setup.sh)")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    keys = sorted(efficiencies)
+    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(keys) + 2.0), 4.2))
+    colours = {"strong": "#1f77b4", "weak": "#ff7f0e"}
+    for i, kind in enumerate(("strong", "weak")):
+        xs = [j + (i - 0.5) * 0.38 for j, k in enumerate(keys) if kind in efficiencies[k]]
+        ys = [efficiencies[k][kind] for k in keys if kind in efficiencies[k]]
+        bars = ax.bar(xs, ys, 0.36, color=colours[kind], label=f"{kind} scaling")
+        ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=1)
+        ax.axhline(targets[kind], color=colours[kind], linestyle="--", linewidth=1,
+                   label=f"{kind} target {targets[kind]:.2f}")
+    ax.set_xticks(range(len(keys)))
+    ax.set_xticklabels([f"{k[0]}\n{k[1]}, {k[2]}" for k in keys], fontsize=7)
+    ax.set_ylim(0, 1.2)
+    ax.set_ylabel(f"efficiency, 1 -> {ranks} ranks")
+    ax.set_title(f"The distributed product on {device}", fontsize=9)
+    ax.legend(fontsize=7, loc="upper center", ncol=4)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
 
 
 def main(argv):
@@ -95,13 +131,21 @@ def main(argv):
     parser.add_argument("many")
     parser.add_argument("--weak", default="")
     parser.add_argument("--out")
+    parser.add_argument("--plot")
+    parser.add_argument("--strong-target", type=float, default=0.75)
+    parser.add_argument("--weak-target", type=float, default=0.85)
     args = parser.parse_args(argv[1:])
     pairs = []
     for item in filter(None, args.weak.split(",")):
         if item.count("=") != 1:
             fail(f"--weak: '{item}' is not SMALL=LARGE")
         pairs.append(tuple(item.split("=")))
-    text = report(args.one, args.many, pairs)
+    efficiencies = {}
+    text = report(args.one, args.many, pairs, efficiencies)
+    if args.plot:
+        many = load(args.many)[0]
+        plot(efficiencies, many["device"]["name"], many["ranks"],
+             {"strong": args.strong_target, "weak": args.weak_target}, args.plot)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)

@@ -44,6 +44,17 @@ def main():
     assert bad.returncode == 2 and "not 1" in bad.stderr, bad.stderr
     bad = scaling(one, many, "--weak", "box=box3")
     assert bad.returncode == 2 and "no run of box" in bad.stderr, bad.stderr
+    # --plot: a PNG where matplotlib is there, else a refusal that names the package.
+    with tempfile.TemporaryDirectory() as d:
+        png = os.path.join(d, "scaling.png")
+        r = scaling(one, many, "--weak", "box=box2", "--plot", png)
+        try:
+            import matplotlib  # noqa: F401
+            assert r.returncode == 0, r.stderr
+            with open(png, "rb") as f:
+                assert f.read(8) == b"\x89PNG\r\n\x1a\n", "not a PNG"
+        except ImportError:
+            assert r.returncode == 2 and "python3-matplotlib" in r.stderr, r.stderr
     bad = scaling({"matrices": []}, many)
     assert bad.returncode == 2 and "not a compound-dist-bench run" in bad.stderr, bad.stderr
     print("test_scaling: ok")
