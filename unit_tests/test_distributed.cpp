@@ -129,6 +129,29 @@ TEST(Distributed, ReorderedByReverseCuthillMckee) {
   check_distributed("shuffled band after RCM", reordered, cs::balanced_row_partition(reordered, ranks()), 7);
 }
 
+TEST(Distributed, RowsInAnyOrderWithDuplicatesAreSortedAndSummed) {
+  // The split takes sorted rows straight and sorts the others first: each row of this band
+  // is reversed and its diagonal entry split into two halves.
+  using C = Kokkos::complex<double>;
+  const auto band = banded<C>(150, 6);
+  cs::HostCsr<C> messy;
+  messy.num_rows = band.num_rows;
+  messy.num_cols = band.num_cols;
+  messy.row_offsets.assign(1, 0);
+  for (int r = 0; r < band.num_rows; ++r) {
+    for (int k = band.row_offsets[r + 1] - 1; k >= band.row_offsets[r]; --k) {
+      const bool split = band.col_indices[k] == r;
+      for (int half = 0; half < (split ? 2 : 1); ++half) {
+        messy.col_indices.push_back(band.col_indices[k]);
+        messy.values.push_back(split ? band.values[k] * 0.5 : band.values[k]);
+      }
+    }
+    messy.row_offsets.push_back(static_cast<int>(messy.col_indices.size()));
+  }
+  check_distributed("band with reversed rows and a split diagonal", messy, cs::balanced_row_partition(messy, ranks()),
+                    8);
+}
+
 TEST(Distributed, PhaseTimesArePositiveAndTheHiddenFractionWithinBounds) {
   using C = Kokkos::complex<double>;
   const auto band = banded<C>(2000, 9);
