@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <compound_sparse.hpp>
 #include <compound_sparse/distributed/partition.hpp>
+#include <cstring>
 #include <numeric>
 
 #include "test_matrices.hpp"
@@ -90,6 +91,40 @@ TEST(Partition, ReverseCuthillMckeeUndoesAShuffle) {
   EXPECT_THROW(cs::permuted(band, std::vector<int>(400, 0)), cs::InvalidInput);
   EXPECT_THROW(cs::permuted(band, std::vector<int>(3, 0)), cs::InvalidInput);
   EXPECT_THROW(cs::reverse_cuthill_mckee(random_csr<C>(4, 5, 1, 2, -1, rng)), cs::InvalidInput);
+}
+
+TEST(Partition, PermutedSortsEachRowAndSumsRepeats) {
+  // Rows in any column order with repeated columns: P A Pᵀ is the matrix csr_from_coo
+  // builds from the moved triples (rows sorted, repeats summed in their order).
+  std::mt19937 rng(4);
+  for (int trial = 0; trial < 20; ++trial) {
+    const int n = 1 + static_cast<int>(rng() % 60);
+    cs::HostCsr<C> a;
+    a.num_rows = a.num_cols = n;
+    for (int r = 0; r < n; ++r) {
+      const int length = static_cast<int>(rng() % 7);
+      for (int j = 0; j < length; ++j) {
+        a.col_indices.push_back(static_cast<int>(rng() % std::min(n, 4)) * (n / std::min(n, 4)));  // repeats
+        a.values.push_back(random_value<C>(rng));
+      }
+      a.row_offsets.push_back(static_cast<int>(a.col_indices.size()));
+    }
+    std::vector<int> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng);
+    std::vector<int> position(n);
+    for (int i = 0; i < n; ++i) position[order[i]] = i;
+    std::vector<cs::CooEntry<C>> moved;
+    for (int r = 0; r < n; ++r)
+      for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k)
+        moved.push_back({position[r], position[a.col_indices[k]], a.values[k]});
+    const auto want = cs::csr_from_coo<C>(n, n, moved);
+    const auto got = cs::permuted(a, order);
+    ASSERT_EQ(got.row_offsets, want.row_offsets) << "trial " << trial;
+    ASSERT_EQ(got.col_indices, want.col_indices) << "trial " << trial;
+    ASSERT_EQ(std::memcmp(got.values.data(), want.values.data(), want.values.size() * sizeof(C)), 0)
+        << "trial " << trial;
+  }
 }
 
 TEST(Partition, HaloSizesCountDistinctRemoteColumns) {

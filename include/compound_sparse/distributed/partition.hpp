@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
-#include <queue>
+#include <utility>
 #include <vector>
 
 #include "../error.hpp"
@@ -68,44 +68,54 @@ std::vector<int> reverse_cuthill_mckee(const HostCsr<Entry>& a) {
   COMPOUND_SPARSE_REQUIRE(a.num_rows == a.num_cols, "reverse_cuthill_mckee: the matrix is "
                                                         << a.num_rows << " x " << a.num_cols << ", not square");
   const int n = a.num_rows;
-  std::vector<std::vector<int>> adjacent(n);  // A + Aᵀ without the diagonal
+  // A + Aᵀ without the diagonal, as one array of neighbour lists (first[u] .. first[u] +
+  // degree[u]), sorted and without repeats: a list per vertex grown entry by entry spent most
+  // of the ordering's time allocating for the xl grids' millions of rows.
+  std::vector<std::size_t> first(static_cast<std::size_t>(n) + 1, 0);
+  for (int r = 0; r < n; ++r)
+    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k)
+      if (a.col_indices[k] != r) {
+        ++first[r + 1];
+        ++first[a.col_indices[k] + 1];
+      }
+  for (int u = 0; u < n; ++u) first[u + 1] += first[u];
+  std::vector<int> neighbours(first[n]);
+  std::vector<std::size_t> filled(first.begin(), first.end() - 1);
   for (int r = 0; r < n; ++r)
     for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) {
       const int c = a.col_indices[k];
       if (c == r) continue;
-      adjacent[r].push_back(c);
-      adjacent[c].push_back(r);
+      neighbours[filled[r]++] = c;
+      neighbours[filled[c]++] = r;
     }
-  for (auto& list : adjacent) {
-    std::sort(list.begin(), list.end());
-    list.erase(std::unique(list.begin(), list.end()), list.end());
+  std::vector<int> degree(n);
+  for (int u = 0; u < n; ++u) {
+    const auto begin = neighbours.begin() + first[u], end = neighbours.begin() + first[u + 1];
+    std::sort(begin, end);
+    degree[u] = static_cast<int>(std::unique(begin, end) - begin);
   }
-  const auto by_degree = [&](int u, int v) {
-    return adjacent[u].size() != adjacent[v].size() ? adjacent[u].size() < adjacent[v].size() : u < v;
-  };
+  const auto by_degree = [&](int u, int v) { return degree[u] != degree[v] ? degree[u] < degree[v] : u < v; };
   std::vector<int> vertices(n);
   std::iota(vertices.begin(), vertices.end(), 0);
   std::stable_sort(vertices.begin(), vertices.end(), by_degree);
   std::vector<char> visited(n, 0);
-  std::vector<int> order;
+  std::vector<int> order, next;
   order.reserve(n);
   for (const int start : vertices) {
     if (visited[start]) continue;
-    std::queue<int> frontier;
-    frontier.push(start);
     visited[start] = 1;
-    while (!frontier.empty()) {
-      const int u = frontier.front();
-      frontier.pop();
-      order.push_back(u);
-      std::vector<int> next;
-      for (const int v : adjacent[u])
-        if (!visited[v]) {
-          visited[v] = 1;
-          next.push_back(v);
+    order.push_back(start);
+    // Breadth first, `order` itself the queue: vertices leave it in the order they entered.
+    for (std::size_t head = order.size() - 1; head < order.size(); ++head) {
+      const int u = order[head];
+      next.clear();
+      for (std::size_t i = first[u]; i < first[u] + static_cast<std::size_t>(degree[u]); ++i)
+        if (!visited[neighbours[i]]) {
+          visited[neighbours[i]] = 1;
+          next.push_back(neighbours[i]);
         }
       std::sort(next.begin(), next.end(), by_degree);
-      for (const int v : next) frontier.push(v);
+      order.insert(order.end(), next.begin(), next.end());
     }
   }
   std::reverse(order.begin(), order.end());
@@ -128,12 +138,31 @@ HostCsr<Entry> permuted(const HostCsr<Entry>& a, const std::vector<int>& order) 
         "permuted: the order is not a permutation (row " << order[i] << " at position " << i << ")");
     position[order[i]] = i;
   }
-  std::vector<CooEntry<Entry>> entries;
-  entries.reserve(a.num_entries());
-  for (int r = 0; r < a.num_rows; ++r)
-    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k)
-      entries.push_back({position[r], position[a.col_indices[k]], a.values[k]});
-  return csr_from_coo<Entry>(a.num_rows, a.num_cols, std::move(entries));
+  // Row by row in the new order, each row's columns sorted and repeats summed in their
+  // order, which is what csr_from_coo gives, without sorting every entry of the matrix at once.
+  HostCsr<Entry> p;
+  p.num_rows = p.num_cols = a.num_rows;
+  p.row_offsets.reserve(static_cast<std::size_t>(a.num_rows) + 1);
+  p.row_offsets.assign(1, 0);
+  p.col_indices.reserve(a.col_indices.size());
+  p.values.reserve(a.values.size());
+  std::vector<std::pair<int, int>> row;  // (new column, entry)
+  for (int i = 0; i < a.num_rows; ++i) {
+    const int r = order[i];
+    row.clear();
+    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) row.emplace_back(position[a.col_indices[k]], k);
+    std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      if (j > 0 && row[j].first == row[j - 1].first) {
+        p.values.back() = add_components(p.values.back(), a.values[row[j].second]);
+      } else {
+        p.col_indices.push_back(row[j].first);
+        p.values.push_back(a.values[row[j].second]);
+      }
+    }
+    p.row_offsets.push_back(static_cast<int>(p.col_indices.size()));
+  }
+  return p;
 }
 
 /// The values v[order[i]] in order i = 0 .. n - 1 (x in the permuted numbering), and back.
