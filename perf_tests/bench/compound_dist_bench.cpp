@@ -17,8 +17,9 @@
 // writes FILE.json: the ranks, the device, and per matrix the exchange used, the halo
 // (values received per product, summed over ranks, and as a fraction of the rows), each
 // rank's rows, non-zeros, halo, boundary rows (those of the off-diagonal block) and
-// variants, and the times. perf_tests/report/scaling.py
-// turns runs with 1 and 2 ranks into strong and weak scaling efficiencies.
+// variants, the times, and rank 0's host phases in seconds (host_seconds: read, reorder,
+// partition, local_rows, build = the DistributedSpmv constructor, reference, check, timing).
+// perf_tests/report/scaling.py turns runs with 1 and 2 ranks into strong and weak scaling efficiencies.
 //
 // Errors: an unusable index or option stops every rank with the reason (exit 2 for usage,
 // 1 otherwise); a matrix whose product differs from the reference is recorded with ok false
@@ -75,18 +76,31 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
   using V = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
   const int rank = rank_of(), ranks = ranks_of();
-  const cs::HostCsr<Entry> a = order == "rcm" ? cs::permuted(read, cs::reverse_cuthill_mckee(read)) : read;
+  // The host's share of a run (this rank's): where a device machine's time goes besides products.
+  json host_seconds;
+  auto phase_start = std::chrono::steady_clock::now();
+  const auto phase_end = [&](const char* name) {
+    const auto now = std::chrono::steady_clock::now();
+    host_seconds[name] = std::chrono::duration<double>(now - phase_start).count();
+    phase_start = now;
+  };
+  cs::HostCsr<Entry> reordered;  // the natural order multiplies `read` itself: no copy
+  if (order == "rcm") reordered = cs::permuted(read, cs::reverse_cuthill_mckee(read));
+  const cs::HostCsr<Entry>& a = order == "rcm" ? reordered : read;
+  phase_end("reorder");
   const auto partition = cs::balanced_row_partition(a, ranks);
   const auto halos = cs::halo_sizes(a, partition);
+  phase_end("partition");
   cs::TunedSpmvOptions options;
   options.quick_tune = cs::QuickTune::Never;  // the ranks would time candidates at once
   options.use_cache = false;
-  const auto built = std::chrono::steady_clock::now();
-  const cs::DistributedSpmv<Entry> op(MPI_COMM_WORLD, partition, cs::local_rows(a, partition, rank), options,
-                                      o.exchange);
-  const double build_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - built).count();
+  const auto own_rows = cs::local_rows(a, partition, rank);
+  phase_end("local_rows");
+  const cs::DistributedSpmv<Entry> op(MPI_COMM_WORLD, partition, own_rows, options, o.exchange);
+  phase_end("build");
   // Checked: one product against the reference (x = a fixed pattern, same on every rank).
   const auto inputs = cs::make_measure_inputs(a, 12345);
+  phase_end("reference");
   const std::vector<V> own_x(inputs.x.begin() + partition.begin(rank), inputs.x.begin() + partition.end(rank));
   const auto x = op.make_vector(own_x);
   const auto y = op.make_vector(std::vector<V>(op.local_rows()));
@@ -94,7 +108,9 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
   op.apply(one, x, zero, y);
   const double error = cs::relative_error(cs::allgathered(MPI_COMM_WORLD, partition, cs::to_host(y)), inputs.reference);
   const bool ok = std::isfinite(error) && error <= inputs.tolerance;
+  phase_end("check");
   const auto t = op.time_phases(one, x, zero, y, o.samples);
+  phase_end("timing");
   // Each rank's part, gathered on rank 0.
   constexpr int fields = 5;
   const long long mine[fields] = {
@@ -127,7 +143,8 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
           {"parts", parts},
           {"ok", ok},
           {"relative_error", error},
-          {"build_seconds", build_seconds},
+          {"build_seconds", host_seconds["build"]},
+          {"host_seconds", host_seconds},
           {"product_seconds", t.product_seconds},
           {"exchange_seconds", t.exchange_seconds},
           {"local_seconds", t.local_seconds},
@@ -158,7 +175,9 @@ int run(const Options& o, const std::string& command) {
     const bool known = compound_tools::dispatch_entry(entry, o.precision, [&](auto tag) {
       using Entry = typename decltype(tag)::type;
       if (rank == 0) std::cerr << "compound-dist-bench: " << name << " (" << entry << "/" << o.precision << ")\n";
+      const auto reading = std::chrono::steady_clock::now();
       const auto a = compound_tools::read_zoo_matrix<Entry>(file);
+      const double read_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - reading).count();
       COMPOUND_SPARSE_REQUIRE(a.num_rows == a.num_cols, name << " is " << a.num_rows << " x " << a.num_cols
                                                              << ": the distributed product needs a square matrix");
       for (const auto& order : o.orders) {
@@ -166,6 +185,7 @@ int run(const Options& o, const std::string& command) {
         record["name"] = name;
         record["class"] = entry;
         record["precision"] = o.precision;
+        record["host_seconds"]["read"] = read_seconds;  // once for the matrix, whatever the orders
         all_ok = all_ok && record["ok"].get<bool>();
         if (rank == 0)
           std::cerr << "  " << order << " (" << record["exchange"].get<std::string>() << "): halo "
