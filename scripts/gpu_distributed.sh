@@ -8,7 +8,7 @@
 #             compound-dist-bench compile; three launch-bounds pairs to keep it short
 #   tests     test_distributed on 1, 2 and 3 ranks (both GPUs through --kokkos-num-devices;
 #             3 ranks put two on one GPU: the fallback from NCCL to host-staged MPI)
-#   cg        example_distributed_cg at GPU size on 1 and 2 ranks
+#   cg        example_distributed_cg at GPU size on 1 and 2 ranks, and on 2 unbound (MPI_BIND)
 #   scaling   per matrix, as soon as it is generated: compound-dist-bench on 1 and 2 ranks
 #             (xl: strong scaling) and the xl2 matrix on 2 ranks (weak), natural and RCM
 #             order, then perf_tests/report/scaling.py on what has run so far
@@ -16,13 +16,16 @@
 #   exchange  2 ranks with --exchange mpi (host-staged) on the xl matrices: NCCL's share
 #   memcheck  compute-sanitizer memcheck on test_distributed, one rank
 # Needs the carried third_party_src and .carry/deps (scripts/gpu_check.sh). Writes under
-# $WORK (default gpu_distributed_out/), for perf_tests/results/h200x2/. Long: start it
+# $WORK (default gpu_distributed_out/), for perf_tests/results/h200x2/ (h100x2/ where the kind
+# gives H100s, as it did for run 1). Long: start it
 # detached (perf_tests/results/h200/transposes/scripts/run_bg.sh).
 #
 #   STEPS="build tests" WORK=/tmp/out scripts/gpu_distributed.sh
 #   On the host (no GPU, a build with MPI in build-dev), the steps after build:
-#   STEPS="tests cg scaling" BUILD_DIR=build-dev GPUS=0 ZOO_SCALE=tune ZOO_SCALE2=tune \
-#     ZOO_ONLY=helmholtz-box-k20 ZOO_ONLY2=helmholtz-box-k40 CG_SIZE=4 scripts/gpu_distributed.sh
+#   STEPS="tests cg scaling" BUILD_DIR=build-dev GPUS=0 ZOO_SCALE=small ZOO_SCALE2=tune \
+#     ZOO_ONLY=helmholtz-box-small ZOO_ONLY2=helmholtz-box-k40 CG_SIZE=4 scripts/gpu_distributed.sh
+#   The second call of a session (kind nvidia-h200-x2), after run 1: the new product only,
+#   STEPS="build tests cg scaling rerun memcheck" (the exchange comparison is in run 1).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${WORK:-gpu_distributed_out}
