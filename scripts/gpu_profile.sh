@@ -4,7 +4,10 @@
 # explain the perf report's missed targets (docs/perf.md, "Profiling").
 #
 #   scripts/gpu_profile.sh BUILD ZOO/index.json DB OUT [MATRIX:PRECISION ...]
+#   K=8 scripts/gpu_profile.sh ...   (the SpMM of 8 vectors: compound-bench --k 8, ours'
+#                                     SpmmFunctor and cuSPARSE's SpMM kernels too)
 #
+# DB "-": no database (ours is searched).
 # Runs compound-bench once per matrix and precision with one timed launch (--samples 1
 # --batch 1: each method's kernel runs for the check, 5 warm-ups and once timed) under
 #   ncu --clock-control none --metrics ... -k regex:<SpMV kernels>
@@ -19,6 +22,10 @@ db=${3:?usage: gpu_profile.sh BUILD ZOO/index.json DB OUT [MATRIX:PRECISION ...]
 out=${4:?usage: gpu_profile.sh BUILD ZOO/index.json DB OUT [MATRIX:PRECISION ...]}
 shift 4
 targets=("$@")
+k=${K:-1}
+[[ $k =~ ^[1-9][0-9]*$ ]] || { echo "gpu_profile.sh: K must be a positive integer, not '$k'" >&2; exit 2; }
+db_args=(--db "$db")
+[ "$db" = - ] && db_args=()
 [ ${#targets[@]} -gt 0 ] || targets=(dirac-bunny-l2:double helmholtz-box-k40:double helmholtz-box-k40:float
                                      elasticity-box-large:double)
 command -v ncu > /dev/null || { echo "gpu_profile.sh: ncu not found" >&2; exit 1; }
@@ -30,13 +37,14 @@ metrics+=,lts__t_sector_hit_rate.pct,launch__registers_per_thread,launch__grid_s
 # Our kernels (Kokkos functor SpmvFunctor), Kokkos Kernels' (SPMV_Functor) and cuSPARSE's
 # (CSR, BSR and Sliced ELL).
 kernels='regex:SpmvFunctor|SPMV|[Ss]pmv|csrmv|bsrmv|bsr_|csr_|ELL|[Ss]ell|ell_'
+[ "$k" -gt 1 ] && kernels+='|SpmmFunctor|[Ss]pmm|csrmm|bsrmm'
 for t in "${targets[@]}"; do
   matrix=${t%%:*} precision=${t##*:}
   echo "=== ncu $matrix $precision ($(date +%T))"
   rep=$out/$matrix-$precision
   ncu --clock-control none --metrics "$metrics" --kernel-name-base demangled -k "$kernels" -o "$rep" -f \
-    "$build/perf_tests/bench/compound-bench" --zoo "$index" --db "$db" --out "$out/bench-$matrix-$precision" \
-    --matrices "$matrix" --precision "$precision" --samples 1 --batch 1 > "$rep.log" 2>&1 ||
+    "$build/perf_tests/bench/compound-bench" --zoo "$index" "${db_args[@]}" --out "$out/bench-$matrix-$precision" \
+    --matrices "$matrix" --precision "$precision" --k "$k" --samples 1 --batch 1 > "$rep.log" 2>&1 ||
     { echo "ncu failed:"; tail -5 "$rep.log"; continue; }
   ncu --import "$rep.ncu-rep" --csv --page raw --print-units base > "$rep.csv" 2>> "$rep.log" || { echo "ncu --import failed"; continue; }
   echo "$(($(wc -l < "$rep.csv") - 2)) kernel launches profiled"

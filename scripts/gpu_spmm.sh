@@ -15,6 +15,10 @@
 #   bench      compound-bench --db that database --k $KS; report/spmm.py (BENCH_SPMM_LAYOUTS=N: its
 #              SpMM search, for matrices the database has no record of, on N layouts only)
 #   rerun      compound-bench again at k = $KS_RERUN (default 1,8) and its report/spmm.py
+#   ncu        Nsight Compute (scripts/gpu_profile.sh) at k = 1 and 8 on NCU_PAIRS (default
+#              helmholtz-box-k40:double dirac-torus-l1:double): DRAM bytes, L2 hit rate and
+#              sectors per request of ours' SpMV and SpMM against cuSPARSE's, for the k = 8
+#              target (x gathered k values at a time from L2?)
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 #   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
 #              variant-space suites, the examples, the mpi cases (ranks sharing the one GPU),
@@ -32,7 +36,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${WORK:-gpu_spmm_out}
-steps=${STEPS:-build tests tune examples bench rerun sanitizer ctest}
+steps=${STEPS:-build tests tune examples bench rerun ncu sanitizer ctest}
 zoo_only=${ZOO_ONLY:-helmholtz-box-k40,dirac-torus-l1,elasticity-box-52,connection-hubs-512k,circuit-1m}
 mkdir -p "$out"
 [ -d third_party_src/kokkos ] || tar -xJf .carry/packed/deps.tar.xz
@@ -135,6 +139,19 @@ fi
 if wants rerun; then
   step "rerun at k = $ks_rerun"
   bench_run rerun "$ks_rerun" spmm_rerun.md
+fi
+
+if wants ncu; then
+  step "Nsight Compute at k = 1 and 8"
+  ncu_db=-
+  [ -f "$out/tuning/sm_90.json" ] && ncu_db=$out/tuning/sm_90.json
+  [ -f $zoo/index.json ] || build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale "$zoo_scale" --only "$zoo_only" \
+    > "$out/zoo.log" 2>&1
+  for k in 1 8; do
+    # shellcheck disable=SC2086  # NCU_PAIRS: a list
+    K=$k scripts/gpu_profile.sh build-cuda $zoo/index.json "$ncu_db" "$out/ncu_k$k" \
+      ${NCU_PAIRS:-helmholtz-box-k40:double dirac-torus-l1:double}
+  done
 fi
 
 if wants sanitizer; then
