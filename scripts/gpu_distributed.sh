@@ -132,8 +132,9 @@ if wants cg; then
     echo "np$np rc=$?"
     cat "$out/distributed_cg_np$np.log"
   done
-  # Run 1's two-rank product took 4.3x the one-rank one. A suspect: each rank bound to one
-  # core, shared with NCCL's threads. The same solve with the ranks unbound:
+  # Run 1's two-rank product took 4.3x the one-rank one, as a mean over the solve. Suspects: the
+  # first product (timed apart since), or each rank bound to one core, shared with NCCL's
+  # threads. The same solve with the ranks unbound:
   BIND=none run_ranks 2 "$build/examples/example_distributed_cg" "$cg_size" rcm \
     > "$out/distributed_cg_np2_unbound.log" 2>&1
   echo "np2 unbound rc=$?"
