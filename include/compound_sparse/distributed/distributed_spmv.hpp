@@ -242,6 +242,11 @@ class DistributedSpmv {
     halo_host_ = Kokkos::create_mirror_view(halo_.data);
     send_host_ = Kokkos::create_mirror_view(send_.data);
     if (nccl_) start_nccl();
+    // One exchange now, of zeros: NCCL connects a communicator's GPUs on first use, which
+    // would otherwise land in the first product (collective, as the constructor is).
+    const vector_type zeros{typename vector_type::view_type("compound_sparse::warm_up", n)};
+    auto requests = start_exchange(zeros);
+    finish_exchange(requests);
   }
   ~DistributedSpmv() {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
