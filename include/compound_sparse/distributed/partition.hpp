@@ -40,6 +40,43 @@ struct RowPartition {
   }
 };
 
+namespace impl {
+
+/// Row i of the result is row old_row(i) of `a` with each column c renamed new_column(c),
+/// its columns sorted and repeated columns summed in their order: what csr_from_coo gives
+/// for those triples, row by row instead of sorting every entry of the matrix at once
+/// (permuted; DistributedSpmv's split of rows whose columns do not increase).
+template <class Entry, class OldRow, class NewColumn>
+HostCsr<Entry> rows_sorted_and_summed(const HostCsr<Entry>& a, int num_rows, int num_cols, OldRow old_row,
+                                      NewColumn new_column) {
+  HostCsr<Entry> p;
+  p.num_rows = num_rows;
+  p.num_cols = num_cols;
+  p.row_offsets.reserve(static_cast<std::size_t>(num_rows) + 1);
+  p.row_offsets.assign(1, 0);
+  p.col_indices.reserve(a.col_indices.size());
+  p.values.reserve(a.values.size());
+  std::vector<std::pair<int, int>> row;  // (new column, entry)
+  for (int i = 0; i < num_rows; ++i) {
+    const int r = old_row(i);
+    row.clear();
+    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) row.emplace_back(new_column(a.col_indices[k]), k);
+    std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (std::size_t j = 0; j < row.size(); ++j) {
+      if (j > 0 && row[j].first == row[j - 1].first) {
+        p.values.back() = add_components(p.values.back(), a.values[row[j].second]);
+      } else {
+        p.col_indices.push_back(row[j].first);
+        p.values.push_back(a.values[row[j].second]);
+      }
+    }
+    p.row_offsets.push_back(static_cast<int>(p.col_indices.size()));
+  }
+  return p;
+}
+
+}  // namespace impl
+
 /// Contiguous blocks of rows, part p ending where the running weight (the row's non-zeros
 /// plus 1, so that empty rows count too) first reaches p + 1 shares of the total. A part
 /// may be empty when a single row outweighs a share. InvalidInput for parts < 1.
@@ -138,31 +175,8 @@ HostCsr<Entry> permuted(const HostCsr<Entry>& a, const std::vector<int>& order) 
         "permuted: the order is not a permutation (row " << order[i] << " at position " << i << ")");
     position[order[i]] = i;
   }
-  // Row by row in the new order, each row's columns sorted and repeats summed in their
-  // order, which is what csr_from_coo gives, without sorting every entry of the matrix at once.
-  HostCsr<Entry> p;
-  p.num_rows = p.num_cols = a.num_rows;
-  p.row_offsets.reserve(static_cast<std::size_t>(a.num_rows) + 1);
-  p.row_offsets.assign(1, 0);
-  p.col_indices.reserve(a.col_indices.size());
-  p.values.reserve(a.values.size());
-  std::vector<std::pair<int, int>> row;  // (new column, entry)
-  for (int i = 0; i < a.num_rows; ++i) {
-    const int r = order[i];
-    row.clear();
-    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) row.emplace_back(position[a.col_indices[k]], k);
-    std::stable_sort(row.begin(), row.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    for (std::size_t j = 0; j < row.size(); ++j) {
-      if (j > 0 && row[j].first == row[j - 1].first) {
-        p.values.back() = add_components(p.values.back(), a.values[row[j].second]);
-      } else {
-        p.col_indices.push_back(row[j].first);
-        p.values.push_back(a.values[row[j].second]);
-      }
-    }
-    p.row_offsets.push_back(static_cast<int>(p.col_indices.size()));
-  }
-  return p;
+  return impl::rows_sorted_and_summed(
+      a, a.num_rows, a.num_cols, [&](int row) { return order[row]; }, [&](int column) { return position[column]; });
 }
 
 /// The values v[order[i]] in order i = 0 .. n - 1 (x in the permuted numbering), and back.
