@@ -13,7 +13,8 @@
 #   ncu --clock-control none --metrics ... -k regex:<SpMV kernels>
 # and writes OUT/<matrix>-<precision>.ncu-rep (the report), .csv (ncu --csv --page raw,
 # one row per kernel launch) and OUT/summary.md (per kernel: duration, DRAM bytes read/written against the
-# compulsory bytes, DRAM throughput, achieved occupancy, sectors per load request).
+# compulsory bytes, DRAM throughput, achieved occupancy, sectors per load request, L1 hit rate,
+# L2-to-L1 bandwidth, L2 throughput).
 # The clocks are left alone (--clock-control none): the timings match the bench's.
 set -uo pipefail
 build=${1:?usage: gpu_profile.sh BUILD ZOO/index.json DB OUT [MATRIX:PRECISION ...]}
@@ -34,6 +35,10 @@ metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
 metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
 metrics+=,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum
 metrics+=,lts__t_sector_hit_rate.pct,launch__registers_per_thread,launch__grid_size,launch__block_size
+# Where the gathers of x are served: L1's hit rate, the sectors L1 reads from L2 and L2's throughput
+# (the SpMM reads k values per column: issue 17's k = 8 target).
+metrics+=,l1tex__t_sector_hit_rate.pct,lts__t_sectors_srcunit_tex_op_read.sum
+metrics+=,lts__throughput.avg.pct_of_peak_sustained_elapsed
 # Our kernels (Kokkos functor SpmvFunctor), Kokkos Kernels' (SPMV_Functor) and cuSPARSE's
 # (CSR, BSR and Sliced ELL).
 kernels='regex:SpmvFunctor|SPMV|[Ss]pmv|csrmv|bsrmv|bsr_|csr_|ELL|[Ss]ell|ell_'

@@ -16,9 +16,9 @@
 #              SpMM search, for matrices the database has no record of, on N layouts only)
 #   rerun      compound-bench again at k = $KS_RERUN (default 1,8) and its report/spmm.py
 #   ncu        Nsight Compute (scripts/gpu_profile.sh) at k = 1 and 8 on NCU_PAIRS (default
-#              helmholtz-box-k40:double dirac-torus-l1:double): DRAM bytes, L2 hit rate and
-#              sectors per request of ours' SpMV and SpMM against cuSPARSE's, for the k = 8
-#              target (x gathered k values at a time from L2?)
+#              helmholtz-box-k40, dirac-torus-l1 and elasticity-box-52 in double): DRAM bytes,
+#              L1 and L2 hit rates, L2-to-L1 bytes and sectors per request of ours' SpMV and SpMM
+#              against cuSPARSE's, for the k = 8 target (x gathered k values at a time from L2?)
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 #   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
 #              variant-space suites, the examples, the mpi cases (ranks sharing the one GPU),
@@ -150,7 +150,7 @@ if wants ncu; then
   for k in 1 8; do
     # shellcheck disable=SC2086  # NCU_PAIRS: a list
     K=$k scripts/gpu_profile.sh build-cuda $zoo/index.json "$ncu_db" "$out/ncu_k$k" \
-      ${NCU_PAIRS:-helmholtz-box-k40:double dirac-torus-l1:double}
+      ${NCU_PAIRS:-helmholtz-box-k40:double dirac-torus-l1:double elasticity-box-52:double}
   done
 fi
 

@@ -35,6 +35,11 @@ METRICS = {
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "requests",
     "lts__t_sector_hit_rate.pct": "l2hit%",
     "launch__registers_per_thread": "regs",
+    # Where x's gathers are served (the SpMM's k values per column): L1 hits, and the bytes
+    # L1 asks of L2 (sectors of 32 bytes) against L2's peak (profiles before session 31 lack them).
+    "l1tex__t_sector_hit_rate.pct": "l1hit%",
+    "lts__t_sectors_srcunit_tex_op_read.sum": "l2_to_l1_sectors",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed": "l2%",
 }
 
 
@@ -58,14 +63,16 @@ def kernel_label(name):
         return f"ours {segmented.group(1)}{shape}" + (f" {re.sub(chr(32), '', entry.group(0))}" if entry else "")
     if "read_bandwidth" in name or "copy_bandwidth" in name:
         return "bench bandwidth probe"
-    if "SpmvFunctor" in name:
-        # SpmvFunctor<(compound_sparse::ScheduleKind)K, Entry, Outer, Inner, XInner, YInner, ...>
-        # (ncu's CSV prints the kind as a bare number, its log as a cast.)
-        kind = re.search(r"SpmvFunctor<(?:\(compound_sparse::ScheduleKind\))?(\d)", name)
-        kind = ["static", "dynamic_team", "dynamic_warp"][int(kind.group(1))] if kind else "?"
+    functor = re.search(r"(Spmv|Spmm)Functor<(?:\(compound_sparse::ScheduleKind\))?(\d)", name)
+    if functor:
+        # SpmvFunctor<(compound_sparse::ScheduleKind)K, Entry, Outer, Inner, XInner, YInner, ...>, or
+        # SpmmFunctor<K, Entry, Outer, Inner, ...> (the SpMM; its multivectors' layouts are run-time
+        # strides). ncu's CSV prints the kind as a bare number, its log as a cast.
+        kind = ["static", "dynamic_team", "dynamic_warp"][int(functor.group(2))]
         layouts = re.findall(r"compound_sparse::(SlicedEll<\d+\w*(?:,\s*\d+)?>|(?:Csr|Ell|Aos|Soa)\b)", name)
         layouts = [re.sub(r"\s", "", layout) for layout in layouts]
-        return f"ours {kind} {'.'.join(layouts[:4]).lower()}"
+        spmm = " spmm" if functor.group(1) == "Spmm" else ""
+        return f"ours {kind}{spmm} {'.'.join(layouts[:2 if spmm else 4]).lower()}"
     if "SPMV" in name:
         return "kokkos_kernels " + re.sub(r"<.*", "", name.split("::")[-1])[:40]
     name = re.sub(r"^void ", "", name).replace("(anonymous namespace)::", "")
@@ -95,11 +102,15 @@ def bench_facts(bench_path, name, precision):
     """(compulsory bytes, copy bandwidth in bytes/s) of a matrix and precision in a bench.json."""
     path = pathlib.Path(bench_path)
     bench = json.loads(gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_text())
+    best = None
     for m in bench.get("matrices", []):
-        # The SpMV's record: an SpMM record (compound-bench --k, "k" > 1) counts k vectors' bytes.
-        if m.get("name") == name and m.get("precision") == precision and m.get("k", 1) == 1:
-            return m.get("compulsory_bytes"), bench.get("copy_bandwidth_bytes_per_s")
-    return None, None
+        # The record of the fewest vectors: the SpMV's where there is one (an SpMM record,
+        # compound-bench --k, counts k vectors' bytes), else that of the profile's own k
+        # (gpu_profile.sh with K=8 runs the bench at k = 8 only).
+        if m.get("name") == name and m.get("precision") == precision:
+            if best is None or m.get("k", 1) < best.get("k", 1):
+                best = m
+    return (best.get("compulsory_bytes"), bench.get("copy_bandwidth_bytes_per_s")) if best else (None, None)
 
 
 def profiles(directory, fallback_bench=None):
@@ -120,7 +131,8 @@ def summarise(directory, fallback_bench=None):
            "Medians over each kernel's launches (check, warm-ups, timed). bytes / compulsory: DRAM bytes "
            "read + written over the compulsory bytes (matrix, x, y once); DRAM GB/s: those bytes over the "
            "kernel's duration, and as a fraction of the copy bandwidth the bench measured in the same "
-           "process; sectors / request: global loads.\n"]
+           "process; sectors / request: global loads; L2→L1 GB/s: the bytes L1 read from L2 over the kernel's "
+           "duration (the SpMM's gathers of x), and L2 % peak: L2's throughput.\n"]
     for path, tag, compulsory, copy in profiles(directory, fallback_bench):
         launches = read_profile(path)
         out.append(f"## {tag}\n")
@@ -134,8 +146,8 @@ def summarise(directory, fallback_bench=None):
         for launch in launches:
             groups.setdefault((kernel_label(launch["name"]), launch["grid"], launch["block"]), []).append(launch)
         out.append("| kernel | grid × block | launches | µs | DRAM MB | bytes / compulsory | DRAM GB/s (of copy) | "
-                   "DRAM % peak | occupancy % | sectors / request | L2 hit % | regs |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+                   "DRAM % peak | occupancy % | sectors / request | L2 hit % | regs | L1 hit % | L2→L1 GB/s | L2 % peak |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for (label, grid, block), ls in groups.items():
             med = {k: statistics.median(x[k] for x in ls) for k in METRICS.values()}
             dram = med["read"] + med["write"]
@@ -143,9 +155,10 @@ def summarise(directory, fallback_bench=None):
             spr = med["sectors"] / med["requests"] if med["requests"] > 0 else float("nan")
             rate = dram / med["ns"] if med["ns"] > 0 else float("nan")  # bytes per ns = GB/s
             rate = f"{rate:.0f}" + (f" ({rate * 1e9 / copy:.2f})" if copy else "")
+            l2_to_l1 = f"{32 * med['l2_to_l1_sectors'] / med['ns']:.0f}" if med["ns"] > 0 else "nan"
             out.append(f"| {label} | {grid} × {block} | {len(ls)} | {med['ns'] / 1e3:.2f} | {dram / 1e6:.1f} | {ratio} | "
                        f"{rate} | {med['dram%']:.1f} | {med['occupancy%']:.1f} | {spr:.2f} | {med['l2hit%']:.1f} | "
-                       f"{med['regs']:.0f} |")
+                       f"{med['regs']:.0f} | {med['l1hit%']:.1f} | {l2_to_l1} | {med['l2%']:.1f} |")
         out.append("")
     return "\n".join(out)
 

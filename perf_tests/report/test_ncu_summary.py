@@ -16,15 +16,20 @@ HEADER = ['"ID"', '"Kernel Name"', '"Block Size"', '"Grid Size"', '"dram__bytes_
           '"dram__throughput.avg.pct_of_peak_sustained_elapsed"', '"gpu__time_duration.sum"',
           '"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"', '"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"',
           '"launch__registers_per_thread"', '"lts__t_sector_hit_rate.pct"',
-          '"sm__warps_active.avg.pct_of_peak_sustained_active"']
+          '"sm__warps_active.avg.pct_of_peak_sustained_active"', '"l1tex__t_sector_hit_rate.pct"',
+          '"lts__t_sectors_srcunit_tex_op_read.sum"', '"lts__throughput.avg.pct_of_peak_sustained_elapsed"']
 OURS = ("void Kokkos::cuda_parallel_launch_local_memory<Kokkos::ParallelFor<compound_sparse::SpmvFunctor<2, "
         "compound_sparse::Quaternion<double>, compound_sparse::SlicedEll<16>, compound_sparse::Soa, "
         "compound_sparse::Aos, compound_sparse::Aos, Kokkos::CudaSpace>, Kokkos::TeamPolicy<Kokkos::Cuda>>>(T1)")
 
+# The SpMM row kernel, launched directly (ncu's CSV: the kind as a bare number).
+SPMM = ("void compound_sparse::impl::row_kernel<compound_sparse::impl::SpmmFunctor<1, Kokkos::complex<double>, "
+        "compound_sparse::SlicedEll<32, 16>, compound_sparse::Aos, Kokkos::CudaSpace, 2, 8>, 256u, 8u>(T1)")
+
 
 def row(i, name, dram_read, ns):
     values = [str(i), name, "(256, 1, 1)", "(528, 1, 1)", f"{dram_read:,}", "1000000", "50", str(ns), "100", "800",
-              "40", "25", "45"]
+              "40", "25", "45", "60", "1,250,000", "70"]
     return ",".join(f'"{v}"' for v in values)
 
 
@@ -35,7 +40,8 @@ def main():
                  row(0, OURS, 9000000, 10000), row(1, OURS, 9000000, 30000), row(2, OURS, 9000000, 20000),
                  row(3, "void bsrmv_W2orW4_core<double, 2, 3, 0>(cusparseBsrmvParams<T1>)", 30000000, 50000),
                  row(4, OURS.replace("SlicedEll<16>", "SlicedEll<32, 16>").replace("<2,", "<0,"), 7000000, 9000),
-                 row(5, "void cusparse::(anonymous namespace)::sell_kernel<float>(int)", 7000000, 8000)]
+                 row(5, "void cusparse::(anonymous namespace)::sell_kernel<float>(int)", 7000000, 8000),
+                 row(6, SPMM, 8000000, 25000)]
         (tmp / "m-x-double.csv").write_text("\n".join(lines) + "\n")
         # Ours launched directly (segmented sum), as ncu's CSV names it (namespaces dropped),
         # and the bench's bandwidth probe; compressed.
@@ -58,7 +64,10 @@ def main():
                   # three launches grouped; median 20 us; (9 + 1) MB / 5 MB = 2.00; 10 MB in 20 us = 500 GB/s,
                   # 0.12 of 4 TB/s; 800 / 100 sectors
                   "| ours dynamic_warp slicedell<16>.soa.aos.aos | (528, 1, 1) × (256, 1, 1) | 3 | 20.00 | 10.0 | 2.00 |"
-                  " 500 (0.12) | 50.0 | 45.0 | 8.00 | 25.0 | 40 |",
+                  " 500 (0.12) | 50.0 | 45.0 | 8.00 | 25.0 | 40 | 60.0 | 2000 | 70.0 |",
+                  # the SpMM: its kind, "spmm" and the matrix's two layouts; 32 B x 1.25M sectors in 25 us
+                  "| ours dynamic_team spmm slicedell<32,16>.aos | (528, 1, 1) × (256, 1, 1) | 1 | 25.00 |",
+                  " | 40 | 60.0 | 1600 | 70.0 |",
                   "| cusparse bsrmv_W2orW4_core | (528, 1, 1) × (256, 1, 1) | 1 | 50.00 | 31.0 | 6.20 | 620 (0.15) |",
                   # the segmented sum's two kernels with their tile shape and entry; 2000 MB in 1 ms = 0.50 of copy
                   "## rigid-double",
