@@ -6,10 +6,13 @@
 #   scripts/gpu_profile.sh BUILD ZOO/index.json DB OUT [MATRIX:PRECISION ...]
 #   K=8 scripts/gpu_profile.sh ...   (the SpMM of 8 vectors: compound-bench --k 8, ours'
 #                                     SpmmFunctor and cuSPARSE's SpMM kernels too)
+#   VARIANTS=a,b scripts/gpu_profile.sh ...   (only these of ours, compound-bench --variants:
+#                                     a search under ncu profiles every candidate's launches)
 #
 # DB "-": no database (ours is searched).
 # Runs compound-bench once per matrix and precision with one timed launch (--samples 1
-# --batch 1: each method's kernel runs for the check, 5 warm-ups and once timed) under
+# --batch 1: each method's kernel runs for the check, 5 warm-ups and once timed; wall
+# timing, since ncu serialises and replays each launch, which queued timing refuses) under
 #   ncu --clock-control none --metrics ... -k regex:<SpMV kernels>
 # and writes OUT/<matrix>-<precision>.ncu-rep (the report), .csv (ncu --csv --page raw,
 # one row per kernel launch) and OUT/summary.md (per kernel: duration, DRAM bytes read/written against the
@@ -27,6 +30,7 @@ k=${K:-1}
 [[ $k =~ ^[1-9][0-9]*$ ]] || { echo "gpu_profile.sh: K must be a positive integer, not '$k'" >&2; exit 2; }
 db_args=(--db "$db")
 [ "$db" = - ] && db_args=()
+[ -n "${VARIANTS:-}" ] && db_args+=(--variants "$VARIANTS")
 [ ${#targets[@]} -gt 0 ] || targets=(dirac-bunny-l2:double helmholtz-box-k40:double helmholtz-box-k40:float
                                      elasticity-box-large:double)
 command -v ncu > /dev/null || { echo "gpu_profile.sh: ncu not found" >&2; exit 1; }
@@ -49,7 +53,7 @@ for t in "${targets[@]}"; do
   rep=$out/$matrix-$precision
   ncu --clock-control none --metrics "$metrics" --kernel-name-base demangled -k "$kernels" -o "$rep" -f \
     "$build/perf_tests/bench/compound-bench" --zoo "$index" "${db_args[@]}" --out "$out/bench-$matrix-$precision" \
-    --matrices "$matrix" --precision "$precision" --k "$k" --samples 1 --batch 1 > "$rep.log" 2>&1 ||
+    --matrices "$matrix" --precision "$precision" --k "$k" --samples 1 --batch 1 --timing wall > "$rep.log" 2>&1 ||
     { echo "ncu failed:"; tail -5 "$rep.log"; continue; }
   ncu --import "$rep.ncu-rep" --csv --page raw --print-units base > "$rep.csv" 2>> "$rep.log" || { echo "ncu --import failed"; continue; }
   echo "$(($(wc -l < "$rep.csv") - 2)) kernel launches profiled"
