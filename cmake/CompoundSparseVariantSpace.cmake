@@ -69,11 +69,6 @@ compound_sparse_inner_layout("compound_sparse::Soa")
 compound_sparse_schedule_kind(static Static)
 compound_sparse_schedule_kind(dynamic_team DynamicTeam)
 compound_sparse_schedule_kind(dynamic_warp DynamicWarp)
-# Rows in one contiguous range per multiprocessor, its teams taking the range's chunks in
-# order (then helping other ranges): neighbouring rows share their x gathers in that
-# multiprocessor's L1, which the SpMM of k vectors (k values of x per column) needs most
-# (impl/row_schedule.hpp; perf_tests/results/h200/gpu_build/README.md, run 5).
-compound_sparse_schedule_kind(sm_range SmRange)
 # Work split by non-zeros and rows together (merge path): a long row is shared by
 # many threads and teams. One thread walks each part of the merge, so no lanes.
 compound_sparse_schedule_kind(merge_path MergePath FIXED_LANES SPLITS_ROWS OUTER "compound_sparse::Csr")

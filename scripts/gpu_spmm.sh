@@ -20,8 +20,7 @@
 #              L1 and L2 hit rates, L2-to-L1 bytes and sectors per request of ours' SpMV and SpMM
 #              against cuSPARSE's, for the k = 8 target (x gathered k values at a time from L2?);
 #              NCU_KS (default "1 8"), NCU_VARIANTS: only these of ours (gpu_profile.sh VARIANTS)
-#   sanitizer  compute-sanitizer memcheck on the registry's SpMM, TunedSpmv's multivectors and
-#              the row schedules (test_row_schedule: SmRange's counters; racecheck too)
+#   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 #   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
 #              variant-space suites, the examples, the mpi cases (ranks sharing the one GPU),
 #              the tools; last, as the longest and the one a cut-off run loses least by
@@ -85,8 +84,7 @@ fi
 
 if wants tests; then
   step tests
-  for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path \
-    test_row_schedule; do
+  for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path; do
     build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
@@ -165,12 +163,6 @@ if wants sanitizer; then
   compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_tuned_spmv \
     --gtest_filter='*Multivector*' > "$out/memcheck_tuned_multivectors.log" 2>&1
   echo "memcheck TunedSpmv multivectors: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_tuned_multivectors.log")"
-  compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_row_schedule \
-    > "$out/memcheck_row_schedule.log" 2>&1
-  echo "memcheck row schedules (SmRange): rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_row_schedule.log")"
-  compute-sanitizer --tool racecheck --error-exitcode 3 build-cuda/unit_tests/test_row_schedule \
-    --gtest_filter='*SmRange*' > "$out/racecheck_row_schedule.log" 2>&1
-  echo "racecheck row schedules (SmRange): rc=$? $(grep -a 'ERROR SUMMARY' "$out/racecheck_row_schedule.log")"
 fi
 
 if wants ctest; then

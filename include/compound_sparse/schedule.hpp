@@ -5,7 +5,7 @@
 // <Threads, MinTeamsPerSM> (the register budget the compiler must meet) and a
 // league of n_s * MinTeamsPerSM teams, n_s the number of multiprocessors: a
 // Kokkos::TeamPolicy on host backends and for the merge path; on CUDA the row
-// kinds (Static, DynamicTeam, DynamicWarp, SmRange) and the segmented sum run as plain
+// kinds (Static, DynamicTeam, DynamicWarp) and the segmented sum run as plain
 // CUDA kernels whose blocks are the teams (impl/plain_kernel.hpp says why). Each team
 // thread owns `lanes_per_row` vector lanes that share one row and reduce its
 // sum in registers (1 = one thread per row; 2..32 = vector-per-row, for long
@@ -19,15 +19,6 @@
 //                the counter (one atomic per warp, broadcast by a shuffle, no
 //                team barrier). On host backends each thread takes chunks of
 //                32 rows from the counter.
-//   SmRange      on CUDA, the chunks are cut into one contiguous range per
-//                multiprocessor; a team takes the next chunk of the range of the
-//                multiprocessor it runs on (an atomic per chunk, a counter per
-//                range), and when that range is done helps another. The teams
-//                resident on a multiprocessor so work on neighbouring rows, whose
-//                columns overlap on mesh and grid matrices: x is gathered from its
-//                L1 instead of L2, which an SpMM of k vectors (k values per
-//                column) needs most. On host backends team t takes the t-th of
-//                league-many contiguous ranges.
 //   MergePath    CSR only, lanes_per_row 1: the n + nnz items of the merge of
 //                row ends and non-zeros are cut into equal tiles, one per team
 //                (so its league is the tile count, not n_s * MinTeamsPerSM);

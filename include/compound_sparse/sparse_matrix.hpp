@@ -26,10 +26,6 @@
 
 namespace compound_sparse {
 
-/// Work counters a matrix holds (SparseMatrix::work_counter): SmRange takes one per
-/// multiprocessor, so at most this many ranges (an H200 has 132 multiprocessors).
-constexpr int max_work_counters = 1024;
-
 /// State of the merge-path schedule (impl/merge_path.hpp): the path's
 /// coordinates (rows, non-zeros consumed) at every 32nd item, computed with the
 /// matrix, and one carry slot per tile: the row a tile left unfinished
@@ -108,11 +104,10 @@ struct SparseMatrix {
   /// SlicedEll<C, 16> only: each slice's smallest column, ⌈n/C⌉ of them.
   index_view column_bases;
   values_view values;
-  /// Work counters of the dynamic schedules (the first) and of SmRange (one per
-  /// multiprocessor, at most max_work_counters). Shared by all spmv calls on this
+  /// Work counter of the dynamic schedules. Shared by all spmv calls on this
   /// matrix, so two dynamically scheduled products on the same matrix must not
   /// run concurrently on different execution space instances.
-  Kokkos::View<unsigned*, MemorySpace> work_counter;
+  Kokkos::View<unsigned, MemorySpace> work_counter;
   /// Csr only: the merge-path schedule's index and carries, each about
   /// (rows + non-zeros) / 32 long (impl::merge_path_index_length). The carries
   /// are, like work_counter, shared by the products on this matrix. Not counted

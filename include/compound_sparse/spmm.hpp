@@ -99,7 +99,7 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   const int group = f.lanes * f.vectors_per_pass;
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
   const int team_rows = gpu ? static_cast<int>(Threads) / 32 * (32 / group) : team_size;
-  f.work = RowWork::make(a.num_rows, team_rows, gpu ? 32 / group : 32, sm_ranges<ExecutionSpace>(a));
+  f.work = RowWork::make(a.num_rows, team_rows, gpu ? 32 / group : 32);
   launch_rows<Kind, Threads, MinTeams>(exec, f, a.work_counter, team_size, team_rows, "compound_sparse::spmm",
                                        "the SpMM row kernel");
 }

@@ -10,7 +10,6 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
-#include <utility>
 
 #include "compound_vector.hpp"
 #include "device_info.hpp"
@@ -267,20 +266,9 @@ void set_row_matrix(Functor& f, const Matrix& a) {
   f.ell_stride = a.ell_stride;
 }
 
-/// SmRange's ranges for a product on `a`: one per multiprocessor of the device (on GPUs;
-/// host teams take ranges of their own, row_schedule.hpp), at most the matrix's counters.
-template <class ExecutionSpace, class Matrix>
-int sm_ranges(const Matrix& a) {
-  if constexpr (!is_gpu_space<ExecutionSpace>()) {
-    return 1;
-  } else {
-    return std::min(multiprocessor_count<ExecutionSpace>(), static_cast<int>(a.work_counter.extent(0)));
-  }
-}
-
 /// Launches a row functor whose work (f.work) and lanes are set: a league of n_s * n_b
 /// teams, but never more than there is work for (teams of `team_rows` rows); the
-/// counters the kind uses reset first (RowWork::counters). CUDA runs the plain kernel row_kernel, Threads
+/// dynamic kinds' counter reset first. CUDA runs the plain kernel row_kernel, Threads
 /// threads a block (`what` names it in a launch error); host backends Kokkos' team
 /// launch of `team_size` threads (`label`).
 template <ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class ExecutionSpace, class Functor, class Counter>
@@ -289,8 +277,7 @@ void launch_rows(const ExecutionSpace& exec, const Functor& f, const Counter& wo
   using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
   const int league = std::max(1, std::min(f.work.work_items(Kind, team_rows),
                                           multiprocessor_count<ExecutionSpace>() * static_cast<int>(MinTeams)));
-  const int counters = f.work.counters(Kind, is_gpu_space<ExecutionSpace>());
-  if (counters > 0) Kokkos::deep_copy(exec, Kokkos::subview(work_counter, std::make_pair(0, counters)), 0u);
+  if (Kind != ScheduleKind::Static) Kokkos::deep_copy(exec, work_counter, 0u);
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
   if constexpr (is_gpu_space<ExecutionSpace>()) {
     (void)label;
@@ -329,7 +316,7 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
   const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
   f.lanes = gpu ? lanes : 1;  // the lanes that share a row at launch
-  f.work = RowWork::make(a.num_rows, team_size, gpu ? 32 / lanes : 32, sm_ranges<ExecutionSpace>(a));
+  f.work = RowWork::make(a.num_rows, team_size, gpu ? 32 / lanes : 32);
   launch_rows<Kind, Threads, MinTeams>(exec, f, a.work_counter, team_size, team_size, "compound_sparse::spmv",
                                        "the row kernel");
 }

@@ -41,7 +41,7 @@ def main():
                  row(3, "void bsrmv_W2orW4_core<double, 2, 3, 0>(cusparseBsrmvParams<T1>)", 30000000, 50000),
                  row(4, OURS.replace("SlicedEll<16>", "SlicedEll<32, 16>").replace("<2,", "<0,"), 7000000, 9000),
                  row(5, "void cusparse::(anonymous namespace)::sell_kernel<float>(int)", 7000000, 8000),
-                 row(6, SPMM, 8000000, 25000)]
+                 row(6, SPMM, 8000000, 25000), row(7, SPMM.replace("SpmmFunctor<1,", "SpmmFunctor<3,"), 8000000, 20000)]
         (tmp / "m-x-double.csv").write_text("\n".join(lines) + "\n")
         # Ours launched directly (segmented sum), as ncu's CSV names it (namespaces dropped),
         # and the bench's bandwidth probe; compressed.
@@ -68,6 +68,7 @@ def main():
                   # the SpMM: its kind, "spmm" and the matrix's two layouts; 32 B x 1.25M sectors in 25 us
                   "| ours dynamic_team spmm slicedell<32,16>.aos | (528, 1, 1) × (256, 1, 1) | 1 | 25.00 |",
                   " | 40 | 60.0 | 1600 | 70.0 |",
+                  "| ours sm_range spmm slicedell<32,16>.aos | (528, 1, 1) × (256, 1, 1) | 1 | 20.00 |",
                   "| cusparse bsrmv_W2orW4_core | (528, 1, 1) × (256, 1, 1) | 1 | 50.00 | 31.0 | 6.20 | 620 (0.15) |",
                   # the segmented sum's two kernels with their tile shape and entry; 2000 MB in 1 ms = 0.50 of copy
                   "## rigid-double",

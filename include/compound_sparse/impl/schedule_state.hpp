@@ -17,7 +17,7 @@ namespace impl {
 
 template <class Entry, class Outer, class Inner, class MemorySpace>
 void make_schedule_state(SparseMatrix<Entry, Outer, Inner, MemorySpace>& m) {
-  m.work_counter = Kokkos::View<unsigned*, MemorySpace>("compound_sparse::work_counter", max_work_counters);
+  m.work_counter = Kokkos::View<unsigned, MemorySpace>("compound_sparse::work_counter");
   if constexpr (std::is_same<Outer, Csr>::value) {
     const std::size_t length = merge_path_index_length(m.num_rows, m.num_entries);
     const auto alloc = [](const char* label) {

@@ -49,7 +49,7 @@ struct SpmmFunctor {
   typename matrix_type::index_view offsets, row_lengths, column_bases;
   typename matrix_type::column_view col_indices;
   typename matrix_type::values_view values;
-  Kokkos::View<unsigned*, MemorySpace> work_counter;
+  Kokkos::View<unsigned, MemorySpace> work_counter;
   const vector_type* x;
   vector_type* y;
   std::ptrdiff_t x_row_stride, x_vector_stride;  ///< in values (MultiVector::row_stride, vector_stride)

@@ -51,7 +51,7 @@ struct SpmvFunctor {
   typename matrix_type::index_view offsets, row_lengths, column_bases;
   typename matrix_type::column_view col_indices;
   typename matrix_type::values_view values;
-  Kokkos::View<unsigned*, MemorySpace> work_counter;
+  Kokkos::View<unsigned, MemorySpace> work_counter;
   typename x_type::view_type x;
   typename y_type::view_type y;
   RowResult<Entry, YInner> result;
