@@ -126,6 +126,7 @@ def profiles(directory, fallback_bench=None):
         tag = path.name.removesuffix(".gz").removesuffix(".csv")
         name, _, precision = tag.rpartition("-")
         bench = directory / f"bench-{tag}" / "bench.json"
+        bench = bench if bench.exists() else bench.with_suffix(".json.gz")  # as committed
         bench = bench if bench.exists() else fallback_bench
         yield (path, tag, *(bench_facts(bench, name, precision) if bench else (None, None)))
 
