@@ -8,6 +8,8 @@
 #                                     SpmmFunctor and cuSPARSE's SpMM kernels too)
 #   VARIANTS=a,b scripts/gpu_profile.sh ...   (only these of ours, compound-bench --variants:
 #                                     a search under ncu profiles every candidate's launches)
+#   SECTIONS="WarpStateStats" scripts/gpu_profile.sh ...   (ncu sections besides the metrics: the
+#                                     warp stall reasons, which summary.md lists per kernel)
 #
 # DB "-": no database (ours is searched).
 # Runs compound-bench once per matrix and precision with one timed launch (--samples 1
@@ -31,6 +33,8 @@ k=${K:-1}
 db_args=(--db "$db")
 [ "$db" = - ] && db_args=()
 [ -n "${VARIANTS:-}" ] && db_args+=(--variants "$VARIANTS")
+sections=()
+for section in ${SECTIONS:-}; do sections+=(--section "$section"); done
 [ ${#targets[@]} -gt 0 ] || targets=(dirac-bunny-l2:double helmholtz-box-k40:double helmholtz-box-k40:float
                                      elasticity-box-large:double)
 command -v ncu > /dev/null || { echo "gpu_profile.sh: ncu not found" >&2; exit 1; }
@@ -51,7 +55,7 @@ for t in "${targets[@]}"; do
   matrix=${t%%:*} precision=${t##*:}
   echo "=== ncu $matrix $precision ($(date +%T))"
   rep=$out/$matrix-$precision
-  ncu --clock-control none --metrics "$metrics" --kernel-name-base demangled -k "$kernels" -o "$rep" -f \
+  ncu --clock-control none --metrics "$metrics" "${sections[@]}" --kernel-name-base demangled -k "$kernels" -o "$rep" -f \
     "$build/perf_tests/bench/compound-bench" --zoo "$index" "${db_args[@]}" --out "$out/bench-$matrix-$precision" \
     --matrices "$matrix" --precision "$precision" --k "$k" --samples 1 --batch 1 --timing wall > "$rep.log" 2>&1 ||
     { echo "ncu failed:"; tail -5 "$rep.log"; continue; }

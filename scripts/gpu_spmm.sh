@@ -19,7 +19,8 @@
 #              helmholtz-box-k40, dirac-torus-l1 and elasticity-box-52 in double): DRAM bytes,
 #              L1 and L2 hit rates, L2-to-L1 bytes and sectors per request of ours' SpMV and SpMM
 #              against cuSPARSE's, for the k = 8 target (x gathered k values at a time from L2?);
-#              NCU_KS (default "1 8"), NCU_VARIANTS: only these of ours (gpu_profile.sh VARIANTS)
+#              NCU_KS (default "1 8"), NCU_VARIANTS: only these of ours (gpu_profile.sh VARIANTS),
+#              NCU_SECTIONS (default WarpStateStats: the stall reasons; "" for none)
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 #   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
 #              variant-space suites, the examples, the mpi cases (ranks sharing the one GPU),
@@ -33,7 +34,9 @@
 #   STEPS="build bench" ZOO_SCALE=xl ZOO_ONLY=helmholtz-box-xl,dirac-torus-xl,elasticity-box-xl KS=1,8 \
 #     BENCH_SPMM_LAYOUTS=2 ...
 #     (issue 17's k = 8 target on the xl grids: generating them took 47-175 s each on an H200
-#     machine; the bench searches matrices the database has no record of)
+#     machine, now one process per matrix during the build; the bench searches matrices the
+#     database has no record of)
+#   SPMM_LAUNCH_BOUNDS="256:2;256:4;256:8" ...   (the SpMM at other launch bounds than the default)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${WORK:-gpu_spmm_out}
@@ -49,6 +52,44 @@ wants() { [[ " $steps " == *" $1 "* ]]; }
 ks=${KS:-1,2,4,8,16}
 ks_rerun=${KS_RERUN:-1,8}
 precisions=${PRECISIONS:-float,double}
+
+zoo_scale=${ZOO_SCALE:-tune}
+zoo=/tmp/compound_zoo_spmm_$zoo_scale
+# The zoo: one compound-zoo process per matrix of ZOO_ONLY into $zoo/parts/NAME (its exit code in
+# NAME.rc), started once compound-zoo is built, so that generation (47-175 s per xl matrix, one
+# core each) overlaps the build; zoo_ready waits for them and joins their indexes into
+# $zoo/index.json (the files linked beside it). Without the build step: one process, as before.
+start_zoo() {
+  [ -f $zoo/index.json ] && return
+  local name
+  for name in ${zoo_only//,/ }; do
+    mkdir -p "$zoo/parts/$name"
+    ( build-cuda/perf_tests/zoo/compound-zoo --out "$zoo/parts/$name" --scale "$zoo_scale" --only "$name" \
+        > "$out/zoo_$name.log" 2>&1
+      echo $? > "$zoo/parts/$name.rc" ) &
+  done
+}
+zoo_ready() {
+  [ -f $zoo/index.json ] && return 0
+  if [ ! -d $zoo/parts ]; then
+    build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale "$zoo_scale" --only "$zoo_only" > "$out/zoo.log" 2>&1 ||
+      { tail "$out/zoo.log"; return 1; }
+    return 0
+  fi
+  local name
+  for name in ${zoo_only//,/ }; do
+    while [ ! -e "$zoo/parts/$name.rc" ]; do sleep 2; done
+    [ "$(cat "$zoo/parts/$name.rc")" = 0 ] || { echo "compound-zoo failed on $name:"; tail -5 "$out/zoo_$name.log"; return 1; }
+    ln -sf "$zoo/parts/$name/$name.mtx" "$zoo/$name.mtx"
+  done
+  python3 - "$zoo" ${zoo_only//,/ } <<'PY'
+import json, pathlib, sys
+zoo = pathlib.Path(sys.argv[1])
+parts = [json.loads((zoo / "parts" / name / "index.json").read_text()) for name in sys.argv[2:]]
+index = dict(parts[0], matrices=[m for p in parts for m in p["matrices"]])
+(zoo / "index.json").write_text(json.dumps(index, indent=2) + "\n")
+PY
+}
 
 step device
 nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -66,14 +107,22 @@ if wants build; then
     -DCOMPOUND_SPARSE_WITH_KOKKOS_KERNELS=ON -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper -DCMAKE_PREFIX_PATH=$deps \
     -DCOMPOUND_SPARSE_GTEST_SOURCE_DIR=$deps/src/googletest -DCOMPOUND_SPARSE_ENABLE_TESTS=ON \
     -DCOMPOUND_SPARSE_ENABLE_REPORT_TEST=OFF -UCOMPOUND_SPARSE_LAUNCH_BOUNDS -UCOMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS \
+    ${SPMM_LAUNCH_BOUNDS:+"-DCOMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS=$SPMM_LAUNCH_BOUNDS"} \
     > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-  step "build (default GPU variant space)"
-  start=$SECONDS
+  start=$SECONDS  # the build's time includes compound-zoo's (and the library it links), built first
+  zoo_alongside=
+  if wants tune || wants bench || wants rerun || wants ncu; then
+    step "compound-zoo, then the zoo in the background during the build"
+    ninja -C build-cuda -j "$(nproc)" compound-zoo > "$out/build_zoo.log" 2>&1 || { tail -30 "$out/build_zoo.log"; exit 1; }
+    start_zoo
+    zoo_alongside=" (the zoo generated alongside from $((SECONDS - start)) s)"
+  fi
+  step "build (default GPU variant space${SPMM_LAUNCH_BOUNDS:+, SpMM at $SPMM_LAUNCH_BOUNDS})"
   # TARGETS (e.g. "compound-zoo compound-tune compound-bench example_helmholtz_multisource
   # example_dirac_eigenvectors") builds only those: the tune and bench steps without the tests.
   ninja -C build-cuda -k 0 -j "$(nproc)" ${TARGETS:-} > "$out/build.log" 2>&1
   rc=$?
-  echo "default GPU build${TARGETS:+ of $TARGETS}: $((SECONDS - start)) s on $(nproc) cores, ninja rc $rc" |
+  echo "default GPU build${TARGETS:+ of $TARGETS}: $((SECONDS - start)) s on $(nproc) cores$zoo_alongside, ninja rc $rc" |
     tee "$out/build_time.txt"
   cp build-cuda/.ninja_log "$out/ninja_log.txt"
   # The longest translation units (seconds, output), from ninja's log.
@@ -96,8 +145,6 @@ if wants tests; then
   done
 fi
 
-zoo_scale=${ZOO_SCALE:-tune}
-zoo=/tmp/compound_zoo_spmm_$zoo_scale
 # bench_run DIR KS REPORT: compound-bench (from the tuned database, if any) at k = KS into $out/DIR,
 # then report/spmm.py into $out/REPORT.
 bench_run() {
@@ -109,8 +156,7 @@ bench_run() {
   python3 perf_tests/report/spmm.py "$out/$1" --out "$out/$3" && cat "$out/$3"
 }
 if wants tune || wants bench || wants rerun; then
-  [ -f $zoo/index.json ] || build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale "$zoo_scale" --only "$zoo_only" \
-    > "$out/zoo.log" 2>&1 || { tail "$out/zoo.log"; exit 1; }
+  zoo_ready || exit 1
 fi
 # SEED_DB: a database of an earlier run (.json or .json.gz): tune continues it (its records are
 # skipped, --resume yes), and without tune the examples and the bench read it as it is.
@@ -146,11 +192,10 @@ if wants ncu; then
   step "Nsight Compute at k = 1 and 8"
   ncu_db=-
   [ -f "$out/tuning/sm_90.json" ] && ncu_db=$out/tuning/sm_90.json
-  [ -f $zoo/index.json ] || build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale "$zoo_scale" --only "$zoo_only" \
-    > "$out/zoo.log" 2>&1
+  zoo_ready || exit 1
   for k in ${NCU_KS:-1 8}; do
     # shellcheck disable=SC2086  # NCU_PAIRS: a list
-    K=$k VARIANTS=${NCU_VARIANTS:-} scripts/gpu_profile.sh build-cuda $zoo/index.json "$ncu_db" "$out/ncu_k$k" \
+    K=$k VARIANTS=${NCU_VARIANTS:-} SECTIONS=${NCU_SECTIONS-WarpStateStats} scripts/gpu_profile.sh build-cuda $zoo/index.json "$ncu_db" "$out/ncu_k$k" \
       ${NCU_PAIRS:-helmholtz-box-k40:double dirac-torus-l1:double elasticity-box-52:double}
   done
 fi

@@ -42,6 +42,20 @@ METRICS = {
     "lts__throughput.avg.pct_of_peak_sustained_elapsed": "l2%",
 }
 
+# Warp stall reasons (ncu --section WarpStateStats, gpu_profile.sh SECTIONS): the average warps
+# stalled for each reason per issued instruction, e.g.
+# smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio -> long_scoreboard.
+STALL = re.compile(r"issue_stalled_([a-z_]+?)_per_issue_active\.ratio$")
+
+
+def top_stalls(launches, count=3):
+    """The `count` largest stall reasons over the launches (medians), as 'reason value, ...'; '-'
+    where the profile has none."""
+    reasons = {reason for launch in launches for reason in launch["stalls"]}
+    medians = {reason: statistics.median(launch["stalls"].get(reason, 0.0) for launch in launches) for reason in reasons}
+    ranked = sorted(medians.items(), key=lambda item: -item[1])[:count]
+    return ", ".join(f"{reason} {value:.1f}" for reason, value in ranked) if ranked else "-"
+
 
 def number(text):
     try:
@@ -98,7 +112,8 @@ def read_profile(path):
             continue
         d = dict(zip(header, r))
         launches.append({"name": d["Kernel Name"], "grid": d.get("Grid Size", ""), "block": d.get("Block Size", ""),
-                         **{short: number(d.get(m, "nan")) for m, short in METRICS.items()}})
+                         **{short: number(d.get(m, "nan")) for m, short in METRICS.items()},
+                         "stalls": {STALL.search(m).group(1): number(v) for m, v in d.items() if STALL.search(m)}})
     return launches
 
 
@@ -137,7 +152,9 @@ def summarise(directory, fallback_bench=None):
            "read + written over the compulsory bytes (matrix, x, y once); DRAM GB/s: those bytes over the "
            "kernel's duration, and as a fraction of the copy bandwidth the bench measured in the same "
            "process; sectors / request: global loads; L2→L1 GB/s: the bytes L1 read from L2 over the kernel's "
-           "duration (the SpMM's gathers of x), and L2 % peak: L2's throughput.\n"]
+           "duration (the SpMM's gathers of x), and L2 % peak: L2's throughput; top stalls: the three largest "
+           "warp stall reasons, in warps stalled per issued instruction (profiles with ncu's WarpStateStats "
+           "section).\n"]
     for path, tag, compulsory, copy in profiles(directory, fallback_bench):
         launches = read_profile(path)
         out.append(f"## {tag}\n")
@@ -151,8 +168,9 @@ def summarise(directory, fallback_bench=None):
         for launch in launches:
             groups.setdefault((kernel_label(launch["name"]), launch["grid"], launch["block"]), []).append(launch)
         out.append("| kernel | grid × block | launches | µs | DRAM MB | bytes / compulsory | DRAM GB/s (of copy) | "
-                   "DRAM % peak | occupancy % | sectors / request | L2 hit % | regs | L1 hit % | L2→L1 GB/s | L2 % peak |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+                   "DRAM % peak | occupancy % | sectors / request | L2 hit % | regs | L1 hit % | L2→L1 GB/s | L2 % peak | "
+                   "top stalls (warps per issue) |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for (label, grid, block), ls in groups.items():
             med = {k: statistics.median(x[k] for x in ls) for k in METRICS.values()}
             dram = med["read"] + med["write"]
@@ -163,7 +181,7 @@ def summarise(directory, fallback_bench=None):
             l2_to_l1 = f"{32 * med['l2_to_l1_sectors'] / med['ns']:.0f}" if med["ns"] > 0 else "nan"
             out.append(f"| {label} | {grid} × {block} | {len(ls)} | {med['ns'] / 1e3:.2f} | {dram / 1e6:.1f} | {ratio} | "
                        f"{rate} | {med['dram%']:.1f} | {med['occupancy%']:.1f} | {spr:.2f} | {med['l2hit%']:.1f} | "
-                       f"{med['regs']:.0f} | {med['l1hit%']:.1f} | {l2_to_l1} | {med['l2%']:.1f} |")
+                       f"{med['regs']:.0f} | {med['l1hit%']:.1f} | {l2_to_l1} | {med['l2%']:.1f} | {top_stalls(ls)} |")
         out.append("")
     return "\n".join(out)
 

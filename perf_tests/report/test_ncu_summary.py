@@ -17,7 +17,9 @@ HEADER = ['"ID"', '"Kernel Name"', '"Block Size"', '"Grid Size"', '"dram__bytes_
           '"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"', '"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"',
           '"launch__registers_per_thread"', '"lts__t_sector_hit_rate.pct"',
           '"sm__warps_active.avg.pct_of_peak_sustained_active"', '"l1tex__t_sector_hit_rate.pct"',
-          '"lts__t_sectors_srcunit_tex_op_read.sum"', '"lts__throughput.avg.pct_of_peak_sustained_elapsed"']
+          '"lts__t_sectors_srcunit_tex_op_read.sum"', '"lts__throughput.avg.pct_of_peak_sustained_elapsed"',
+          '"smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio"',
+          '"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio"']
 OURS = ("void Kokkos::cuda_parallel_launch_local_memory<Kokkos::ParallelFor<compound_sparse::SpmvFunctor<2, "
         "compound_sparse::Quaternion<double>, compound_sparse::SlicedEll<16>, compound_sparse::Soa, "
         "compound_sparse::Aos, compound_sparse::Aos, Kokkos::CudaSpace>, Kokkos::TeamPolicy<Kokkos::Cuda>>>(T1)")
@@ -29,7 +31,7 @@ SPMM = ("void compound_sparse::impl::row_kernel<compound_sparse::impl::SpmmFunct
 
 def row(i, name, dram_read, ns):
     values = [str(i), name, "(256, 1, 1)", "(528, 1, 1)", f"{dram_read:,}", "1000000", "50", str(ns), "100", "800",
-              "40", "25", "45", "60", "1,250,000", "70"]
+              "40", "25", "45", "60", "1,250,000", "70", "12.5", "1.5"]
     return ",".join(f'"{v}"' for v in values)
 
 
@@ -64,7 +66,7 @@ def main():
                   # three launches grouped; median 20 us; (9 + 1) MB / 5 MB = 2.00; 10 MB in 20 us = 500 GB/s,
                   # 0.12 of 4 TB/s; 800 / 100 sectors
                   "| ours dynamic_warp slicedell<16>.soa.aos.aos | (528, 1, 1) × (256, 1, 1) | 3 | 20.00 | 10.0 | 2.00 |"
-                  " 500 (0.12) | 50.0 | 45.0 | 8.00 | 25.0 | 40 | 60.0 | 2000 | 70.0 |",
+                  " 500 (0.12) | 50.0 | 45.0 | 8.00 | 25.0 | 40 | 60.0 | 2000 | 70.0 | long_scoreboard 12.5, wait 1.5 |",
                   # the SpMM: its kind, "spmm" and the matrix's two layouts; 32 B x 1.25M sectors in 25 us
                   "| ours dynamic_team spmm slicedell<32,16>.aos | (528, 1, 1) × (256, 1, 1) | 1 | 25.00 |",
                   " | 40 | 60.0 | 1600 | 70.0 |",
