@@ -43,6 +43,23 @@ Kokkos::View<T*, MemorySpace> on_device(const std::vector<T>& host, const char* 
   return d;
 }
 
+/// Up to Capacity coefficients of a kernel, passed to it by value: no device allocation, copy
+/// and free per call, each of which waits for the device (LOBPCG at GPU size makes about 12
+/// combines an iteration). Larger sets go through on_device.
+template <class T, int Capacity>
+struct SmallCoefficients {
+  T values[Capacity];
+  KOKKOS_INLINE_FUNCTION const T& operator()(const std::size_t i) const { return values[i]; }
+};
+
+/// The host values as SmallCoefficients (host.size() <= Capacity).
+template <int Capacity, class T>
+SmallCoefficients<T, Capacity> small_coefficients(const std::vector<T>& host) {
+  SmallCoefficients<T, Capacity> small{};
+  for (std::size_t i = 0; i < host.size(); ++i) small.values[i] = host[i];
+  return small;
+}
+
 /// What Kokkos needs of an array reduction of `value_count` doubles: the sums start at 0
 /// and add up. The reductions below derive from it.
 struct ArraySum {
@@ -111,6 +128,44 @@ struct BilinearSums : ArraySum {
   }
 };
 
+/// Y(:, j) = c(j) X(:, j) + c(k + j) Y(:, j) (axpby_columns), c read as c(i).
+template <class Coefficients, class T, class Layout, class MemorySpace>
+void axpby_columns_kernel(const Coefficients& c, const cs::MultiVector<Kokkos::complex<T>, Layout, MemorySpace>& x,
+                          const cs::MultiVector<Kokkos::complex<T>, Layout, MemorySpace>& y) {
+  const auto xd = x.data;
+  const auto yd = y.data;
+  const int k = x.count();
+  Kokkos::parallel_for(
+      "examples::axpby_columns", Kokkos::RangePolicy<typename MemorySpace::execution_space>(0, xd.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) {
+        for (int j = 0; j < k; ++j) yd(i, j) = c(j) * xd(i, j) + c(k + j) * yd(i, j);
+      });
+}
+
+/// W = V M + beta W (combine), M read as md(i).
+template <class Coefficients, class Value, class Layout, class MemorySpace>
+void combine_kernel(const Coefficients& md, const cs::MultiVector<Value, Layout, MemorySpace>& v,
+                    const cs::MultiVector<Value, Layout, MemorySpace>& w, double beta) {
+  using traits = cs::component_traits<Value>;
+  using scalar = typename traits::scalar_type;
+  const auto vd = v.data;
+  const auto wd = w.data;
+  const int k1 = v.count(), k2 = w.count();
+  Kokkos::parallel_for(
+      "examples::combine", Kokkos::RangePolicy<typename MemorySpace::execution_space>(0, vd.extent(0)),
+      KOKKOS_LAMBDA(const std::size_t i) {
+        for (int j = 0; j < k2; ++j) {
+          Value out = wd(i, j);
+          for (int c = 0; c < traits::size; ++c) {
+            double s = beta * static_cast<double>(traits::get(out, c));
+            for (int l = 0; l < k1; ++l) s += md(l * k2 + j) * static_cast<double>(traits::get(vd(i, l), c));
+            traits::get(out, c) = static_cast<scalar>(s);
+          }
+          wd(i, j) = out;
+        }
+      });
+}
+
 }  // namespace detail
 
 /// G[a * k2 + b] = Σ_i Σ_c V(i, a)_c W(i, b)_c: the Gram matrix of V's and W's columns in
@@ -166,16 +221,13 @@ void axpby_columns(const std::vector<Kokkos::complex<double>>& a,
                    const std::vector<Kokkos::complex<double>>& b,
                    const cs::MultiVector<Kokkos::complex<T>, Layout, MemorySpace>& y) {
   using complex = Kokkos::complex<T>;
-  const auto ad = detail::on_device<complex, MemorySpace>(std::vector<complex>(a.begin(), a.end()), "a");
-  const auto bd = detail::on_device<complex, MemorySpace>(std::vector<complex>(b.begin(), b.end()), "b");
-  const auto xd = x.data;
-  const auto yd = y.data;
-  const int k = x.count();
-  Kokkos::parallel_for(
-      "examples::axpby_columns", Kokkos::RangePolicy<typename MemorySpace::execution_space>(0, xd.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i) {
-        for (int j = 0; j < k; ++j) yd(i, j) = ad(j) * xd(i, j) + bd(j) * yd(i, j);
-      });
+  // a and b in one set: a_j at j, b_j at k + j.
+  std::vector<complex> ab(a.begin(), a.end());
+  ab.insert(ab.end(), b.begin(), b.end());
+  if (ab.size() <= 32)
+    detail::axpby_columns_kernel(detail::small_coefficients<32>(ab), x, y);
+  else
+    detail::axpby_columns_kernel(detail::on_device<complex, MemorySpace>(ab, "ab"), x, y);
 }
 
 /// W = V M + beta W with a real k1 x k2 matrix M (row-major): W(:, j) = Σ_l M[l * k2 + j]
@@ -183,25 +235,10 @@ void axpby_columns(const std::vector<Kokkos::complex<double>>& a,
 template <class Value, class Layout, class MemorySpace>
 void combine(const cs::MultiVector<Value, Layout, MemorySpace>& v, const std::vector<double>& m,
              const cs::MultiVector<Value, Layout, MemorySpace>& w, double beta) {
-  using traits = cs::component_traits<Value>;
-  using scalar = typename traits::scalar_type;
-  const auto md = detail::on_device<double, MemorySpace>(m, "M");
-  const auto vd = v.data;
-  const auto wd = w.data;
-  const int k1 = v.count(), k2 = w.count();
-  Kokkos::parallel_for(
-      "examples::combine", Kokkos::RangePolicy<typename MemorySpace::execution_space>(0, vd.extent(0)),
-      KOKKOS_LAMBDA(const std::size_t i) {
-        for (int j = 0; j < k2; ++j) {
-          Value out = wd(i, j);
-          for (int c = 0; c < traits::size; ++c) {
-            double s = beta * static_cast<double>(traits::get(out, c));
-            for (int l = 0; l < k1; ++l) s += md(l * k2 + j) * static_cast<double>(traits::get(vd(i, l), c));
-            traits::get(out, c) = static_cast<scalar>(s);
-          }
-          wd(i, j) = out;
-        }
-      });
+  if (m.size() <= 256)
+    detail::combine_kernel(detail::small_coefficients<256>(m), v, w, beta);
+  else
+    detail::combine_kernel(detail::on_device<double, MemorySpace>(m, "M"), v, w, beta);
 }
 
 }  // namespace examples
