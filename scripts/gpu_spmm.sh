@@ -21,6 +21,10 @@
 #              against cuSPARSE's, for the k = 8 target (x gathered k values at a time from L2?);
 #              NCU_KS (default "1 8"), NCU_VARIANTS: only these of ours (gpu_profile.sh VARIANTS),
 #              NCU_SECTIONS (default WarpStateStats: the stall reasons; "" for none)
+#   k8lab      perf_tests/results/h200/spmm_k8_lab (k = 8, complex double, Sliced ELL): the row
+#              kernel at other batches and bounds, and a kernel whose row threads load different
+#              slots and share them by shuffles, bit for bit against the library's; on
+#              K8LAB_MATRICES of the zoo (default helmholtz-box-k40), then under memcheck
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 #   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
 #              variant-space suites, the examples, the mpi cases (ranks sharing the one GPU),
@@ -111,7 +115,7 @@ if wants build; then
     > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
   start=$SECONDS  # the build's time includes compound-zoo's (and the library it links), built first
   zoo_alongside=
-  if wants tune || wants bench || wants rerun || wants ncu; then
+  if wants tune || wants bench || wants rerun || wants ncu || wants k8lab; then
     step "compound-zoo, then the zoo in the background during the build"
     ninja -C build-cuda -j "$(nproc)" compound-zoo > "$out/build_zoo.log" 2>&1 || { tail -30 "$out/build_zoo.log"; exit 1; }
     start_zoo
@@ -198,6 +202,25 @@ if wants ncu; then
     K=$k VARIANTS=${NCU_VARIANTS:-} SECTIONS=${NCU_SECTIONS-WarpStateStats} scripts/gpu_profile.sh build-cuda $zoo/index.json "$ncu_db" "$out/ncu_k$k" \
       ${NCU_PAIRS:-helmholtz-box-k40:double dirac-torus-l1:double elasticity-box-52:double}
   done
+fi
+
+if wants k8lab; then
+  step "the k = 8 SpMM lab (perf_tests/results/h200/spmm_k8_lab)"
+  cmake -S perf_tests/results/h200/spmm_k8_lab -B /tmp/k8-lab -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DKokkos_ROOT=$prefix -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper \
+    -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" > "$out/k8lab_configure.log" 2>&1 &&
+    ninja -C /tmp/k8-lab > "$out/k8lab_build.log" 2>&1 ||
+    { grep -a -E "error|warning" -A3 "$out/k8lab_build.log" "$out/k8lab_configure.log" | head -60; }
+  if [ -x /tmp/k8-lab/coop_spmm ]; then
+    zoo_ready || exit 1
+    for name in ${K8LAB_MATRICES:-helmholtz-box-k40}; do
+      [ -e "$zoo/$name.mtx" ] || { echo "k8lab: $name is not in the zoo"; continue; }
+      /tmp/k8-lab/coop_spmm "$zoo/$name.mtx" "$out/k8lab_$name.csv" 2>&1 | tee "$out/k8lab_$name.log"
+      compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/k8-lab/coop_spmm "$zoo/$name.mtx" \
+        > "$out/k8lab_memcheck_$name.log" 2>&1
+      echo "k8lab memcheck $name: rc=$? $(grep -a 'ERROR SUMMARY' "$out/k8lab_memcheck_$name.log")"
+    done
+  fi
 fi
 
 if wants sanitizer; then
