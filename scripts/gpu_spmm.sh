@@ -208,7 +208,8 @@ if wants k8lab; then
   step "the k = 8 SpMM lab (perf_tests/results/h200/spmm_k8_lab)"
   cmake -S perf_tests/results/h200/spmm_k8_lab -B /tmp/k8-lab -G Ninja -DCMAKE_BUILD_TYPE=Release \
     -DKokkos_ROOT=$prefix -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper \
-    -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" > "$out/k8lab_configure.log" 2>&1 &&
+    -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" \
+    -DCOMPOUND_SPARSE_LIBRARY="$PWD/build-cuda/libcompound_sparse.a" > "$out/k8lab_configure.log" 2>&1 &&
     ninja -C /tmp/k8-lab > "$out/k8lab_build.log" 2>&1 ||
     { grep -a -E "error|warning" -A3 "$out/k8lab_build.log" "$out/k8lab_configure.log" | head -60; }
   if [ -x /tmp/k8-lab/coop_spmm ]; then

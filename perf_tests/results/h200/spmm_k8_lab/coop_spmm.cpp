@@ -63,7 +63,7 @@ template <unsigned Threads, unsigned MinBlocks>
 __global__ void __launch_bounds__(Threads, MinBlocks) coop_k8(const CoopArgs a) {
 #if defined(__CUDA_ARCH__)  // shuffle_components (impl/plain_kernel.hpp) is device code only
   using traits = cs::entry_traits<C>;
-  const int t = static_cast<int>(threadIdx.x & 3);  // vectors 2t and 2t + 1 of the row
+  const int t = static_cast<int>(threadIdx.x & 3);   // vectors 2t and 2t + 1 of the row
   const unsigned mask = 0xfu << (threadIdx.x & 28);  // the row's four lanes
   const int rows_per_grid = static_cast<int>(gridDim.x * (Threads / 4));
   for (int row = static_cast<int>(blockIdx.x * (Threads / 4) + threadIdx.x / 4); row < a.num_rows;
@@ -120,8 +120,9 @@ void coop(const Matrix& a, const Multi& x, const Multi& y) {
 template <unsigned Threads, unsigned MinBlocks, int Vectors, int Batch>
 void library(const Matrix& a, const Multi& x, const Multi& y) {
   cs::impl::row_spmm<Exec, cs::ScheduleKind::Static, Threads, MinBlocks, C, Outer, cs::Aos, cs::Aos, cs::Aos,
-                     Kokkos::CudaSpace, Vectors, Batch>(Exec(), cs::Schedule<cs::ScheduleKind::Static, Threads, MinBlocks>{},
-                                                        cs::impl::RowResult<C, cs::Aos>::make(C(1, 0), C(0, 0)), a, x, y);
+                     Kokkos::CudaSpace, Vectors, Batch>(
+      Exec(), cs::Schedule<cs::ScheduleKind::Static, Threads, MinBlocks>{},
+      cs::impl::RowResult<C, cs::Aos>::make(C(1, 0), C(0, 0)), a, x, y);
 }
 
 /// Median over 7 runs of 20 calls of f, in seconds per call, after 5 warm-ups.
@@ -216,6 +217,9 @@ int main(int argc, char** argv) {
   const auto y1 = cs::only_vector(cs::to_device<cs::Aos>(std::vector<std::vector<C>>{zeros[0]}, "y"));
   const double spmv = median_seconds([&] { cs::spmv(spmv_schedule, C(1, 0), a, x1, C(0, 0), y1); });
   std::printf("%-32s %9.2f us\n", "spmv.t256.b4.l2", spmv * 1e6);
-  if (csv) std::fprintf(csv, "spmv.t256.b4.l2,%.9g,1\n", spmv), std::fclose(csv);
+  if (csv) {
+    std::fprintf(csv, "spmv.t256.b4.l2,%.9g,1\n", spmv);
+    std::fclose(csv);
+  }
   return 0;
 }
