@@ -218,7 +218,7 @@ if wants k8lab; then
       [ -e "$zoo/$name.mtx" ] || { echo "k8lab: $name is not in the zoo"; continue; }
       /tmp/k8-lab/coop_spmm "$zoo/$name.mtx" "$out/k8lab_$name.csv" 2>&1 | tee "$out/k8lab_$name.log"
       compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/k8-lab/coop_spmm "$zoo/$name.mtx" \
-        > "$out/k8lab_memcheck_$name.log" 2>&1
+        "$out/k8lab_memcheck_$name.csv" check > "$out/k8lab_memcheck_$name.log" 2>&1
       echo "k8lab memcheck $name: rc=$? $(grep -a 'ERROR SUMMARY' "$out/k8lab_memcheck_$name.log")"
     done
   fi
