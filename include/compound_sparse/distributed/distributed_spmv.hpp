@@ -50,6 +50,7 @@
 #include "../compound_vector.hpp"
 #include "../error.hpp"
 #include "../host_csr.hpp"
+#include "../impl/segmented_sum.hpp"  // impl::device_list
 #include "../tuning/tuned_spmv.hpp"
 #include "partition.hpp"
 
@@ -493,11 +494,7 @@ class DistributedSpmv {
       }
     }
     off_diagonal.num_rows = static_cast<int>(boundary.size());
-    Kokkos::View<int*, memory_space> rows("compound_sparse::boundary_rows", boundary.size());
-    auto mirror = Kokkos::create_mirror_view(rows);
-    for (std::size_t i = 0; i < boundary.size(); ++i) mirror(i) = boundary[i];
-    Kokkos::deep_copy(rows, mirror);
-    boundary_rows_ = rows;
+    boundary_rows_ = impl::device_list<memory_space>(boundary, "compound_sparse::boundary_rows");
   }
 
   /// Who sends what: the halo's columns grouped by owner (contiguous: the halo is sorted
@@ -519,16 +516,13 @@ class DistributedSpmv {
     impl::check_mpi(MPI_Alltoallv(halo_columns_.data(), receive_counts_.data(), receive_offsets_.data(), MPI_INT,
                                   requested.data(), send_counts_.data(), send_offsets_.data(), MPI_INT, comm_),
                     "MPI_Alltoallv");
-    Kokkos::View<int*, memory_space> rows("compound_sparse::send_rows", requested.size());
-    auto mirror = Kokkos::create_mirror_view(rows);
-    for (std::size_t i = 0; i < requested.size(); ++i) {
-      COMPOUND_SPARSE_REQUIRE(requested[i] >= first_ && requested[i] < first_ + local_rows(),
-                              "DistributedSpmv: rank " << rank_ << " was asked for column " << requested[i]
+    for (int& column : requested) {  // to the local row that holds it
+      COMPOUND_SPARSE_REQUIRE(column >= first_ && column < first_ + local_rows(),
+                              "DistributedSpmv: rank " << rank_ << " was asked for column " << column
                                                        << ", which it does not own (the ranks' partitions differ?)");
-      mirror(i) = requested[i] - first_;
+      column -= first_;
     }
-    Kokkos::deep_copy(rows, mirror);
-    send_rows_ = rows;
+    send_rows_ = impl::device_list<memory_space>(requested, "compound_sparse::send_rows");
   }
 
   /// The NCCL communicator (its id from rank 0 by MPI_Bcast) and the exchange's stream.
