@@ -71,29 +71,17 @@ echo "cores $(nproc)" | tee -a "$out/device.txt"
 export COMPOUND_SPARSE_COMMIT=$(cat .carry/commit 2> /dev/null || git rev-parse --short HEAD)
 echo "commit $COMPOUND_SPARSE_COMMIT" | tee -a "$out/device.txt"
 
-# The zoo: one compound-zoo process per matrix into $zoo/NAME/, its exit code in $zoo/NAME.rc.
-declare -A generating  # the matrices this script has started: each generated once
-generate() {  # generate NAME SCALE
-  [ -e "$zoo/$1.rc" ] || [ -n "${generating[$1]:-}" ] && return
-  generating[$1]=1
-  mkdir -p "$zoo/$1"
-  (
-    start=$SECONDS
-    "$build/perf_tests/zoo/compound-zoo" --out "$zoo/$1" --scale "$2" --only "$1" > "$out/zoo_$1.log" 2>&1
-    rc=$?
-    echo "compound-zoo rc $rc after $((SECONDS - start)) s" >> "$out/zoo_$1.log"
-    echo $rc > "$zoo/$1.rc.tmp" && mv "$zoo/$1.rc.tmp" "$zoo/$1.rc"
-  ) &
-}
+# The zoo: one compound-zoo process per matrix into $zoo/NAME/, its exit code in $zoo/NAME.rc
+# (scripts/zoo_background.sh).
+source scripts/zoo_background.sh
 start_zoo() {
   local name
-  for name in "${names[@]}"; do generate "$name" "$scale"; done
-  for name in "${names2[@]}"; do generate "$name" "$scale2"; done
+  for name in "${names[@]}"; do zoo_generate "$build/perf_tests/zoo/compound-zoo" "$zoo" "$name" "$scale"; done
+  for name in "${names2[@]}"; do zoo_generate "$build/perf_tests/zoo/compound-zoo" "$zoo" "$name" "$scale2"; done
 }
 wait_zoo() {  # wait_zoo NAME: 0 once it is there, 1 if its generation failed
   [ -e "$zoo/$1.rc" ] || start_zoo
-  while [ ! -e "$zoo/$1.rc" ]; do sleep 2; done
-  [ "$(cat "$zoo/$1.rc")" = 0 ] || { echo "compound-zoo failed on $1:"; tail -5 "$out/zoo_$1.log"; return 1; }
+  zoo_wait "$zoo" "$1"
 }
 
 if wants build; then

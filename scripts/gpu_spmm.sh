@@ -59,18 +59,16 @@ precisions=${PRECISIONS:-float,double}
 
 zoo_scale=${ZOO_SCALE:-tune}
 zoo=/tmp/compound_zoo_spmm_$zoo_scale
-# The zoo: one compound-zoo process per matrix of ZOO_ONLY into $zoo/parts/NAME (its exit code in
-# NAME.rc), started once compound-zoo is built, so that generation (47-175 s per xl matrix, one
-# core each) overlaps the build; zoo_ready waits for them and joins their indexes into
-# $zoo/index.json (the files linked beside it). Without the build step: one process, as before.
+# The zoo: one compound-zoo process per matrix of ZOO_ONLY into $zoo/parts/NAME
+# (scripts/zoo_background.sh), started once compound-zoo is built, so that generation overlaps
+# the build; zoo_ready waits for them and joins their indexes into $zoo/index.json (the files
+# linked beside it). Without the build step: one process, as before.
+source scripts/zoo_background.sh
 start_zoo() {
   [ -f $zoo/index.json ] && return
   local name
   for name in ${zoo_only//,/ }; do
-    mkdir -p "$zoo/parts/$name"
-    ( build-cuda/perf_tests/zoo/compound-zoo --out "$zoo/parts/$name" --scale "$zoo_scale" --only "$name" \
-        > "$out/zoo_$name.log" 2>&1
-      echo $? > "$zoo/parts/$name.rc" ) &
+    zoo_generate build-cuda/perf_tests/zoo/compound-zoo "$zoo/parts" "$name" "$zoo_scale"
   done
 }
 zoo_ready() {
@@ -82,8 +80,7 @@ zoo_ready() {
   fi
   local name
   for name in ${zoo_only//,/ }; do
-    while [ ! -e "$zoo/parts/$name.rc" ]; do sleep 2; done
-    [ "$(cat "$zoo/parts/$name.rc")" = 0 ] || { echo "compound-zoo failed on $name:"; tail -5 "$out/zoo_$name.log"; return 1; }
+    zoo_wait "$zoo/parts" "$name" || return 1
     ln -sf "$zoo/parts/$name/$name.mtx" "$zoo/$name.mtx"
   done
   python3 - "$zoo" ${zoo_only//,/ } <<'PY'

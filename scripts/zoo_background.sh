@@ -1,0 +1,29 @@
+# Sourced by the GPU scripts (gpu_spmm.sh, gpu_distributed.sh): zoo matrices generated one
+# compound-zoo process per matrix, in the background, so that generation (47-284 s per xl
+# matrix, one core each) overlaps the build or other steps. Uses the caller's $out for logs.
+#
+#   zoo_generate TOOL DIR NAME SCALE   starts `TOOL --out DIR/NAME --scale SCALE --only NAME`
+#                                      once (DIR/NAME.rc: its exit code when done; the log
+#                                      $out/zoo_NAME.log ends with the exit code and seconds)
+#   zoo_wait DIR NAME                  0 once DIR/NAME is there, 1 (and the log's tail) if
+#                                      its generation failed; it must have been started
+
+declare -A zoo_generating  # DIR/NAME of the matrices started here: each generated once
+zoo_generate() {
+  local tool=$1 dir=$2 name=$3 scale=$4
+  [ -e "$dir/$name.rc" ] || [ -n "${zoo_generating[$dir/$name]:-}" ] && return
+  zoo_generating[$dir/$name]=1
+  mkdir -p "$dir/$name"
+  (
+    start=$SECONDS
+    "$tool" --out "$dir/$name" --scale "$scale" --only "$name" > "$out/zoo_$name.log" 2>&1
+    rc=$?
+    echo "compound-zoo rc $rc after $((SECONDS - start)) s" >> "$out/zoo_$name.log"
+    echo $rc > "$dir/$name.rc.tmp" && mv "$dir/$name.rc.tmp" "$dir/$name.rc"
+  ) &
+}
+zoo_wait() {
+  local dir=$1 name=$2
+  while [ ! -e "$dir/$name.rc" ]; do sleep 2; done
+  [ "$(cat "$dir/$name.rc")" = 0 ] || { echo "compound-zoo failed on $name:"; tail -5 "$out/zoo_$name.log"; return 1; }
+}
