@@ -21,10 +21,12 @@
 #              against cuSPARSE's, for the k = 8 target (x gathered k values at a time from L2?);
 #              NCU_KS (default "1 8"), NCU_VARIANTS: only these of ours (gpu_profile.sh VARIANTS),
 #              NCU_SECTIONS (default WarpStateStats: the stall reasons; "" for none)
-#   k8lab      perf_tests/results/h200/spmm_k8_lab (k = 8, complex double, Sliced ELL): the row
-#              kernel at other batches and bounds, and a kernel whose row threads load different
-#              slots and share them by shuffles, bit for bit against the library's; on
-#              K8LAB_MATRICES of the zoo (default helmholtz-box-k40), then under memcheck
+#   k8lab      perf_tests/results/h200/spmm_k8_lab (k = 8, complex or quaternion double, Sliced
+#              ELL): the row kernel at other batches and bounds, and a kernel whose row threads
+#              load different slots and share them by shuffles, against the library's; on
+#              K8LAB_MATRICES of the zoo as NAME:complex|quaternion (default
+#              helmholtz-box-k40:complex; .mtx or the xl zoo's .csrb), then under memcheck, and
+#              with K8LAB_NCU=1 under Nsight Compute (runs right after tests)
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 #   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
 #              variant-space suites, the examples, the mpi cases (ranks sharing the one GPU),
@@ -81,7 +83,10 @@ zoo_ready() {
   local name
   for name in ${zoo_only//,/ }; do
     zoo_wait "$zoo/parts" "$name" || return 1
-    ln -sf "$zoo/parts/$name/$name.mtx" "$zoo/$name.mtx"
+    local file
+    for file in "$zoo/parts/$name/$name".{mtx,csrb}; do  # binary CSR at the xl scales
+      [ -e "$file" ] && ln -sf "$file" "$zoo/${file##*/}"
+    done
   done
   python3 - "$zoo" ${zoo_only//,/ } <<'PY'
 import json, pathlib, sys
@@ -146,6 +151,36 @@ if wants tests; then
   done
 fi
 
+# The lab first: it takes a minute and says what the k = 8 kernel should be.
+if wants k8lab; then
+  step "the k = 8 SpMM lab (perf_tests/results/h200/spmm_k8_lab)"
+  cmake -S perf_tests/results/h200/spmm_k8_lab -B /tmp/k8-lab -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DKokkos_ROOT=$prefix -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper \
+    -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" > "$out/k8lab_configure.log" 2>&1 &&
+    ninja -C /tmp/k8-lab > "$out/k8lab_build.log" 2>&1 ||
+    { grep -a -E "error|warning" -A3 "$out/k8lab_build.log" "$out/k8lab_configure.log" | head -60; }
+  if [ -x /tmp/k8-lab/coop_spmm ]; then
+    zoo_ready || exit 1
+    for pair in ${K8LAB_MATRICES:-helmholtz-box-k40:complex}; do  # NAME:complex|quaternion
+      name=${pair%%:*} entry=${pair##*:}
+      file=$(ls "$zoo/$name".mtx "$zoo/$name".csrb 2>/dev/null | head -1)
+      [ -n "$file" ] || { echo "k8lab: $name is not in the zoo"; continue; }
+      /tmp/k8-lab/coop_spmm "$entry" "$file" "$out/k8lab_$name.csv" 2>&1 | tee "$out/k8lab_$name.log"
+      compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/k8-lab/coop_spmm "$entry" "$file" \
+        "$out/k8lab_memcheck_$name.csv" check > "$out/k8lab_memcheck_$name.log" 2>&1
+      echo "k8lab memcheck $name: rc=$? $(grep -a 'ERROR SUMMARY' "$out/k8lab_memcheck_$name.log")"
+      # K8LAB_NCU=1: each kernel of the check run (one product each) under Nsight Compute: its
+      # throughputs, occupancy, registers and stall reasons (the details page, as CSV).
+      if [ -n "${K8LAB_NCU:-}" ]; then
+        ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+          --section Occupancy --section LaunchStats -k 'regex:coop_kernel|row_kernel' --csv --page details \
+          /tmp/k8-lab/coop_spmm "$entry" "$file" /dev/null check > "$out/k8lab_ncu_$name.csv" 2> "$out/k8lab_ncu_$name.log"
+        echo "k8lab ncu $name: rc=$? $(grep -a -c '' "$out/k8lab_ncu_$name.csv") lines"
+      fi
+    done
+  fi
+fi
+
 # bench_run DIR KS REPORT: compound-bench (from the tuned database, if any) at k = KS into $out/DIR,
 # then report/spmm.py into $out/REPORT.
 bench_run() {
@@ -199,26 +234,6 @@ if wants ncu; then
     K=$k VARIANTS=${NCU_VARIANTS:-} SECTIONS=${NCU_SECTIONS-WarpStateStats} scripts/gpu_profile.sh build-cuda $zoo/index.json "$ncu_db" "$out/ncu_k$k" \
       ${NCU_PAIRS:-helmholtz-box-k40:double dirac-torus-l1:double elasticity-box-52:double}
   done
-fi
-
-if wants k8lab; then
-  step "the k = 8 SpMM lab (perf_tests/results/h200/spmm_k8_lab)"
-  cmake -S perf_tests/results/h200/spmm_k8_lab -B /tmp/k8-lab -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DKokkos_ROOT=$prefix -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper \
-    -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" \
-    -DCOMPOUND_SPARSE_LIBRARY="$PWD/build-cuda/libcompound_sparse.a" > "$out/k8lab_configure.log" 2>&1 &&
-    ninja -C /tmp/k8-lab > "$out/k8lab_build.log" 2>&1 ||
-    { grep -a -E "error|warning" -A3 "$out/k8lab_build.log" "$out/k8lab_configure.log" | head -60; }
-  if [ -x /tmp/k8-lab/coop_spmm ]; then
-    zoo_ready || exit 1
-    for name in ${K8LAB_MATRICES:-helmholtz-box-k40}; do
-      [ -e "$zoo/$name.mtx" ] || { echo "k8lab: $name is not in the zoo"; continue; }
-      /tmp/k8-lab/coop_spmm "$zoo/$name.mtx" "$out/k8lab_$name.csv" 2>&1 | tee "$out/k8lab_$name.log"
-      compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/k8-lab/coop_spmm "$zoo/$name.mtx" \
-        "$out/k8lab_memcheck_$name.csv" check > "$out/k8lab_memcheck_$name.log" 2>&1
-      echo "k8lab memcheck $name: rc=$? $(grep -a 'ERROR SUMMARY' "$out/k8lab_memcheck_$name.log")"
-    done
-  fi
 fi
 
 if wants sanitizer; then
