@@ -82,11 +82,15 @@ set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
     "Launch bounds threads:min_teams_per_sm compiled for every variant")
 # The launch bounds whose variants also register their SpMM (spmm.hpp). Each SpMM adds
 # kernels per (entry type, matrix layout, row kind, pair): the tiled row kernel for each
-# multivector layout, and the SpMV kernels of Soa vectors for the kinds that split rows. On GPUs two pairs: 256:2 and 256:8, the two the SpMM lab measured, each the fastest
-# on some matrix and k (perf_tests/results/h200/spmm/). A variant of other bounds runs its
-# SpMM with the nearest of these (TunedSpmv; the registry refuses it, supports_spmm).
+# multivector layout (and, for entries of 32 bytes or less, the kernel whose lane sets share
+# the loads), and the SpMV kernels of Soa vectors for the kinds that split rows. On GPUs
+# three pairs: 256:2 and 256:8, the two the first SpMM lab measured, each the fastest on some
+# matrix and k (perf_tests/results/h200/spmm/), and 256:4, where the shared loads were fastest
+# at k = 8 on helmholtz-box-xl and dirac-torus-xl (perf_tests/results/h200/spmm_k8_lab/). A
+# variant of other bounds runs its SpMM with the nearest of these (TunedSpmv; the registry
+# refuses it, supports_spmm).
 if(COMPOUND_SPARSE_CUDA)
-  set(_cs_default_spmm_bounds "256:2;256:8")
+  set(_cs_default_spmm_bounds "256:2;256:4;256:8")
 else()
   set(_cs_default_spmm_bounds "${COMPOUND_SPARSE_LAUNCH_BOUNDS}")
 endif()

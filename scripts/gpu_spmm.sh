@@ -28,6 +28,9 @@
 #              helmholtz-box-k40:complex; .mtx or the xl zoo's .csrb), then under memcheck, and
 #              with K8LAB_NCU=1 under Nsight Compute (runs right after tests)
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
+#   xlbench    compound-bench on XL_ONLY (default helmholtz-box-xl,dirac-torus-xl; generated during
+#              the build) at k = XL_KS (default 1,8) in XL_PRECISIONS (default double), no
+#              database: issue 17's k = 8 target on the xl matrices, after the tune-scale steps
 #   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
 #              variant-space suites, the examples, the mpi cases (ranks sharing the one GPU),
 #              the tools; last, as the longest and the one a cut-off run loses least by
@@ -58,6 +61,11 @@ wants() { [[ " $steps " == *" $1 "* ]]; }
 ks=${KS:-1,2,4,8,16}
 ks_rerun=${KS_RERUN:-1,8}
 precisions=${PRECISIONS:-float,double}
+# The xlbench step's matrices (ZOO_SCALE xl), k and precisions.
+xl_only=${XL_ONLY:-helmholtz-box-xl,dirac-torus-xl}
+xl_ks=${XL_KS:-1,8}
+xl_precisions=${XL_PRECISIONS:-double}
+xl_zoo=/tmp/compound_zoo_spmm_xl
 
 zoo_scale=${ZOO_SCALE:-tune}
 zoo=/tmp/compound_zoo_spmm_$zoo_scale
@@ -66,14 +74,16 @@ zoo=/tmp/compound_zoo_spmm_$zoo_scale
 # the build; zoo_ready waits for them and joins their indexes into $zoo/index.json (the files
 # linked beside it). Without the build step: one process, as before.
 source scripts/zoo_background.sh
+# Both take DIR ONLY SCALE (default the run's zoo: $zoo, ZOO_ONLY, ZOO_SCALE).
 start_zoo() {
+  local zoo=${1:-$zoo} zoo_only=${2:-$zoo_only} zoo_scale=${3:-$zoo_scale} name
   [ -f $zoo/index.json ] && return
-  local name
   for name in ${zoo_only//,/ }; do
     zoo_generate build-cuda/perf_tests/zoo/compound-zoo "$zoo/parts" "$name" "$zoo_scale"
   done
 }
 zoo_ready() {
+  local zoo=${1:-$zoo} zoo_only=${2:-$zoo_only} zoo_scale=${3:-$zoo_scale}
   [ -f $zoo/index.json ] && return 0
   if [ ! -d $zoo/parts ]; then
     build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale "$zoo_scale" --only "$zoo_only" > "$out/zoo.log" 2>&1 ||
@@ -117,10 +127,11 @@ if wants build; then
     > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
   start=$SECONDS  # the build's time includes compound-zoo's (and the library it links), built first
   zoo_alongside=
-  if wants tune || wants bench || wants rerun || wants ncu || wants k8lab; then
+  if wants tune || wants bench || wants rerun || wants ncu || wants k8lab || wants xlbench; then
     step "compound-zoo, then the zoo in the background during the build"
     ninja -C build-cuda -j "$(nproc)" compound-zoo > "$out/build_zoo.log" 2>&1 || { tail -30 "$out/build_zoo.log"; exit 1; }
     start_zoo
+    if wants xlbench; then start_zoo $xl_zoo "$xl_only" xl; fi
     zoo_alongside=" (the zoo generated alongside from $((SECONDS - start)) s)"
   fi
   step "build (default GPU variant space${SPMM_LAUNCH_BOUNDS:+, SpMM at $SPMM_LAUNCH_BOUNDS})"
@@ -181,9 +192,10 @@ if wants k8lab; then
   fi
 fi
 
-# bench_run DIR KS REPORT: compound-bench (from the tuned database, if any) at k = KS into $out/DIR,
-# then report/spmm.py into $out/REPORT.
+# bench_run DIR KS REPORT [ZOO PRECISIONS]: compound-bench (from the tuned database, if any) at
+# k = KS into $out/DIR, then report/spmm.py into $out/REPORT.
 bench_run() {
+  local zoo=${4:-$zoo} precisions=${5:-$precisions}
   local db=()  # no database (no tune step, no SEED_DB): the bench searches every matrix
   [ -f "$out/tuning/sm_90.json" ] && db=(--db "$out/tuning/sm_90.json")
   build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json "${db[@]}" --out "$out/$1" \
@@ -244,6 +256,12 @@ if wants sanitizer; then
   compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_tuned_spmv \
     --gtest_filter='*Multivector*' > "$out/memcheck_tuned_multivectors.log" 2>&1
   echo "memcheck TunedSpmv multivectors: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_tuned_multivectors.log")"
+fi
+
+if wants xlbench; then
+  step "bench on the xl matrices $xl_only at k = $xl_ks ($xl_precisions)"
+  zoo_ready $xl_zoo "$xl_only" xl || exit 1
+  bench_run xl_bench "$xl_ks" spmm_xl.md $xl_zoo "$xl_precisions"
 fi
 
 if wants ctest; then

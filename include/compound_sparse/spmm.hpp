@@ -26,16 +26,22 @@ namespace compound_sparse {
 namespace impl {
 
 /// Vectors a thread of the SpMM row kernel accumulates (impl/spmm_functor.hpp): as many
-/// as fill 32 bytes, but 2 to 4 (4 for complex<float>, 2 for the other default entry
-/// types). On the H200, k = 2..16 on four matrices (perf_tests/results/h200/spmm/README.md
-/// gives each): with 4, complex<float> ran 1.2-1.5x faster than an earlier run of one
-/// vector a thread (on another H200 of the same kind); within one run, for complex<double>,
-/// the quaternions and 3x3 blocks the best of 1, 2 and 4 was within 6% of 2 wherever 2 was
-/// among the three fastest candidates.
+/// as fill 32 bytes, but at most 4 and at least 2 where the lane sets load their own
+/// entries (4 for complex<float>, 2 for complex<double>, quaternions of floats and the
+/// blocks, 1 for quaternions of doubles). On the H200, k = 2..16 on four matrices
+/// (perf_tests/results/h200/spmm/README.md gives each): with 4, complex<float> ran
+/// 1.2-1.5x faster than an earlier run of one vector a thread (on another H200 of the
+/// same kind); within one run, for complex<double>, the quaternions and 3x3 blocks the best
+/// of 1, 2 and 4 was within 6% of 2 wherever 2 was among the three fastest candidates.
+/// With shared loads (impl::spmm_shares_loads), 8 quaternions of doubles on
+/// dirac-torus-xl ran 1.08x faster with one vector a thread than with two, each at its
+/// best launch bounds (1.14x at 256:4), and 8 complex<double> vectors on helmholtz-box-xl
+/// 1.31x slower (perf_tests/results/h200/spmm_k8_lab/).
 template <class Entry>
 constexpr int spmm_vectors_per_thread() {
   constexpr int fill = static_cast<int>(32 / sizeof(vector_type_t<Entry>));
-  return fill < 2 ? 2 : fill > 4 ? 4 : fill;
+  constexpr int least = spmm_shares_loads<Entry>() ? 1 : 2;
+  return fill < least ? least : fill > 4 ? 4 : fill;
 }
 
 /// `m` itself when it is Soa; else a Soa multivector of its shape at `values` in the
@@ -67,7 +73,10 @@ vector_type_t<Entry>* spmm_staging(const SparseMatrix<Entry, Outer, Inner, Memor
 }
 
 /// The row schedules' SpMM (impl/spmm_functor.hpp), each thread accumulating a tile of
-/// VectorsPerThread vectors.
+/// VectorsPerThread vectors. On CUDA a row of one lane and several lane sets runs the
+/// kernel whose lane sets share the loads (SpmmFunctor's SharedLoads, for the entries of
+/// spmm_shares_loads): a kernel of its own, so that neither form's registers are
+/// allocated for the other's (together in one kernel, both spilled: ptxas -v, sm_90).
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
           class Inner, class XLayout, class YLayout, class MemorySpace,
           int VectorsPerThread = spmm_vectors_per_thread<Entry>(),
@@ -76,32 +85,37 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
               const RowResult<Entry, Aos>& result, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
               const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x,
               const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y) {
-  using functor_type = SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, VectorsPerThread, Batch>;
   using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
-
-  functor_type f;
-  set_row_matrix(f, a);
-  f.x = x.data.data();
-  f.y = y.data.data();
-  f.x_row_stride = x.row_stride();
-  f.x_vector_stride = x.vector_stride();
-  f.y_row_stride = y.row_stride();
-  f.y_vector_stride = y.vector_stride();
-  f.result = result;
-  f.vectors = x.count();
-
   // A row's group: lanes x vectors_per_pass threads within a warp (row_schedule.hpp).
-  const int lanes = schedule.lanes_per_row;
   constexpr bool gpu = is_gpu_space<ExecutionSpace>();
-  f.lanes = gpu ? lanes : 1;
-  const int tiles = (f.vectors + VectorsPerThread - 1) / VectorsPerThread;
-  f.vectors_per_pass = gpu ? std::min(tiles, 32 / lanes) : 1;
-  const int group = f.lanes * f.vectors_per_pass;
-  const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / lanes);
-  const int team_rows = gpu ? static_cast<int>(Threads) / 32 * (32 / group) : team_size;
-  f.work = RowWork::make(a.num_rows, team_rows, gpu ? 32 / group : 32);
-  launch_rows<Kind, Threads, MinTeams>(exec, f, a.work_counter, team_size, team_rows, "compound_sparse::spmm",
-                                       "the SpMM row kernel");
+  const int lanes = gpu ? schedule.lanes_per_row : 1;
+  const int tiles = (x.count() + VectorsPerThread - 1) / VectorsPerThread;
+  const int vectors_per_pass = gpu ? std::min(tiles, 32 / lanes) : 1;
+  const int group = lanes * vectors_per_pass;
+
+  const auto launch = [&](auto f) {
+    set_row_matrix(f, a);
+    f.x = x.data.data();
+    f.y = y.data.data();
+    f.x_row_stride = x.row_stride();
+    f.x_vector_stride = x.vector_stride();
+    f.y_row_stride = y.row_stride();
+    f.y_vector_stride = y.vector_stride();
+    f.result = result;
+    f.vectors = x.count();
+    f.lanes = lanes;
+    f.vectors_per_pass = vectors_per_pass;
+    const int team_size = launch_team_size<policy_type>(exec, f, static_cast<int>(Threads) / schedule.lanes_per_row);
+    const int team_rows = gpu ? static_cast<int>(Threads) / 32 * (32 / group) : team_size;
+    f.work = RowWork::make(a.num_rows, team_rows, gpu ? 32 / group : 32);
+    launch_rows<Kind, Threads, MinTeams>(exec, f, a.work_counter, team_size, team_rows, "compound_sparse::spmm",
+                                         "the SpMM row kernel");
+  };
+  if constexpr (gpu && spmm_shares_loads<Entry>()) {
+    if (lanes == 1 && vectors_per_pass > 1)
+      return launch(SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, VectorsPerThread, 1, true>{});
+  }
+  launch(SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, VectorsPerThread, Batch>{});
 }
 
 }  // namespace impl

@@ -15,6 +15,16 @@
 // added in the SpMV's order: column j of Y has the bits of an SpMV of column j of
 // X with the same schedule and lanes.
 //
+// On CUDA, where a row has one lane and several lane sets, the lane sets share the
+// loads instead (compute_row_shared_loads): each loads a different slot's column and
+// entry, the next batch's while this one is used, and the others take it by shuffles.
+// Loading the same entry in every lane set left the SpMM of 8 vectors with one slot of
+// the matrix in flight per row: on an H200 the shared loads were 1.16x faster on
+// helmholtz-box-xl (complex<double>) and, with one vector a thread, 1.15x faster than
+// the best lane-set form on dirac-torus-xl (quaternions of doubles)
+// (perf_tests/results/h200/spmm_k8_lab/). The same bits: each vector's sum still runs
+// in slot order.
+//
 // Host backends run operator() through Kokkos' TeamPolicy: a thread per row, its
 // vectors one after the other.
 
@@ -25,6 +35,7 @@
 #include "../schedule.hpp"
 #include "../sparse_matrix.hpp"
 #include "lane_slots.hpp"
+#include "plain_kernel.hpp"
 #include "row_result.hpp"
 #include "row_schedule.hpp"
 #include "row_slots.hpp"
@@ -34,8 +45,20 @@
 namespace compound_sparse {
 namespace impl {
 
+/// Whether a row's lane sets share its loads on CUDA (SpmmFunctor::compute_row_shared_loads)
+/// where it has one lane. Each slot's entry then crosses the group by shuffles, one per
+/// 32-bit component: 8 for a quaternion of doubles, 18 for a 3x3 block of doubles, whose
+/// SpMM met its targets without sharing (perf_tests/results/h200/gpu_build/) and keeps the
+/// lane sets' own loads.
+template <class Entry>
+constexpr bool spmm_shares_loads() {
+  return sizeof(Entry) <= 32;
+}
+
+/// The SpMM row functor. SharedLoads (CUDA, one lane a row, several lane sets; row_spmm
+/// decides): the lane sets share the row's loads (compute_row_shared_loads), Batch unused.
 template <ScheduleKind Kind, class Entry, class Outer, class Inner, class MemorySpace, int VectorsPerThread = 1,
-          int Batch = 1>
+          int Batch = 1, bool SharedLoads = false>
 struct SpmmFunctor {
   static_assert(Batch >= 1 && VectorsPerThread >= 1, "a batch holds a slot, a thread a vector at least");
   using traits = entry_traits<Entry>;
@@ -110,6 +133,7 @@ struct SpmmFunctor {
   /// VectorsPerThread vectors each. Rows past the end are skipped by the whole group,
   /// tiles past k by their whole lane set.
   __device__ void compute_row_plain(int row, int member) const {
+    if constexpr (SharedLoads) return compute_row_shared_loads(row, member);
     if (row >= work.num_rows) return;
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
     const int first_column = column_base<Outer>(column_bases, row);
@@ -121,6 +145,57 @@ struct SpmmFunctor {
         const vector_type sum = sum_over_lanes<traits>(sums.v[s], lanes);
         if (lane == 0 && s < count) result.store_at(y_at(row, j + s), sum);
       }
+    }
+  }
+
+  /// Row `row` on CUDA for member `member` of a group of one lane and G = vectors_per_pass > 1
+  /// lane sets, which share the row's loads: member m loads slot i + m of each batch of G
+  /// slots (and slot i + G + m while batch i is used), and every member takes each slot's
+  /// column and entry from its loader by a shuffle, then gathers x for its own tile. Each
+  /// vector's multiply-adds come in slot order: the bits of compute_row_plain's lane sets.
+  /// Rows past the end are skipped by the whole group; members whose tile lies past k in
+  /// the last pass still load and shuffle for the others.
+  __device__ void compute_row_shared_loads(int row, int member) const {
+    if (row >= work.num_rows) return;
+    const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
+    const int first_column = column_base<Outer>(column_bases, row);
+    const int group = vectors_per_pass;
+    const int first_lane = static_cast<int>(threadIdx.x & 31) - member;  // the group lies within a warp
+    const unsigned mask = group == 32 ? 0xffffffffu : ((1u << group) - 1u) << first_lane;
+    const auto load_slot = [&](int i, int& column, Entry& entry) {
+      if (i < slots.length) {
+        const int slot = slots.first + i * slots.step;
+        column = first_column + load_index_streaming(col_indices, slot);
+        entry = load_streaming<Entry, Inner>(values, slot);
+      }
+    };
+    for (int pass = 0; pass < vectors; pass += group * VectorsPerThread) {
+      const int j = pass + member * VectorsPerThread;
+      const int count = vectors - j < 0 ? 0 : vectors - j < VectorsPerThread ? vectors - j : VectorsPerThread;
+      const vector_type* x_j = x + (count > 0 ? j : 0) * x_vector_stride;
+      tile_type sums;
+      for (int s = 0; s < VectorsPerThread; ++s) sums.v[s] = traits::zero();
+      int column = 0;
+      Entry entry{};
+      load_slot(member, column, entry);
+      for (int i = 0; i < slots.length; i += group) {
+        int next_column = 0;
+        Entry next_entry{};
+        load_slot(i + group + member, next_column, next_entry);  // in flight while batch i is used
+        const int in_batch = slots.length - i < group ? slots.length - i : group;
+        for (int u = 0; u < in_batch; ++u) {
+          const int c = __shfl_sync(mask, column, first_lane + u);
+          const Entry e = shuffle_components(entry, [=](auto v) { return __shfl_sync(mask, v, first_lane + u); });
+          tile_type xs;
+          const vector_type* p = x_j + c * x_row_stride;
+          for (int s = 0; s < VectorsPerThread; ++s)
+            xs.v[s] = s < count ? load_readonly_at(p + s * x_vector_stride) : traits::zero();
+          multiply_add_into(sums, e, xs);
+        }
+        column = next_column;
+        entry = next_entry;
+      }
+      for (int s = 0; s < count; ++s) result.store_at(y_at(row, j + s), sums.v[s]);
     }
   }
 
