@@ -7,6 +7,8 @@ build writes it as resource_usage.txt.gz).
 
 The entry types (and their mangled names) come from the variant space (variant_space.py).
 
+The SpMV kernels are the plain row kernels (impl::row_kernel), which CUDA runs, where the
+listing has them; else, for builds that launched them through Kokkos, Kokkos' kernels.
 One Markdown row per entry type and launch-bounds pair n_t:n_b: the number of kernels,
 registers per thread (min / median / max) and how many kernels have a stack frame
 (with the largest). A bound of n_t * n_b threads per SM leaves 65536 / (n_t * n_b)
@@ -25,6 +27,10 @@ import variant_space  # the entry types, from cmake/CompoundSparseVariantSpace.c
 
 FUNCTION = re.compile(r"^\s*Function (\S+):\s*$")
 BOUNDS = re.compile(r"LaunchBoundsILj(\d+)ELj(\d+)E")
+# The plain kernel CUDA runs for the row schedules (impl::row_kernel<Functor, Threads, MinBlocks>,
+# impl/spmv_functor.hpp): its bounds close the name. The Kokkos-launched copies of the same
+# functor (LaunchBounds above) are still compiled (team-size queries) but not run there.
+PLAIN_BOUNDS = re.compile(r"row_kernelI.*ELj(\d+)ELj(\d+)EEEvT_$")
 USAGE = re.compile(r"REG:(\d+) STACK:(\d+)")
 
 
@@ -43,19 +49,23 @@ def read(path):
 
 
 def collect(lines, entry_types):
-    """{(entry type, "n_t:n_b"): [(registers, stack bytes)]} over the SpMV kernels."""
-    kernels = collections.defaultdict(list)
+    """{(entry type, "n_t:n_b"): [(registers, stack bytes)]} over the SpMV kernels: the plain
+    row kernels where the listing has any (the kernels CUDA runs since they replaced Kokkos'
+    launch), else the Kokkos-launched ones (listings of older builds)."""
+    found = {"plain": collections.defaultdict(list), "kokkos": collections.defaultdict(list)}
     for i, line in enumerate(lines):
         function = FUNCTION.match(line)
         if not function or "SpmvFunctor" not in function.group(1) or i + 1 >= len(lines):
             continue
-        bounds = BOUNDS.search(function.group(1))
-        entry = entry_type(function.group(1), entry_types)
+        name = function.group(1)
+        plain = PLAIN_BOUNDS.search(name)
+        bounds = plain or BOUNDS.search(name)
+        entry = entry_type(name, entry_types)
         usage = USAGE.search(lines[i + 1])
         if bounds and entry and usage:
-            kernels[(entry, f"{bounds.group(1)}:{bounds.group(2)}")].append(
+            found["plain" if plain else "kokkos"][(entry, f"{bounds.group(1)}:{bounds.group(2)}")].append(
                 (int(usage.group(1)), int(usage.group(2))))
-    return kernels
+    return found["plain"] or found["kokkos"]
 
 
 def bounds_order(pair):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests resource_usage.py on a synthetic `cuobjdump -res-usage` listing (gzip and plain):
 entry types and launch bounds from the mangled names, register statistics, stack frames,
-non-SpMV kernels ignored, and a clear error for a file without SpMV kernels."""
+non-SpMV kernels ignored, the plain row kernels preferred to Kokkos' copies of the functor, and
+a clear error for a file without SpMV kernels."""
 import gzip
 import pathlib
 import subprocess
@@ -12,6 +13,11 @@ HERE = pathlib.Path(__file__).resolve().parent
 SPMV = ("_ZN6Kokkos4Impl33cuda_parallel_launch_local_memoryINS0_11ParallelForIN15compound_sparse4impl11SpmvFunctor"
         "ILNS3_12ScheduleKindE0E{entry}NS3_3CsrENS3_3AosES9_S9_NS_9CudaSpaceEEENS_10TeamPolicyIJNS_4CudaENS_12"
         "LaunchBoundsILj{threads}ELj{teams}EEEEEESD_EELj{threads}ELj{teams}EEEvT_")
+
+
+# impl::row_kernel<SpmvFunctor<...>, Threads, MinBlocks>, as nvcc mangles it (sm_90, CUDA 13).
+PLAIN = ("_ZN15compound_sparse4impl10row_kernelINS0_11SpmvFunctorILNS_12ScheduleKindE0E{entry}NS_9SlicedEllILi32E"
+         "Li32EEENS_3AosES8_S8_N6Kokkos9CudaSpaceELi1EEELj{threads}ELj{teams}EEEvT_")
 
 
 def kernel(name, registers, stack):
@@ -43,6 +49,14 @@ def main():
         expected = ["| complex_float | 512:4 | 2048 | 32 | 1 | 30 / 30 / 30 | 0 |",
                     "| quaternion_double | 256:4 | 1024 | 64 | 3 | 52 / 56 / 56 | 0 |",
                     "| quaternion_double | 256:8 | 2048 | 32 | 2 | 32 / 32 / 32 | 2 (56 B) |"]
+        assert rows == expected, "\n".join(["got:"] + rows + ["expected:"] + expected)
+        # A listing with plain row kernels (what CUDA runs) reports those, not Kokkos' copies.
+        both = tmp / "both.txt"
+        both.write_text("\n".join(lines + kernel(PLAIN.format(entry=quaternion_double, threads=256, teams=4), 64, 36)
+                                  + kernel(PLAIN.format(entry=quaternion_double, threads=256, teams=4), 60, 0)) + "\n")
+        run = subprocess.run([sys.executable, script, str(both)], check=True, capture_output=True, text=True).stdout
+        rows = [l for l in run.splitlines() if l.startswith("| ") and "---" not in l][1:]
+        expected = ["| quaternion_double | 256:4 | 1024 | 64 | 2 | 60 / 62 / 64 | 1 (36 B) |"]
         assert rows == expected, "\n".join(["got:"] + rows + ["expected:"] + expected)
         bad = subprocess.run([sys.executable, script, str(empty)], capture_output=True, text=True)
         assert bad.returncode == 1 and "no SpMV kernel" in bad.stderr, (bad.returncode, bad.stderr)
