@@ -30,6 +30,15 @@ KOKKOS_INLINE_FUNCTION void multiply_add_into(VectorTile<Vector, N>& acc, const 
   for (int s = 0; s < N; ++s) entry_traits<Entry>::multiply_add(acc.v[s], entry, x.v[s]);
 }
 
+/// Slot i of a row (i < slots.length): its column (first_column added) and its entry.
+template <class Entry, class Inner, class Columns, class Values>
+KOKKOS_INLINE_FUNCTION void load_row_slot(const RowSlots& slots, int first_column, int i, const Columns& col_indices,
+                                          const Values& values, int& column, Entry& entry) {
+  const int slot = slots.first + i * slots.step;
+  column = first_column + load_index_streaming(col_indices, slot);
+  entry = load_streaming<Entry, Inner>(values, slot);
+}
+
 /// Adds lane `lane`'s slots of a row to `acc`: slots lane, lane + lanes, lane + 2
 /// lanes, ... in that order, as a ThreadVectorRange over the row would, so every
 /// Batch gives the same bits. Indices and entries of the whole batch first, then x
@@ -42,13 +51,9 @@ KOKKOS_INLINE_FUNCTION void add_lane_slots(const RowSlots& slots, int first_colu
     int columns[Batch];
     Entry entries[Batch];
     Vector xs[Batch];
-    for (int u = 0; u < Batch; ++u) {
-      const int slot = slots.first + (k + u * lanes) * slots.step;
-      if (k + u * lanes < slots.length) {
-        columns[u] = first_column + load_index_streaming(col_indices, slot);
-        entries[u] = load_streaming<Entry, Inner>(values, slot);
-      }
-    }
+    for (int u = 0; u < Batch; ++u)
+      if (k + u * lanes < slots.length)
+        load_row_slot<Entry, Inner>(slots, first_column, k + u * lanes, col_indices, values, columns[u], entries[u]);
     for (int u = 0; u < Batch; ++u)
       if (k + u * lanes < slots.length) xs[u] = load_x(columns[u]);
     for (int u = 0; u < Batch; ++u)

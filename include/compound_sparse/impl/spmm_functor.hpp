@@ -84,6 +84,14 @@ struct SpmmFunctor {
   int vectors;           ///< k
   int vectors_per_pass;  ///< lane sets of a row's group, each with a tile of VectorsPerThread vectors
 
+  /// X's values at `column` for the tile of vectors j .. j + count - 1 into `t` (x_j: vector
+  /// j's first value); the tile's values past count are 0.
+  KOKKOS_INLINE_FUNCTION void load_x_tile(tile_type& t, const vector_type* x_j, int column, int count) const {
+    const vector_type* p = x_j + column * x_row_stride;
+    for (int s = 0; s < VectorsPerThread; ++s)
+      t.v[s] = s < count ? load_readonly_at(p + s * x_vector_stride) : traits::zero();
+  }
+
   /// Lane `lane`'s share of the sums of `row` for vectors j .. j + count - 1 (count <=
   /// VectorsPerThread; the tile's other values stay 0), each entry read once for all
   /// of them (lane_slots.hpp).
@@ -92,9 +100,7 @@ struct SpmmFunctor {
     const vector_type* x_j = x + j * x_vector_stride;
     const auto x_at = [&](int column) {
       tile_type t;
-      const vector_type* p = x_j + column * x_row_stride;
-      for (int s = 0; s < VectorsPerThread; ++s)
-        t.v[s] = s < count ? load_readonly_at(p + s * x_vector_stride) : traits::zero();
+      load_x_tile(t, x_j, column, count);
       return t;
     };
     tile_type sums;
@@ -163,11 +169,7 @@ struct SpmmFunctor {
     const int first_lane = static_cast<int>(threadIdx.x & 31) - member;  // the group lies within a warp
     const unsigned mask = group == 32 ? 0xffffffffu : ((1u << group) - 1u) << first_lane;
     const auto load_slot = [&](int i, int& column, Entry& entry) {
-      if (i < slots.length) {
-        const int slot = slots.first + i * slots.step;
-        column = first_column + load_index_streaming(col_indices, slot);
-        entry = load_streaming<Entry, Inner>(values, slot);
-      }
+      if (i < slots.length) load_row_slot<Entry, Inner>(slots, first_column, i, col_indices, values, column, entry);
     };
     for (int pass = 0; pass < vectors; pass += group * VectorsPerThread) {
       const int j = pass + member * VectorsPerThread;
@@ -187,9 +189,7 @@ struct SpmmFunctor {
           const int c = __shfl_sync(mask, column, first_lane + u);
           const Entry e = shuffle_components(entry, [=](auto v) { return __shfl_sync(mask, v, first_lane + u); });
           tile_type xs;
-          const vector_type* p = x_j + c * x_row_stride;
-          for (int s = 0; s < VectorsPerThread; ++s)
-            xs.v[s] = s < count ? load_readonly_at(p + s * x_vector_stride) : traits::zero();
+          load_x_tile(xs, x_j, c, count);
           multiply_add_into(sums, e, xs);
         }
         column = next_column;
