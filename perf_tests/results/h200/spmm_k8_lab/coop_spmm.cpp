@@ -217,8 +217,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_deep_kernel(const Coo
 #endif
 }
 
-template <class C, unsigned Threads, unsigned MinBlocks, int G, bool XAhead>
-void coop(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
+/// The coop kernels' arguments: A, X and Y, with alpha = 1 and beta = 0.
+template <class C>
+CoopArgs<C> coop_args(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
   CoopArgs<C> args;
   args.offsets = a.offsets;
   args.row_lengths = a.row_lengths;
@@ -230,35 +231,27 @@ void coop(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
   args.x = x.data.data();
   args.y = y.data.data();
   args.result = overwrite<C>();
+  return args;
+}
+
+/// Kernel on MinBlocks blocks a multiprocessor, as the library launches its row kernels
+/// (impl/plain_kernel.hpp): preferring L1 over shared memory (the first run of this lab left
+/// the carveout to the driver, which gave the coop kernels 23 KB of L1), a failed launch an
+/// exception.
+template <auto Kernel, unsigned Threads, unsigned MinBlocks, class C>
+void launch_coop(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
   const int blocks = cs::default_device_info().multiprocessors * static_cast<int>(MinBlocks);
-  // L1 over shared memory, as the library's row kernels (impl/plain_kernel.hpp): the first run of
-  // this lab left the carveout to the driver, which gave these kernels 23 KB of L1.
-  static const bool prefers_l1 =
-      cs::impl::prefer_l1(reinterpret_cast<const void*>(&coop_kernel<C, Threads, MinBlocks, G, XAhead>));
-  (void)prefers_l1;
-  coop_kernel<C, Threads, MinBlocks, G, XAhead><<<blocks, Threads, 0, Exec().cuda_stream()>>>(args);
+  cs::impl::launch_plain_kernel<Kernel>(Exec(), blocks, static_cast<int>(Threads), coop_args(a, x, y), "a coop kernel");
+}
+
+template <class C, unsigned Threads, unsigned MinBlocks, int G, bool XAhead>
+void coop(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
+  launch_coop<coop_kernel<C, Threads, MinBlocks, G, XAhead>, Threads, MinBlocks>(a, x, y);
 }
 
 template <class C, unsigned Threads, unsigned MinBlocks, int G, int D>
 void coop_deep(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
-  CoopArgs<C> args;
-  args.offsets = a.offsets;
-  args.row_lengths = a.row_lengths;
-  args.column_bases = a.column_bases;
-  args.col_indices = a.col_indices;
-  args.values = a.values;
-  args.ell_stride = a.ell_stride;
-  args.num_rows = a.num_rows;
-  args.x = x.data.data();
-  args.y = y.data.data();
-  args.result = overwrite<C>();
-  const int blocks = cs::default_device_info().multiprocessors * static_cast<int>(MinBlocks);
-  // L1 over shared memory, as the library's row kernels (impl/plain_kernel.hpp): the first run of
-  // this lab left the carveout to the driver, which gave these kernels 23 KB of L1.
-  static const bool prefers_l1 =
-      cs::impl::prefer_l1(reinterpret_cast<const void*>(&coop_deep_kernel<C, Threads, MinBlocks, G, D>));
-  (void)prefers_l1;
-  coop_deep_kernel<C, Threads, MinBlocks, G, D><<<blocks, Threads, 0, Exec().cuda_stream()>>>(args);
+  launch_coop<coop_deep_kernel<C, Threads, MinBlocks, G, D>, Threads, MinBlocks>(a, x, y);
 }
 
 /// The library's row kernel with Vectors vectors a thread, a batch of Batch slots and
