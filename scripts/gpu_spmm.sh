@@ -125,7 +125,7 @@ if wants build; then
     -DCOMPOUND_SPARSE_ENABLE_REPORT_TEST=OFF -UCOMPOUND_SPARSE_LAUNCH_BOUNDS -UCOMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS \
     ${SPMM_LAUNCH_BOUNDS:+"-DCOMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS=$SPMM_LAUNCH_BOUNDS"} \
     > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
-  start=$SECONDS  # the build's time includes compound-zoo's (and the library it links), built first
+  start=$SECONDS  # the build's time includes compound-zoo's, built first (it needs none of the library)
   zoo_alongside=
   if wants tune || wants bench || wants rerun || wants ncu || wants k8lab || wants xlbench; then
     step "compound-zoo, then the zoo in the background during the build"
@@ -184,7 +184,7 @@ if wants k8lab; then
       # throughputs, occupancy, registers and stall reasons (the details page, as CSV).
       if [ -n "${K8LAB_NCU:-}" ]; then
         ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-          --section Occupancy --section LaunchStats -k 'regex:coop_kernel|row_kernel' --csv --page details \
+          --section Occupancy --section LaunchStats -k 'regex:coop_kernel|coop_deep_kernel|row_kernel' --csv --page details \
           /tmp/k8-lab/coop_spmm "$entry" "$file" /dev/null check > "$out/k8lab_ncu_$name.csv" 2> "$out/k8lab_ncu_$name.log"
         echo "k8lab ncu $name: rc=$? $(grep -a -c '' "$out/k8lab_ncu_$name.csv") lines"
       fi

@@ -30,7 +30,11 @@ COLUMNS = [  # (metric name in the details page, column heading)
 
 
 def short_name(kernel):
-    """row_kernel<SpmmFunctor<..., V, B[, true]>, T, M> or coop_kernel<Entry, T, M, G, XAhead>."""
+    """row_kernel<SpmmFunctor<..., V, B[, true]>, T, M>, coop_kernel<Entry, T, M, G, XAhead> or
+    coop_deep_kernel<Entry, T, M, G, D>."""
+    m = re.search(r"coop_deep_kernel<([^,]+(?:<[^>]*>)?), (\d+)u?, (\d+)u?, (\d+), (\d+)>", kernel)
+    if m:
+        return f"coop.g{m.group(4)}.d{m.group(5)}.t{m.group(2)}.b{m.group(3)}"
     m = re.search(r"coop_kernel<([^,]+(?:<[^>]*>)?), (\d+)u?, (\d+)u?, (\d+), (\w+)>", kernel)
     if m:
         ahead = ".xahead" if m.group(5) in ("1", "true") else ""
