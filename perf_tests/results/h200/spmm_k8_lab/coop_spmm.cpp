@@ -16,6 +16,11 @@
 //                                 each thread gathers x for its 8 / G vectors, slot by slot, or
 //                                 (xahead) for the whole batch first;
 //   coop.gG.dD.tT.bB              the same with D slots a member in each batch (D G in flight);
+//   coop.gG.tileN.tT.bB           coop with a block's rows in tiles of N steps (for_each_block_step);
+//   staged.gG.sS.pP[.tileN].tT.bB the matrix copied ahead into shared memory by cp.async, P
+//                                 stages of S slots a warp (staged_kernel);
+//   ceiling.*                     kernels above on the matrix with every column replaced by its
+//                                 row's: x's gathers all near, a ceiling rather than a product;
 //   spmv.t256.b4.l2               one SpMV (k = 1) on the same layout, for the per-vector ratio.
 // Every SpMM is compared with the library's at 256:8, lanes 1 (the same order of multiply-adds
 // per vector, so the same bits except with lanes > 1; any product more than 1e-13 away, relative
@@ -23,6 +28,7 @@
 // products after 5 warm-ups, CUDA events. A lab: it needs CUDA and is not built by the project
 // (scripts/gpu_spmm.sh's k8lab step builds it).
 
+#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <Kokkos_Core.hpp>
@@ -36,6 +42,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace cs = compound_sparse;
@@ -74,6 +81,24 @@ struct CoopArgs {
   cs::impl::RowResult<C, cs::Aos> result;
 };
 
+/// The first rows of a block's steps of RowsPerBlock rows. The block takes tiles of TileSteps
+/// steps in turn (tile b, b + gridDim.x, ...) and a tile's steps in order. TileSteps = 1 is the
+/// grid-stride loop of the library's Static schedule; with more, the rows a block has in
+/// flight stay next to those it had just before, so on a banded matrix more of x's gathers
+/// can hit L1 (the rows two grid lines apart, 2 x 161 rows on helmholtz-box-xl, within one
+/// block's tile instead of in blocks on other multiprocessors).
+template <int RowsPerBlock, int TileSteps, class F>
+__device__ void for_each_block_step(int num_rows, const F& f) {
+  constexpr int tile_rows = RowsPerBlock * TileSteps;
+  for (int tile = static_cast<int>(blockIdx.x); static_cast<long long>(tile) * tile_rows < num_rows;
+       tile += static_cast<int>(gridDim.x))
+    for (int step = 0; step < TileSteps; ++step) {
+      const int first = tile * tile_rows + step * RowsPerBlock;
+      if (first >= num_rows) break;
+      f(first);
+    }
+}
+
 /// Row `row`'s slot j (column, entry), or nothing past its end.
 template <class C>
 __device__ inline void load_slot(const CoopArgs<C>& a, const cs::impl::RowSlots& slots, int base, int j, int& column,
@@ -91,7 +116,8 @@ __device__ inline void load_slot(const CoopArgs<C>& a, const cs::impl::RowSlots&
 /// and entry from its loader by shuffles. XAhead: x at every column of the batch is loaded
 /// before the first multiply-add (more loads in flight, G V more values in registers).
 /// Each vector's multiply-adds run in slot order, as the library's with one lane a row.
-template <class C, unsigned Threads, unsigned MinBlocks, int G, bool XAhead>
+/// TileSteps > 1: a block's rows come in tiles (for_each_block_step).
+template <class C, unsigned Threads, unsigned MinBlocks, int G, bool XAhead, int TileSteps = 1>
 __global__ void __launch_bounds__(Threads, MinBlocks) coop_kernel(const CoopArgs<C> a) {
 #if defined(__CUDA_ARCH__)  // shuffle_components (impl/plain_kernel.hpp) is device code only
   static_assert(G == 4 || G == 8, "a row's group is 4 or 8 threads");
@@ -99,9 +125,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_kernel(const CoopArgs
   using traits = cs::entry_traits<C>;
   const int t = static_cast<int>(threadIdx.x % G);
   const unsigned mask = ((1u << G) - 1u) << (threadIdx.x & 31u & ~static_cast<unsigned>(G - 1));
-  const int rows_per_grid = static_cast<int>(gridDim.x * (Threads / G));
-  for (int row = static_cast<int>(blockIdx.x * (Threads / G) + threadIdx.x / G); row < a.num_rows;
-       row += rows_per_grid) {
+  for_each_block_step<static_cast<int>(Threads / G), TileSteps>(a.num_rows, [&](int first_row) {
+    const int row = first_row + static_cast<int>(threadIdx.x / G);
+    if (row >= a.num_rows) return;
     const auto slots = cs::impl::row_slots<Outer>(a.offsets, a.row_lengths, a.ell_stride, row);
     const int base = cs::impl::column_base<Outer>(a.column_bases, row);
     const C* x_t = a.x + V * t;
@@ -150,7 +176,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_kernel(const CoopArgs
     }
     C* y = a.y + static_cast<std::ptrdiff_t>(row) * k + V * t;
     for (int s = 0; s < V; ++s) a.result.store_at(y + s, acc[s]);
-  }
+  });
 #else
   (void)a;
 #endif
@@ -217,6 +243,90 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_deep_kernel(const Coo
 #endif
 }
 
+/// A warp's rows (32 / G of them, consecutive in one slice) with the matrix copied ahead into
+/// shared memory by cp.async (sm_80 and later), not through registers: the warp copies its
+/// rows' slots in stages of S slots, P stages in flight, and each row's G threads read a
+/// slot's column and entry from shared memory (one address for the group: a broadcast), so
+/// no shuffles. The coop kernels hold the next G slots in registers, which limits how much of
+/// the matrix is in flight; here P S slots a row are, at no register cost. In Sliced ELL(32)
+/// slot j of the warp's rows is 32 / G consecutive entries, 128 bytes for both complex<double>
+/// (G = 4) and quaternions of doubles (G = 8), and 32 / G columns. Slots past the warp's
+/// longest row are not copied (they may be past the slice); slots past a row's length are not
+/// read. Each vector's multiply-adds run in slot order: the library's bits.
+template <class C, unsigned Threads, unsigned MinBlocks, int G, int S, int P, int TileSteps = 1>
+__global__ void __launch_bounds__(Threads, MinBlocks) staged_kernel(const CoopArgs<C> a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  static_assert(G == 4 || G == 8, "a row's group is 4 or 8 threads");
+  static_assert(std::is_same<Outer, cs::SlicedEll<32>>::value, "slot j of a warp's rows is one piece");
+  constexpr int V = k / G;
+  constexpr int R = 32 / G;  // rows a warp
+  constexpr int warps = static_cast<int>(Threads / 32);
+  constexpr int value_chunks = R * static_cast<int>(sizeof(C)) / 16;  // 16-byte pieces of a slot's entries
+  constexpr int column_chunks = R * static_cast<int>(sizeof(int)) / 16;
+  static_assert(R * sizeof(C) % 16 == 0 && R * sizeof(int) % 16 == 0, "a slot is whole 16-byte pieces");
+  static_assert(std::is_same<typename Matrix<C>::column_view::value_type, int>::value, "32-bit columns");
+  // Raw storage: the entry types have constructors, which __shared__ variables may not run.
+  __shared__ alignas(16) unsigned char entry_stages[warps][P][S][R * sizeof(C)];
+  __shared__ alignas(16) int column_stages[warps][P][S][R];
+  using traits = cs::entry_traits<C>;
+  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
+  const int q = lane / G, t = lane % G;
+  const C* values = reinterpret_cast<const C*>(a.values.data());
+  const int* columns = a.col_indices.data();
+  for_each_block_step<static_cast<int>(Threads / G), TileSteps>(a.num_rows, [&](int block_first_row) {
+    const int first_row = block_first_row + warp * R;  // the warp's rows, in one slice
+    if (first_row >= a.num_rows) return;
+    const int row = first_row + q;
+    const int length = row < a.num_rows ? a.row_lengths(row) : 0;
+    const int warp_length = __reduce_max_sync(0xffffffffu, static_cast<unsigned>(length));
+    const int first_slot = a.offsets(first_row / 32) + first_row % 32;  // slot j at first_slot + 32 j
+    const auto copy_stage = [&](int stage) {  // slots S stage .. S stage + S - 1 into buffer stage % P
+      const int buffer = stage % P;
+      for (int c = lane; c < S * value_chunks; c += 32) {
+        const int j = stage * S + c / value_chunks;
+        if (j < warp_length)
+          __pipeline_memcpy_async(
+              &entry_stages[warp][buffer][c / value_chunks][(c % value_chunks) * 16],
+              reinterpret_cast<const unsigned char*>(values + first_slot + 32 * j) + (c % value_chunks) * 16, 16);
+      }
+      for (int c = lane; c < S * column_chunks; c += 32) {
+        const int j = stage * S + c / column_chunks;
+        if (j < warp_length)
+          __pipeline_memcpy_async(&column_stages[warp][buffer][c / column_chunks][(c % column_chunks) * 4],
+                                  columns + first_slot + 32 * j + (c % column_chunks) * 4, 16);
+      }
+      __pipeline_commit();  // an empty group too: the wait below counts groups
+    };
+    for (int stage = 0; stage < P - 1; ++stage) copy_stage(stage);
+    const C* x_t = a.x + V * t;
+    C acc[V];
+    for (int s = 0; s < V; ++s) acc[s] = traits::zero();
+    const int stages = (warp_length + S - 1) / S;
+    for (int stage = 0; stage < stages; ++stage) {
+      copy_stage(stage + P - 1);  // into the buffer the warp finished reading last stage
+      __pipeline_wait_prior(P - 1);
+      __syncwarp();
+      const int buffer = stage % P;
+#pragma unroll
+      for (int u = 0; u < S; ++u)
+        if (stage * S + u < length) {
+          const int c = column_stages[warp][buffer][u][q];
+          const C e = *reinterpret_cast<const C*>(&entry_stages[warp][buffer][u][q * sizeof(C)]);
+          for (int s = 0; s < V; ++s)
+            traits::multiply_add(acc[s], e, cs::impl::load_readonly_at(x_t + static_cast<std::ptrdiff_t>(c) * k + s));
+        }
+      __syncwarp();  // every lane done with this buffer before it is copied over
+    }
+    if (row < a.num_rows) {
+      C* y = a.y + static_cast<std::ptrdiff_t>(row) * k + V * t;
+      for (int s = 0; s < V; ++s) a.result.store_at(y + s, acc[s]);
+    }
+  });
+#else
+  (void)a;
+#endif
+}
+
 /// The coop kernels' arguments: A, X and Y, with alpha = 1 and beta = 0.
 template <class C>
 CoopArgs<C> coop_args(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
@@ -244,9 +354,24 @@ void launch_coop(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
   cs::impl::launch_plain_kernel<Kernel>(Exec(), blocks, static_cast<int>(Threads), coop_args(a, x, y), "a coop kernel");
 }
 
-template <class C, unsigned Threads, unsigned MinBlocks, int G, bool XAhead>
+template <class C, unsigned Threads, unsigned MinBlocks, int G, bool XAhead, int TileSteps = 1>
 void coop(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
-  launch_coop<coop_kernel<C, Threads, MinBlocks, G, XAhead>, Threads, MinBlocks>(a, x, y);
+  launch_coop<coop_kernel<C, Threads, MinBlocks, G, XAhead, TileSteps>, Threads, MinBlocks>(a, x, y);
+}
+
+template <class C, unsigned Threads, unsigned MinBlocks, int G, int S, int P, int TileSteps = 1>
+void staged(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
+  launch_coop<staged_kernel<C, Threads, MinBlocks, G, S, P, TileSteps>, Threads, MinBlocks>(a, x, y);
+}
+
+/// report(name, staged<...>) where its stages fit the 48 KB of static shared memory a block.
+template <class C, unsigned Threads, unsigned MinBlocks, int G, int S, int P, int TileSteps = 1, class Report>
+void report_staged(const Report& report, const std::string& name) {
+  constexpr std::size_t bytes = (Threads / 32) * P * S * (32 / G) * (sizeof(C) + sizeof(int));
+  if constexpr (bytes <= 48 * 1024)
+    report(name, staged<C, Threads, MinBlocks, G, S, P, TileSteps>);
+  else
+    std::printf("%-34s not run: %zu bytes of shared memory a block\n", name.c_str(), bytes);
 }
 
 template <class C, unsigned Threads, unsigned MinBlocks, int G, int D>
@@ -364,34 +489,36 @@ int run(const std::string& path, std::FILE* csv, bool check_only) {
     if (csv) std::fprintf(csv, "%s,%.9g,%d,%.3g\n", name.c_str(), seconds, same ? 1 : 0, difference), std::fflush(csv);
   };
   if (csv) std::fprintf(csv, "name,seconds,same_bits,relative_difference\n");
-  // The library's kernel: 2 vectors a thread (its choice for complex<double>), then 1.
+  // The library's kernel (at one lane a row on CUDA, its shared-load kernel: the batch is not
+  // used), 2 vectors a thread (its choice for complex<double>), then 1.
   report("library.t256.b8.v2.batch1", library<C, 256, 8, 2, 1>);
-  report("library.t256.b8.v2.batch2", library<C, 256, 8, 2, 2>);
   report("library.t256.b4.v2.batch2", library<C, 256, 4, 2, 2>);
-  report("library.t256.b4.v2.batch4", library<C, 256, 4, 2, 4>);
-  report("library.t256.b2.v2.batch4", library<C, 256, 2, 2, 4>);
-  report("library.t256.b2.v4.batch2", library<C, 256, 2, 4, 2>);
-  report("library.t256.b8.v1.batch1", library<C, 256, 8, 1, 1>);
   report("library.t256.b4.v1.batch4", library<C, 256, 4, 1, 4>);
-  report("library.t256.b2.v1.batch8", library<C, 256, 2, 1, 8>);
-  report("library.t256.b8.v2.batch1.l2", library<C, 256, 8, 2, 1, 2>);
-  report("library.t256.b4.v2.batch2.l2", library<C, 256, 4, 2, 2, 2>);
-  report("library.t256.b8.v1.batch1.l2", library<C, 256, 8, 1, 1, 2>);
-  // The row's group loads different slots and shares them.
-  report("coop.g4.t256.b8", coop<C, 256, 8, 4, false>);
+  // The row's group loads different slots and shares them (run 1's best forms).
   report("coop.g4.t256.b4", coop<C, 256, 4, 4, false>);
-  report("coop.g4.t256.b2", coop<C, 256, 2, 4, false>);
-  report("coop.g4.xahead.t256.b4", coop<C, 256, 4, 4, true>);
-  report("coop.g4.xahead.t256.b2", coop<C, 256, 2, 4, true>);
   report("coop.g8.t256.b8", coop<C, 256, 8, 8, false>);
   report("coop.g8.t256.b4", coop<C, 256, 4, 8, false>);
-  report("coop.g8.xahead.t256.b4", coop<C, 256, 4, 8, true>);
-  report("coop.g8.xahead.t256.b2", coop<C, 256, 2, 8, true>);
   // Two slots a member in each batch: twice the matrix in flight.
   report("coop.g4.d2.t256.b4", coop_deep<C, 256, 4, 4, 2>);
   report("coop.g4.d2.t256.b2", coop_deep<C, 256, 2, 4, 2>);
   report("coop.g8.d2.t256.b4", coop_deep<C, 256, 4, 8, 2>);
   report("coop.g8.d2.t256.b2", coop_deep<C, 256, 2, 8, 2>);
+  // One block a multiprocessor taking tiles of consecutive rows (for_each_block_step).
+  report("coop.g4.t1024.b1", coop<C, 1024, 1, 4, false>);
+  report("coop.g4.tile4.t1024.b1", coop<C, 1024, 1, 4, false, 4>);
+  report("coop.g4.tile16.t1024.b1", coop<C, 1024, 1, 4, false, 16>);
+  report("coop.g8.t1024.b1", coop<C, 1024, 1, 8, false>);
+  report("coop.g8.tile16.t1024.b1", coop<C, 1024, 1, 8, false, 16>);
+  // The matrix copied ahead into shared memory (cp.async): S slots a stage, P stages.
+  report_staged<C, 256, 4, 4, 4, 3>(report, "staged.g4.s4.p3.t256.b4");
+  report_staged<C, 256, 4, 4, 4, 4>(report, "staged.g4.s4.p4.t256.b4");
+  report_staged<C, 256, 4, 4, 8, 2>(report, "staged.g4.s8.p2.t256.b4");
+  report_staged<C, 256, 8, 4, 4, 3>(report, "staged.g4.s4.p3.t256.b8");
+  report_staged<C, 1024, 1, 4, 2, 3, 16>(report, "staged.g4.s2.p3.tile16.t1024.b1");
+  report_staged<C, 256, 4, 8, 4, 3>(report, "staged.g8.s4.p3.t256.b4");
+  report_staged<C, 256, 4, 8, 2, 4>(report, "staged.g8.s2.p4.t256.b4");
+  report_staged<C, 256, 8, 8, 4, 3>(report, "staged.g8.s4.p3.t256.b8");
+  report_staged<C, 1024, 1, 8, 2, 3, 16>(report, "staged.g8.s2.p3.tile16.t1024.b1");
 
   if (check_only) {
     if (csv) std::fclose(csv);
@@ -410,10 +537,27 @@ int run(const std::string& path, std::FILE* csv, bool check_only) {
              cs::real_value<cs::coefficient_type_t<C>>(0), y1);
   });
   std::printf("%-34s %9.2f us\n", "spmv.t256.b4.l2", spmv * 1e6);
-  if (csv) {
-    std::fprintf(csv, "spmv.t256.b4.l2,%.9g,1\n", spmv);
-    std::fclose(csv);
-  }
+  if (csv) std::fprintf(csv, "spmv.t256.b4.l2,%.9g,1\n", spmv);
+
+  // A ceiling, not a product of this matrix: every column replaced by its row's, so that x's
+  // gathers hit L1 (the same instructions, bytes of the matrix and of Y). How fast the
+  // kernels would be if x's rows were always near.
+  auto own_columns = host;
+  for (int r = 0; r < own_columns.num_rows; ++r)
+    for (auto e = own_columns.row_offsets[r]; e < own_columns.row_offsets[r + 1]; ++e) own_columns.col_indices[e] = r;
+  const auto diagonal = cs::to_device<Outer, cs::Aos>(own_columns);
+  const auto ceiling = [&](const std::string& name, auto run) {
+    const double seconds = median_seconds([&] { run(diagonal, x, y); });
+    std::printf("%-34s %9.2f us a product, %8.2f us a vector (own-row columns: a ceiling)\n", name.c_str(),
+                seconds * 1e6, seconds * 1e6 / k);
+    if (csv) std::fprintf(csv, "%s,%.9g,0,\n", name.c_str(), seconds);
+  };
+  ceiling("ceiling.library.t256.b4.v2.batch2", library<C, 256, 4, 2, 2>);
+  ceiling("ceiling.coop.g4.t256.b4", coop<C, 256, 4, 4, false>);
+  ceiling("ceiling.coop.g8.t256.b4", coop<C, 256, 4, 8, false>);
+  ceiling("ceiling.staged.g4.s4.p3.t256.b4", staged<C, 256, 4, 4, 4, 3>);
+  ceiling("ceiling.staged.g8.s4.p3.t256.b4", staged<C, 256, 4, 8, 4, 3>);
+  if (csv) std::fclose(csv);
   return failures == 0 ? 0 : 1;
 }
 
