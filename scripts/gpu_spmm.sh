@@ -26,7 +26,8 @@
 #              load different slots and share them by shuffles, against the library's; on
 #              K8LAB_MATRICES of the zoo as NAME:complex|quaternion (default
 #              helmholtz-box-k40:complex; .mtx or the xl zoo's .csrb), then under memcheck, and
-#              with K8LAB_NCU=1 under Nsight Compute (runs right after tests)
+#              with K8LAB_NCU=1 under Nsight Compute (runs right after tests); K8LAB_CHECK_ONLY=PARTS
+#              (comma-separated) keeps only the kernels whose names hold one of them in those two
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
 #   xlbench    compound-bench on XL_ONLY (default helmholtz-box-xl,dirac-torus-xl; generated during
 #              the build) at k = XL_KS (default 1,8) in XL_PRECISIONS (default double), no
@@ -178,14 +179,15 @@ if wants k8lab; then
       [ -n "$file" ] || { echo "k8lab: $name is not in the zoo"; continue; }
       /tmp/k8-lab/coop_spmm "$entry" "$file" "$out/k8lab_$name.csv" 2>&1 | tee "$out/k8lab_$name.log"
       compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/k8-lab/coop_spmm "$entry" "$file" \
-        "$out/k8lab_memcheck_$name.csv" check > "$out/k8lab_memcheck_$name.log" 2>&1
+        "$out/k8lab_memcheck_$name.csv" check ${K8LAB_CHECK_ONLY:-} > "$out/k8lab_memcheck_$name.log" 2>&1
       echo "k8lab memcheck $name: rc=$? $(grep -a 'ERROR SUMMARY' "$out/k8lab_memcheck_$name.log")"
       # K8LAB_NCU=1: each kernel of the check run (one product each) under Nsight Compute: its
       # throughputs, occupancy, registers and stall reasons (the details page, as CSV).
       if [ -n "${K8LAB_NCU:-}" ]; then
         ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
-          --section Occupancy --section LaunchStats -k 'regex:coop_kernel|coop_deep_kernel|row_kernel' --csv --page details \
-          /tmp/k8-lab/coop_spmm "$entry" "$file" /dev/null check > "$out/k8lab_ncu_$name.csv" 2> "$out/k8lab_ncu_$name.log"
+          --section Occupancy --section LaunchStats -k 'regex:coop_kernel|coop_deep_kernel|own_kernel|row_kernel' --csv \
+          --page details /tmp/k8-lab/coop_spmm "$entry" "$file" /dev/null check ${K8LAB_CHECK_ONLY:-} \
+          > "$out/k8lab_ncu_$name.csv" 2> "$out/k8lab_ncu_$name.log"
         echo "k8lab ncu $name: rc=$? $(grep -a -c '' "$out/k8lab_ncu_$name.csv") lines"
       fi
     done

@@ -2,9 +2,10 @@
 // limited by the matrix bytes it keeps in flight? (perf_tests/results/h200/gpu_build/README.md, run 6: at 256:8 a
 // thread has 32 registers and loads one slot at a time; the row's four threads each hold the same entry.)
 //
-//   coop_spmm complex|quaternion MATRIX.mtx|MATRIX.csrb [CSV [check]]
+//   coop_spmm complex|quaternion MATRIX.mtx|MATRIX.csrb [CSV [check [PARTS]]]
 //
-// "check": each product once, compared, not timed (for compute-sanitizer).
+// "check": each product once, compared, not timed (for compute-sanitizer); with PARTS
+// (comma-separated), only the kernels whose names hold one of them.
 // Times, per product of 8 vectors, on the matrix (Matrix Market, or binary CSR as the xl zoo
 // writes it):
 //   library.tT.bB.vV.batchN[.lL]  the library's row kernel (impl::row_spmm, Static) with V vectors
@@ -99,6 +100,15 @@ __device__ void for_each_block_step(int num_rows, const F& f) {
     }
 }
 
+/// The vector a row's thread t sums s-th: V t + s (its V vectors together), or, interleaved,
+/// t + G s, so that the group's s-th loads of x take one run of G consecutive values (64 bytes
+/// of complex<double> for G = 4) rather than every other 16 bytes of 128: half the sectors a
+/// load instruction touches.
+template <int G, int V, bool Interleave>
+__device__ constexpr int vector_of(int t, int s) {
+  return Interleave ? t + G * s : V * t + s;
+}
+
 /// Row `row`'s slot j (column, entry), or nothing past its end.
 template <class C>
 __device__ inline void load_slot(const CoopArgs<C>& a, const cs::impl::RowSlots& slots, int base, int j, int& column,
@@ -185,10 +195,12 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_kernel(const CoopArgs
 /// coop_kernel (without x ahead) with D slots a member in each batch: member t loads slots
 /// i + d G + t (d < D) of batch i, and batch i + D G's while batch i is used, so D G slots of
 /// the row and D G more are in flight. The slots are used in order, i + d G + u: the same bits.
-template <class C, unsigned Threads, unsigned MinBlocks, int G, int D>
+/// Interleave: thread t sums vectors t, t + G, ... (vector_of).
+template <class C, unsigned Threads, unsigned MinBlocks, int G, int D, bool Interleave = false>
 __global__ void __launch_bounds__(Threads, MinBlocks) coop_deep_kernel(const CoopArgs<C> a) {
 #if defined(__CUDA_ARCH__)
-  static_assert((G == 4 || G == 8) && D >= 1, "a row's group is 4 or 8 threads, a member holds a slot at least");
+  static_assert((G == 2 || G == 4 || G == 8) && D >= 1,
+                "a row's group is 2, 4 or 8 threads, a member holds a slot at least");
   constexpr int V = k / G;
   using traits = cs::entry_traits<C>;
   const int t = static_cast<int>(threadIdx.x % G);
@@ -198,7 +210,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_deep_kernel(const Coo
        row += rows_per_grid) {
     const auto slots = cs::impl::row_slots<Outer>(a.offsets, a.row_lengths, a.ell_stride, row);
     const int base = cs::impl::column_base<Outer>(a.column_bases, row);
-    const C* x_t = a.x + V * t;
+    const C* x_t = a.x;
     C acc[V];
     for (int s = 0; s < V; ++s) acc[s] = traits::zero();
     int column[D];
@@ -227,7 +239,9 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_deep_kernel(const Coo
             const int c = __shfl_sync(mask, column[d], u, G);
             const C e = cs::impl::shuffle_components(entry[d], [=](auto v) { return __shfl_sync(mask, v, u, G); });
             for (int s = 0; s < V; ++s)
-              traits::multiply_add(acc[s], e, cs::impl::load_readonly_at(x_t + static_cast<std::ptrdiff_t>(c) * k + s));
+              traits::multiply_add(acc[s], e,
+                                   cs::impl::load_readonly_at(x_t + static_cast<std::ptrdiff_t>(c) * k +
+                                                              vector_of<G, V, Interleave>(t, s)));
           }
 #pragma unroll
       for (int d = 0; d < D; ++d) {
@@ -235,9 +249,66 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_deep_kernel(const Coo
         entry[d] = next_entry[d];
       }
     }
-    C* y = a.y + static_cast<std::ptrdiff_t>(row) * k + V * t;
-    for (int s = 0; s < V; ++s) a.result.store_at(y + s, acc[s]);
+    C* y = a.y + static_cast<std::ptrdiff_t>(row) * k;
+    for (int s = 0; s < V; ++s) a.result.store_at(y + vector_of<G, V, Interleave>(t, s), acc[s]);
   }
+#else
+  (void)a;
+#endif
+}
+
+/// No sharing: each of a row's G threads (1, 2, 4 or 8) loads every slot's column and entry
+/// itself (the group's threads the same address: one request), D slots at a time and the next
+/// D while those are used. No shuffles, which like the loads go through the LSU pipe: per slot
+/// and row, the coop kernels issue 5 shuffles a thread for complex<double> entries (8 for
+/// quaternions) besides the x loads; this kernel 2 loads. Slot order: the same bits.
+template <class C, unsigned Threads, unsigned MinBlocks, int G, int D, bool Interleave = false>
+__global__ void __launch_bounds__(Threads, MinBlocks) own_kernel(const CoopArgs<C> a) {
+#if defined(__CUDA_ARCH__)
+  static_assert(k % G == 0 && D >= 1, "a row's group divides k");
+  constexpr int V = k / G;
+  using traits = cs::entry_traits<C>;
+  const int t = static_cast<int>(threadIdx.x % G);
+  for_each_block_step<static_cast<int>(Threads / G), 1>(a.num_rows, [&](int first_row) {
+    const int row = first_row + static_cast<int>(threadIdx.x / G);
+    if (row >= a.num_rows) return;
+    const auto slots = cs::impl::row_slots<Outer>(a.offsets, a.row_lengths, a.ell_stride, row);
+    const int base = cs::impl::column_base<Outer>(a.column_bases, row);
+    C acc[V];
+    for (int s = 0; s < V; ++s) acc[s] = traits::zero();
+    int column[D];
+    C entry[D];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      column[d] = 0;
+      entry[d] = traits::zero();
+      load_slot(a, slots, base, d, column[d], entry[d]);
+    }
+    for (int i = 0; i < slots.length; i += D) {
+      int next_column[D];
+      C next_entry[D];
+#pragma unroll
+      for (int d = 0; d < D; ++d) {
+        next_column[d] = 0;
+        next_entry[d] = traits::zero();
+        load_slot(a, slots, base, i + D + d, next_column[d], next_entry[d]);
+      }
+#pragma unroll
+      for (int d = 0; d < D; ++d)
+        if (i + d < slots.length)
+          for (int s = 0; s < V; ++s)
+            traits::multiply_add(acc[s], entry[d],
+                                 cs::impl::load_readonly_at(a.x + static_cast<std::ptrdiff_t>(column[d]) * k +
+                                                            vector_of<G, V, Interleave>(t, s)));
+#pragma unroll
+      for (int d = 0; d < D; ++d) {
+        column[d] = next_column[d];
+        entry[d] = next_entry[d];
+      }
+    }
+    C* y = a.y + static_cast<std::ptrdiff_t>(row) * k;
+    for (int s = 0; s < V; ++s) a.result.store_at(y + vector_of<G, V, Interleave>(t, s), acc[s]);
+  });
 #else
   (void)a;
 #endif
@@ -374,9 +445,14 @@ void report_staged(const Report& report, const std::string& name) {
     std::printf("%-34s not run: %zu bytes of shared memory a block\n", name.c_str(), bytes);
 }
 
-template <class C, unsigned Threads, unsigned MinBlocks, int G, int D>
+template <class C, unsigned Threads, unsigned MinBlocks, int G, int D, bool Interleave = false>
 void coop_deep(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
-  launch_coop<coop_deep_kernel<C, Threads, MinBlocks, G, D>, Threads, MinBlocks>(a, x, y);
+  launch_coop<coop_deep_kernel<C, Threads, MinBlocks, G, D, Interleave>, Threads, MinBlocks>(a, x, y);
+}
+
+template <class C, unsigned Threads, unsigned MinBlocks, int G, int D, bool Interleave = false>
+void own(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
+  launch_coop<own_kernel<C, Threads, MinBlocks, G, D, Interleave>, Threads, MinBlocks>(a, x, y);
 }
 
 /// The library's row kernel with Vectors vectors a thread, a batch of Batch slots and
@@ -419,7 +495,7 @@ double median_seconds(const F& f) {
 
 /// The lab on the matrix at `path` with entries C (complex or quaternion, double).
 template <class C>
-int run(const std::string& path, std::FILE* csv, bool check_only) {
+int run(const std::string& path, std::FILE* csv, bool check_only, const std::vector<std::string>& only) {
   using V = cs::vector_type_t<C>;
   const bool binary = path.size() > 5 && path.compare(path.size() - 5, 5, ".csrb") == 0;  // the xl zoo
   const auto host = binary ? cs::io::read_binary_csr<C>(path) : cs::io::read_matrix_market<C>(path);
@@ -457,6 +533,10 @@ int run(const std::string& path, std::FILE* csv, bool check_only) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   int failures = 0;
   const auto report = [&](const std::string& name, auto run) {
+    const bool wanted = only.empty() || std::any_of(only.begin(), only.end(), [&](const std::string& part) {
+                          return name.find(part) != std::string::npos;
+                        });
+    if (!wanted) return;
     V nans;
     for (int c = 0; c < cs::component_traits<V>::size; ++c) cs::component_traits<V>::get(nans, c) = nan;
     Kokkos::deep_copy(y.data, nans);  // a product that writes nothing cannot pass for the last one
@@ -494,31 +574,26 @@ int run(const std::string& path, std::FILE* csv, bool check_only) {
   report("library.t256.b8.v2.batch1", library<C, 256, 8, 2, 1>);
   report("library.t256.b4.v2.batch2", library<C, 256, 4, 2, 2>);
   report("library.t256.b4.v1.batch4", library<C, 256, 4, 1, 4>);
-  // The row's group loads different slots and shares them (run 1's best forms).
+  // The row's group loads different slots and shares them (run 1's best forms), with D slots a
+  // member in flight, with interleaved vectors (.il).
   report("coop.g4.t256.b4", coop<C, 256, 4, 4, false>);
-  report("coop.g8.t256.b8", coop<C, 256, 8, 8, false>);
   report("coop.g8.t256.b4", coop<C, 256, 4, 8, false>);
-  // Two slots a member in each batch: twice the matrix in flight.
   report("coop.g4.d2.t256.b4", coop_deep<C, 256, 4, 4, 2>);
-  report("coop.g4.d2.t256.b2", coop_deep<C, 256, 2, 4, 2>);
   report("coop.g8.d2.t256.b4", coop_deep<C, 256, 4, 8, 2>);
-  report("coop.g8.d2.t256.b2", coop_deep<C, 256, 2, 8, 2>);
-  // One block a multiprocessor taking tiles of consecutive rows (for_each_block_step).
-  report("coop.g4.t1024.b1", coop<C, 1024, 1, 4, false>);
-  report("coop.g4.tile4.t1024.b1", coop<C, 1024, 1, 4, false, 4>);
-  report("coop.g4.tile16.t1024.b1", coop<C, 1024, 1, 4, false, 16>);
-  report("coop.g8.t1024.b1", coop<C, 1024, 1, 8, false>);
-  report("coop.g8.tile16.t1024.b1", coop<C, 1024, 1, 8, false, 16>);
-  // The matrix copied ahead into shared memory (cp.async): S slots a stage, P stages.
-  report_staged<C, 256, 4, 4, 4, 3>(report, "staged.g4.s4.p3.t256.b4");
-  report_staged<C, 256, 4, 4, 4, 4>(report, "staged.g4.s4.p4.t256.b4");
-  report_staged<C, 256, 4, 4, 8, 2>(report, "staged.g4.s8.p2.t256.b4");
-  report_staged<C, 256, 8, 4, 4, 3>(report, "staged.g4.s4.p3.t256.b8");
-  report_staged<C, 1024, 1, 4, 2, 3, 16>(report, "staged.g4.s2.p3.tile16.t1024.b1");
-  report_staged<C, 256, 4, 8, 4, 3>(report, "staged.g8.s4.p3.t256.b4");
-  report_staged<C, 256, 4, 8, 2, 4>(report, "staged.g8.s2.p4.t256.b4");
-  report_staged<C, 256, 8, 8, 4, 3>(report, "staged.g8.s4.p3.t256.b8");
-  report_staged<C, 1024, 1, 8, 2, 3, 16>(report, "staged.g8.s2.p3.tile16.t1024.b1");
+  report("coop.g4.il.t256.b4", coop_deep<C, 256, 4, 4, 1, true>);
+  report("coop.g4.il.d2.t256.b4", coop_deep<C, 256, 4, 4, 2, true>);
+  report("coop.g2.il.t256.b4", coop_deep<C, 256, 4, 2, 1, true>);
+  // Each thread loads the matrix itself, D slots at a time (own_kernel).
+  report("own.g4.d2.t256.b4", own<C, 256, 4, 4, 2>);
+  report("own.g4.d4.t256.b4", own<C, 256, 4, 4, 4>);
+  report("own.g4.il.d2.t256.b4", own<C, 256, 4, 4, 2, true>);
+  report("own.g4.il.d4.t256.b4", own<C, 256, 4, 4, 4, true>);
+  report("own.g2.il.d2.t256.b4", own<C, 256, 4, 2, 2, true>);
+  report("own.g2.il.d4.t256.b4", own<C, 256, 4, 2, 4, true>);
+  report("own.g8.d2.t256.b4", own<C, 256, 4, 8, 2>);
+  report("own.g8.d4.t256.b4", own<C, 256, 4, 8, 4>);
+  report("own.g4.il.d4.t256.b2", own<C, 256, 2, 4, 4, true>);
+  report("own.g2.il.d4.t256.b2", own<C, 256, 2, 2, 4, true>);
 
   if (check_only) {
     if (csv) std::fclose(csv);
@@ -555,8 +630,9 @@ int run(const std::string& path, std::FILE* csv, bool check_only) {
   ceiling("ceiling.library.t256.b4.v2.batch2", library<C, 256, 4, 2, 2>);
   ceiling("ceiling.coop.g4.t256.b4", coop<C, 256, 4, 4, false>);
   ceiling("ceiling.coop.g8.t256.b4", coop<C, 256, 4, 8, false>);
-  ceiling("ceiling.staged.g4.s4.p3.t256.b4", staged<C, 256, 4, 4, 4, 3>);
-  ceiling("ceiling.staged.g8.s4.p3.t256.b4", staged<C, 256, 4, 8, 4, 3>);
+  ceiling("ceiling.coop.g4.il.t256.b4", coop_deep<C, 256, 4, 4, 1, true>);
+  ceiling("ceiling.own.g4.il.d4.t256.b4", own<C, 256, 4, 4, 4, true>);
+  ceiling("ceiling.own.g2.il.d4.t256.b4", own<C, 256, 4, 2, 4, true>);
   if (csv) std::fclose(csv);
   return failures == 0 ? 0 : 1;
 }
@@ -566,12 +642,19 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line out at once, should a later kernel fail
   const std::string entry = argc > 1 ? argv[1] : "";
   if (argc < 3 || (entry != "complex" && entry != "quaternion")) {
-    std::fprintf(stderr, "usage: coop_spmm complex|quaternion MATRIX.mtx|MATRIX.csrb [CSV [check]]\n");
+    std::fprintf(stderr, "usage: coop_spmm complex|quaternion MATRIX.mtx|MATRIX.csrb [CSV [check [PARTS]]]\n");
     return 2;
   }
   const std::string path = argv[2];
   std::FILE* csv = argc > 3 ? std::fopen(argv[3], "w") : nullptr;
   const bool check_only = argc > 4 && std::string(argv[4]) == "check";
-  return entry == "complex" ? run<Kokkos::complex<double>>(path, csv, check_only)
-                            : run<cs::Quaternion<double>>(path, csv, check_only);
+  std::vector<std::string> only;  // "check" PARTS: only the kernels whose names hold one of the comma-separated parts
+  if (check_only && argc > 5)
+    for (std::string rest = argv[5]; !rest.empty();) {
+      const auto comma = rest.find(',');
+      if (comma != 0) only.push_back(rest.substr(0, comma));
+      rest = comma == std::string::npos ? "" : rest.substr(comma + 1);
+    }
+  return entry == "complex" ? run<Kokkos::complex<double>>(path, csv, check_only, only)
+                            : run<cs::Quaternion<double>>(path, csv, check_only, only);
 }
