@@ -47,9 +47,6 @@
 #     machine, now one process per matrix during the build; the bench searches matrices the
 #     database has no record of)
 #   SPMM_LAUNCH_BOUNDS="256:2;256:4;256:8" ...   (the SpMM at other launch bounds than the default)
-#   VARIANT_ENTRIES="complex_double;quaternion_double" UNIT_TESTS="" SPMM_TESTS="test_spmv_complex_double" \
-#     TARGETS="compound-zoo test_spmv_complex_double" ...   (a kernel change checked in a few minutes: the
-#     variant registry of those entries only, and their SpMM suites)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${WORK:-gpu_spmm_out}
@@ -128,7 +125,6 @@ if wants build; then
     -DCOMPOUND_SPARSE_GTEST_SOURCE_DIR=$deps/src/googletest -DCOMPOUND_SPARSE_ENABLE_TESTS=ON \
     -DCOMPOUND_SPARSE_ENABLE_REPORT_TEST=OFF -UCOMPOUND_SPARSE_LAUNCH_BOUNDS -UCOMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS \
     ${SPMM_LAUNCH_BOUNDS:+"-DCOMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS=$SPMM_LAUNCH_BOUNDS"} \
-    ${VARIANT_ENTRIES:+"-DCOMPOUND_SPARSE_VARIANT_ENTRIES=$VARIANT_ENTRIES"} \
     > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
   start=$SECONDS  # the build's time includes compound-zoo's, built first (it needs none of the library)
   zoo_alongside=
@@ -155,13 +151,13 @@ fi
 
 if wants tests; then
   step tests
-  for t in ${UNIT_TESTS-test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path}; do
+  for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path; do
     build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
   # The SpMM against one SpMV per vector, bit for bit, at every compiled launch-bounds pair
   # (run 3 saw sell32.soa at 256:8 differ on complex entries).
-  for t in ${SPMM_TESTS:-test_spmv_complex_float test_spmv_complex_double test_spmv_quaternion_float test_spmv_block3_double}; do
+  for t in test_spmv_complex_float test_spmv_complex_double test_spmv_quaternion_float test_spmv_block3_double; do
     build-cuda/unit_tests/$t --gtest_filter='*Spmm.*' > "$out/${t}_spmm.log" 2>&1
     echo "$t SpMM: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/${t}_spmm.log" | tr '\n' ' ')"
   done

@@ -55,16 +55,6 @@ constexpr bool spmm_shares_loads() {
   return sizeof(Entry) <= 32;
 }
 
-/// Slots a member of a shared-load group holds in flight for the others (SpmmFunctor::
-/// compute_row_shared_loads), and as many more loading. Two for entries of up to 16 bytes:
-/// on helmholtz-box-xl (complex<double>, k = 8) two ran 1.05x faster than one in the k = 8
-/// lab's kernels, and for quaternions of doubles 1.06x slower on dirac-torus-xl (H100, run 3
-/// of perf_tests/results/h200/spmm_k8_lab/).
-template <class Entry>
-KOKKOS_INLINE_FUNCTION constexpr int shared_load_depth() {
-  return sizeof(Entry) <= 16 ? 2 : 1;
-}
-
 /// The SpMM row functor. SharedLoads (CUDA, one lane a row, several lane sets; row_spmm
 /// decides): the lane sets share the row's loads (compute_row_shared_loads), Batch unused.
 template <ScheduleKind Kind, class Entry, class Outer, class Inner, class MemorySpace, int VectorsPerThread = 1,
@@ -165,19 +155,14 @@ struct SpmmFunctor {
   }
 
   /// Row `row` on CUDA for member `member` of a group of one lane and G = vectors_per_pass > 1
-  /// lane sets, which share the row's loads. The slots come in batches of D G (D =
-  /// shared_load_depth): member m loads slots i + d G + m (d < D) of batch i, and batch
-  /// i + D G's while batch i is used; every member takes each slot's column and entry from
-  /// its loader by a shuffle, then gathers x for its own tile. A pass's tiles interleave:
-  /// member m sums vectors m, m + G, ... of the pass, so that on Aos multivectors the
-  /// group's s-th loads of x are one run of G consecutive values (complex<double>, G = 4:
-  /// 64 bytes, where tiles of consecutive vectors touched every other 16 bytes of 128).
-  /// Each vector's multiply-adds come in slot order: the bits of compute_row_plain's lane
-  /// sets. Rows past the end are skipped by the whole group; members whose vectors lie past
-  /// k in the last pass still load and shuffle for the others.
+  /// lane sets, which share the row's loads: member m loads slot i + m of each batch of G
+  /// slots (and slot i + G + m while batch i is used), and every member takes each slot's
+  /// column and entry from its loader by a shuffle, then gathers x for its own tile. Each
+  /// vector's multiply-adds come in slot order: the bits of compute_row_plain's lane sets.
+  /// Rows past the end are skipped by the whole group; members whose tile lies past k in
+  /// the last pass still load and shuffle for the others.
   __device__ void compute_row_shared_loads(int row, int member) const {
     if (row >= work.num_rows) return;
-    constexpr int D = shared_load_depth<Entry>();
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
     const int first_column = column_base<Outer>(column_bases, row);
     const int group = vectors_per_pass;
@@ -187,43 +172,30 @@ struct SpmmFunctor {
       if (i < slots.length) load_row_slot<Entry, Inner>(slots, first_column, i, col_indices, values, column, entry);
     };
     for (int pass = 0; pass < vectors; pass += group * VectorsPerThread) {
-      const int j = pass + member;  // the member's vectors: j, j + group, ...
-      const int left = vectors - j < 0 ? 0 : (vectors - j + group - 1) / group;
-      const int count = left < VectorsPerThread ? left : VectorsPerThread;
+      const int j = pass + member * VectorsPerThread;
+      const int count = vectors - j < 0 ? 0 : vectors - j < VectorsPerThread ? vectors - j : VectorsPerThread;
       const vector_type* x_j = x + (count > 0 ? j : 0) * x_vector_stride;
-      const std::ptrdiff_t x_step = group * x_vector_stride;  // between the member's vectors
       tile_type sums;
       for (int s = 0; s < VectorsPerThread; ++s) sums.v[s] = traits::zero();
-      int column[D];
-      Entry entry[D];
-      for (int d = 0; d < D; ++d) {
-        column[d] = 0;
-        entry[d] = Entry{};
-        load_slot(d * group + member, column[d], entry[d]);
-      }
-      for (int i = 0; i < slots.length; i += D * group) {
-        int next_column[D];
-        Entry next_entry[D];
-        for (int d = 0; d < D; ++d) {  // in flight while batch i is used
-          next_column[d] = 0;
-          next_entry[d] = Entry{};
-          load_slot(i + (D + d) * group + member, next_column[d], next_entry[d]);
+      int column = 0;
+      Entry entry{};
+      load_slot(member, column, entry);
+      for (int i = 0; i < slots.length; i += group) {
+        int next_column = 0;
+        Entry next_entry{};
+        load_slot(i + group + member, next_column, next_entry);  // in flight while batch i is used
+        const int in_batch = slots.length - i < group ? slots.length - i : group;
+        for (int u = 0; u < in_batch; ++u) {
+          const int c = __shfl_sync(mask, column, first_lane + u);
+          const Entry e = shuffle_components(entry, [=](auto v) { return __shfl_sync(mask, v, first_lane + u); });
+          tile_type xs;
+          load_x_tile(xs, x_j, c, count);
+          multiply_add_into(sums, e, xs);
         }
-        const int in_batch = slots.length - i < D * group ? slots.length - i : D * group;
-        for (int d = 0; d < D; ++d)
-          for (int u = 0; u < group && d * group + u < in_batch; ++u) {
-            const int c = __shfl_sync(mask, column[d], first_lane + u);
-            const Entry e = shuffle_components(entry[d], [=](auto v) { return __shfl_sync(mask, v, first_lane + u); });
-            const vector_type* x_c = x_j + c * x_row_stride;
-            for (int s = 0; s < VectorsPerThread; ++s)
-              if (s < count) multiply_add_into(sums.v[s], e, load_readonly_at(x_c + s * x_step));
-          }
-        for (int d = 0; d < D; ++d) {
-          column[d] = next_column[d];
-          entry[d] = next_entry[d];
-        }
+        column = next_column;
+        entry = next_entry;
       }
-      for (int s = 0; s < count; ++s) result.store_at(y_at(row, j + s * group), sums.v[s]);
+      for (int s = 0; s < count; ++s) result.store_at(y_at(row, j + s), sums.v[s]);
     }
   }
 
