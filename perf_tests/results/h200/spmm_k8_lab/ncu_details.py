@@ -30,15 +30,18 @@ COLUMNS = [  # (metric name in the details page, column heading)
 
 
 def short_name(kernel):
-    """row_kernel<SpmmFunctor<..., V, B[, true]>, T, M>, coop_kernel<Entry, T, M, G, XAhead> or
-    coop_deep_kernel<Entry, T, M, G, D>."""
-    m = re.search(r"coop_deep_kernel<([^,]+(?:<[^>]*>)?), (\d+)u?, (\d+)u?, (\d+), (\d+)>", kernel)
+    """row_kernel<SpmmFunctor<..., V, B[, true]>, T, M>, coop_kernel<Entry, T, M, G, XAhead[, TileSteps]>,
+    coop_deep_kernel<Entry, T, M, G, D[, Interleave]> or own_kernel<Entry, T, M, G, D[, Interleave]>."""
+    m = re.search(r"(coop_deep|own)_kernel<([^,]+(?:<[^>]*>)?), (\d+)u?, (\d+)u?, (\d+), (\d+)(?:, (\w+))?>", kernel)
     if m:
-        return f"coop.g{m.group(4)}.d{m.group(5)}.t{m.group(2)}.b{m.group(3)}"
-    m = re.search(r"coop_kernel<([^,]+(?:<[^>]*>)?), (\d+)u?, (\d+)u?, (\d+), (\w+)>", kernel)
+        kind = "coop" if m.group(1) == "coop_deep" else "own"
+        interleaved = ".il" if m.group(7) in ("1", "true") else ""
+        return f"{kind}.g{m.group(5)}{interleaved}.d{m.group(6)}.t{m.group(3)}.b{m.group(4)}"
+    m = re.search(r"coop_kernel<([^,]+(?:<[^>]*>)?), (\d+)u?, (\d+)u?, (\d+), (\w+)(?:, (\d+))?>", kernel)
     if m:
         ahead = ".xahead" if m.group(5) in ("1", "true") else ""
-        return f"coop.g{m.group(4)}{ahead}.t{m.group(2)}.b{m.group(3)}"
+        tiles = f".tile{m.group(6)}" if m.group(6) and m.group(6) != "1" else ""
+        return f"coop.g{m.group(4)}{ahead}{tiles}.t{m.group(2)}.b{m.group(3)}"
     m = re.search(r"SpmmFunctor<.*, (\d+), (\d+)(, (?:true|false|1|0))?>, (\d+)u?, (\d+)u?>", kernel)
     if m:
         shared = ".shared" if m.group(3) and m.group(3).strip(", ") in ("true", "1") else ""
