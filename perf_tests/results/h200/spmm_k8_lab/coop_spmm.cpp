@@ -18,8 +18,8 @@
 //                                 (xahead) for the whole batch first;
 //   coop.gG.dD.tT.bB              the same with D slots a member in each batch (D G in flight);
 //   coop.gG.tileN.tT.bB           coop with a block's rows in tiles of N steps (for_each_block_step);
-//   staged.gG.sS.pP[.tileN].tT.bB the matrix copied ahead into shared memory by cp.async, P
-//                                 stages of S slots a warp (staged_kernel);
+//   staged.*, own.*               runs 3 and 4's other kernels (cp.async staging; no shuffles):
+//                                 in this file at commit e80dac3, their numbers in the README;
 //   ceiling.*                     kernels above on the matrix with every column replaced by its
 //                                 row's: x's gathers all near, a ceiling rather than a product;
 //   spmv.t256.b4.l2               one SpMV (k = 1) on the same layout, for the per-vector ratio.
@@ -29,7 +29,6 @@
 // products after 5 warm-ups, CUDA events. A lab: it needs CUDA and is not built by the project
 // (scripts/gpu_spmm.sh's k8lab step builds it).
 
-#include <cuda_pipeline.h>
 #include <cuda_runtime.h>
 
 #include <Kokkos_Core.hpp>
@@ -43,7 +42,6 @@
 #include <limits>
 #include <random>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 namespace cs = compound_sparse;
@@ -257,147 +255,6 @@ __global__ void __launch_bounds__(Threads, MinBlocks) coop_deep_kernel(const Coo
 #endif
 }
 
-/// No sharing: each of a row's G threads (1, 2, 4 or 8) loads every slot's column and entry
-/// itself (the group's threads the same address: one request), D slots at a time and the next
-/// D while those are used. No shuffles, which like the loads go through the LSU pipe: per slot
-/// and row, the coop kernels issue 5 shuffles a thread for complex<double> entries (8 for
-/// quaternions) besides the x loads; this kernel 2 loads. Slot order: the same bits.
-template <class C, unsigned Threads, unsigned MinBlocks, int G, int D, bool Interleave = false>
-__global__ void __launch_bounds__(Threads, MinBlocks) own_kernel(const CoopArgs<C> a) {
-#if defined(__CUDA_ARCH__)
-  static_assert(k % G == 0 && D >= 1, "a row's group divides k");
-  constexpr int V = k / G;
-  using traits = cs::entry_traits<C>;
-  const int t = static_cast<int>(threadIdx.x % G);
-  for_each_block_step<static_cast<int>(Threads / G), 1>(a.num_rows, [&](int first_row) {
-    const int row = first_row + static_cast<int>(threadIdx.x / G);
-    if (row >= a.num_rows) return;
-    const auto slots = cs::impl::row_slots<Outer>(a.offsets, a.row_lengths, a.ell_stride, row);
-    const int base = cs::impl::column_base<Outer>(a.column_bases, row);
-    C acc[V];
-    for (int s = 0; s < V; ++s) acc[s] = traits::zero();
-    int column[D];
-    C entry[D];
-#pragma unroll
-    for (int d = 0; d < D; ++d) {
-      column[d] = 0;
-      entry[d] = traits::zero();
-      load_slot(a, slots, base, d, column[d], entry[d]);
-    }
-    for (int i = 0; i < slots.length; i += D) {
-      int next_column[D];
-      C next_entry[D];
-#pragma unroll
-      for (int d = 0; d < D; ++d) {
-        next_column[d] = 0;
-        next_entry[d] = traits::zero();
-        load_slot(a, slots, base, i + D + d, next_column[d], next_entry[d]);
-      }
-#pragma unroll
-      for (int d = 0; d < D; ++d)
-        if (i + d < slots.length)
-          for (int s = 0; s < V; ++s)
-            traits::multiply_add(acc[s], entry[d],
-                                 cs::impl::load_readonly_at(a.x + static_cast<std::ptrdiff_t>(column[d]) * k +
-                                                            vector_of<G, V, Interleave>(t, s)));
-#pragma unroll
-      for (int d = 0; d < D; ++d) {
-        column[d] = next_column[d];
-        entry[d] = next_entry[d];
-      }
-    }
-    C* y = a.y + static_cast<std::ptrdiff_t>(row) * k;
-    for (int s = 0; s < V; ++s) a.result.store_at(y + vector_of<G, V, Interleave>(t, s), acc[s]);
-  });
-#else
-  (void)a;
-#endif
-}
-
-/// A warp's rows (32 / G of them, consecutive in one slice) with the matrix copied ahead into
-/// shared memory by cp.async (sm_80 and later), not through registers: the warp copies its
-/// rows' slots in stages of S slots, P stages in flight, and each row's G threads read a
-/// slot's column and entry from shared memory (one address for the group: a broadcast), so
-/// no shuffles. The coop kernels hold the next G slots in registers, which limits how much of
-/// the matrix is in flight; here P S slots a row are, at no register cost. In Sliced ELL(32)
-/// slot j of the warp's rows is 32 / G consecutive entries, 128 bytes for both complex<double>
-/// (G = 4) and quaternions of doubles (G = 8), and 32 / G columns. Slots past the warp's
-/// longest row are not copied (they may be past the slice); slots past a row's length are not
-/// read. Each vector's multiply-adds run in slot order: the library's bits.
-template <class C, unsigned Threads, unsigned MinBlocks, int G, int S, int P, int TileSteps = 1>
-__global__ void __launch_bounds__(Threads, MinBlocks) staged_kernel(const CoopArgs<C> a) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  static_assert(G == 4 || G == 8, "a row's group is 4 or 8 threads");
-  static_assert(std::is_same<Outer, cs::SlicedEll<32>>::value, "slot j of a warp's rows is one piece");
-  constexpr int V = k / G;
-  constexpr int R = 32 / G;  // rows a warp
-  constexpr int warps = static_cast<int>(Threads / 32);
-  constexpr int value_chunks = R * static_cast<int>(sizeof(C)) / 16;  // 16-byte pieces of a slot's entries
-  constexpr int column_chunks = R * static_cast<int>(sizeof(int)) / 16;
-  static_assert(R * sizeof(C) % 16 == 0 && R * sizeof(int) % 16 == 0, "a slot is whole 16-byte pieces");
-  static_assert(std::is_same<typename Matrix<C>::column_view::value_type, int>::value, "32-bit columns");
-  // Raw storage: the entry types have constructors, which __shared__ variables may not run.
-  __shared__ alignas(16) unsigned char entry_stages[warps][P][S][R * sizeof(C)];
-  __shared__ alignas(16) int column_stages[warps][P][S][R];
-  using traits = cs::entry_traits<C>;
-  const int lane = static_cast<int>(threadIdx.x % 32), warp = static_cast<int>(threadIdx.x / 32);
-  const int q = lane / G, t = lane % G;
-  const C* values = reinterpret_cast<const C*>(a.values.data());
-  const int* columns = a.col_indices.data();
-  for_each_block_step<static_cast<int>(Threads / G), TileSteps>(a.num_rows, [&](int block_first_row) {
-    const int first_row = block_first_row + warp * R;  // the warp's rows, in one slice
-    if (first_row >= a.num_rows) return;
-    const int row = first_row + q;
-    const int length = row < a.num_rows ? a.row_lengths(row) : 0;
-    const int warp_length = __reduce_max_sync(0xffffffffu, static_cast<unsigned>(length));
-    const int first_slot = a.offsets(first_row / 32) + first_row % 32;  // slot j at first_slot + 32 j
-    const auto copy_stage = [&](int stage) {  // slots S stage .. S stage + S - 1 into buffer stage % P
-      const int buffer = stage % P;
-      for (int c = lane; c < S * value_chunks; c += 32) {
-        const int j = stage * S + c / value_chunks;
-        if (j < warp_length)
-          __pipeline_memcpy_async(
-              &entry_stages[warp][buffer][c / value_chunks][(c % value_chunks) * 16],
-              reinterpret_cast<const unsigned char*>(values + first_slot + 32 * j) + (c % value_chunks) * 16, 16);
-      }
-      for (int c = lane; c < S * column_chunks; c += 32) {
-        const int j = stage * S + c / column_chunks;
-        if (j < warp_length)
-          __pipeline_memcpy_async(&column_stages[warp][buffer][c / column_chunks][(c % column_chunks) * 4],
-                                  columns + first_slot + 32 * j + (c % column_chunks) * 4, 16);
-      }
-      __pipeline_commit();  // an empty group too: the wait below counts groups
-    };
-    for (int stage = 0; stage < P - 1; ++stage) copy_stage(stage);
-    const C* x_t = a.x + V * t;
-    C acc[V];
-    for (int s = 0; s < V; ++s) acc[s] = traits::zero();
-    const int stages = (warp_length + S - 1) / S;
-    for (int stage = 0; stage < stages; ++stage) {
-      copy_stage(stage + P - 1);  // into the buffer the warp finished reading last stage
-      __pipeline_wait_prior(P - 1);
-      __syncwarp();
-      const int buffer = stage % P;
-#pragma unroll
-      for (int u = 0; u < S; ++u)
-        if (stage * S + u < length) {
-          const int c = column_stages[warp][buffer][u][q];
-          const C e = *reinterpret_cast<const C*>(&entry_stages[warp][buffer][u][q * sizeof(C)]);
-          for (int s = 0; s < V; ++s)
-            traits::multiply_add(acc[s], e, cs::impl::load_readonly_at(x_t + static_cast<std::ptrdiff_t>(c) * k + s));
-        }
-      __syncwarp();  // every lane done with this buffer before it is copied over
-    }
-    if (row < a.num_rows) {
-      C* y = a.y + static_cast<std::ptrdiff_t>(row) * k + V * t;
-      for (int s = 0; s < V; ++s) a.result.store_at(y + s, acc[s]);
-    }
-  });
-#else
-  (void)a;
-#endif
-}
-
 /// The coop kernels' arguments: A, X and Y, with alpha = 1 and beta = 0.
 template <class C>
 CoopArgs<C> coop_args(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
@@ -430,29 +287,9 @@ void coop(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
   launch_coop<coop_kernel<C, Threads, MinBlocks, G, XAhead, TileSteps>, Threads, MinBlocks>(a, x, y);
 }
 
-template <class C, unsigned Threads, unsigned MinBlocks, int G, int S, int P, int TileSteps = 1>
-void staged(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
-  launch_coop<staged_kernel<C, Threads, MinBlocks, G, S, P, TileSteps>, Threads, MinBlocks>(a, x, y);
-}
-
-/// report(name, staged<...>) where its stages fit the 48 KB of static shared memory a block.
-template <class C, unsigned Threads, unsigned MinBlocks, int G, int S, int P, int TileSteps = 1, class Report>
-void report_staged(const Report& report, const std::string& name) {
-  constexpr std::size_t bytes = (Threads / 32) * P * S * (32 / G) * (sizeof(C) + sizeof(int));
-  if constexpr (bytes <= 48 * 1024)
-    report(name, staged<C, Threads, MinBlocks, G, S, P, TileSteps>);
-  else
-    std::printf("%-34s not run: %zu bytes of shared memory a block\n", name.c_str(), bytes);
-}
-
 template <class C, unsigned Threads, unsigned MinBlocks, int G, int D, bool Interleave = false>
 void coop_deep(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
   launch_coop<coop_deep_kernel<C, Threads, MinBlocks, G, D, Interleave>, Threads, MinBlocks>(a, x, y);
-}
-
-template <class C, unsigned Threads, unsigned MinBlocks, int G, int D, bool Interleave = false>
-void own(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
-  launch_coop<own_kernel<C, Threads, MinBlocks, G, D, Interleave>, Threads, MinBlocks>(a, x, y);
 }
 
 /// The library's row kernel with Vectors vectors a thread, a batch of Batch slots and
@@ -580,9 +417,9 @@ int run(const std::string& path, std::FILE* csv, bool check_only, const std::vec
   report("library.t256.b2.v2.batch4", library<C, 256, 2, 2, 4>);
   report("library.generic.t256.b4.v2", library<C, 256, 4, 2, 2, 1, false>);
   report("library.generic.t256.b4.v1", library<C, 256, 4, 1, 4, 1, false>);
-  // Run 3's forms: the row's group shares the loads (coop), with interleaved vectors and two
-  // slots a member in flight (.il.d2, run 3's fastest on helmholtz-box-xl). Runs 2 and 3 (commits
-  // 1c2ce48, e80dac3) measured the other kernels of this file: the README has their numbers.
+  // Runs 3 and 4's forms: the row's group shares the loads (coop), with interleaved vectors and
+  // two slots a member in flight (.il.d2, run 4's fastest on helmholtz-box-xl). Runs 3 and 4
+  // (commits 1c2ce48, e80dac3) measured more kernels: the README has their numbers.
   report("coop.g4.t256.b4", coop<C, 256, 4, 4, false>);
   report("coop.g8.t256.b4", coop<C, 256, 4, 8, false>);
   report("coop.g4.il.d2.t256.b4", coop_deep<C, 256, 4, 4, 2, true>);
