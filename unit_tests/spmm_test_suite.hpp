@@ -4,10 +4,10 @@
 //   spmv.complex_double.Variants/Spmm.MatchesReferenceAndSpmv/<outer>_<inner>_<kind>:
 // every outer layout with the Static schedule (and sell32 with Soa entries), and every
 // schedule kind on csr.aos (the kinds share the kernel's row loop; what differs is how
-// rows are handed out). Each case runs every test matrix, k = 1, 3 and 16 vectors,
-// both multivector layouts for X and Y (and, with k = 3, one of each), three (alpha, beta) pairs
-// with k = 3 (the general pair otherwise) and lanes_per_row 1, 2, 4 and 32 on GPUs (1
-// and 32 on host backends; 1 only for kinds without lanes), and checks
+// rows are handed out). Each case runs every test matrix, k = 1, 3 and 16 vectors (8 and 35
+// too on GPUs), both multivector layouts for X and Y (and, with k = 3, one of each), three
+// (alpha, beta) pairs with k = 3 (the general pair otherwise) and lanes_per_row 1, 2, 4 and
+// 32 on GPUs (1 and 32 on host backends; 1 only for kinds without lanes), and checks
 //   - each vector of Y against the double-precision host reference, and
 //   - Y bit for bit against one SpMV per vector with the same schedule (spmm.hpp
 //     promises the SpMV's bits), and on csr.aos with Static and DynamicWarp also the row
@@ -99,10 +99,11 @@ void run_spmm_layouts(const Product& product, const std::string& matrix_name,
   using vector_type = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
   const auto a = cs::to_device<typename V::outer, typename V::inner>(host);
-  // k = 35 on CUDA: more tiles than a warp holds at one vector a thread (two passes, the
-  // last partial; SpmmFunctor's shared loads have members past k there).
+  // On CUDA also k = 8, where Aos multivectors take the shared loads' fixed groups
+  // (SpmmFunctor::compute_row_fixed_group), and k = 35: more tiles than a warp holds at one
+  // vector a thread (two passes, the last partial; the shared loads have members past k there).
   std::vector<int> ks = {1, 3, 16};
-  if (cs::impl::is_gpu_space<Kokkos::DefaultExecutionSpace>()) ks.push_back(35);
+  if (cs::impl::is_gpu_space<Kokkos::DefaultExecutionSpace>()) ks.insert(ks.end(), {8, 35});
   for (int k : ks) {
     if (!std::is_same<XLayout, YLayout>::value && k != 3) continue;  // mixed layouts: one k
     std::vector<std::vector<vector_type>> x_host(k);

@@ -77,10 +77,14 @@ vector_type_t<Entry>* spmm_staging(const SparseMatrix<Entry, Outer, Inner, Memor
 /// kernel whose lane sets share the loads (SpmmFunctor's SharedLoads, for the entries of
 /// spmm_shares_loads): a kernel of its own, so that neither form's registers are
 /// allocated for the other's (together in one kernel, both spilled: ptxas -v, sm_90).
+/// Aos multivectors (unpadded) of k = 8 vectors run that kernel compiled for their group
+/// of 8 / VectorsPerThread (SpmmFunctor's FixedGroup), where the groups share loads, unless
+/// FixedGroups is false (tests and the k = 8 lab compare the two forms).
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
           class Inner, class XLayout, class YLayout, class MemorySpace,
           int VectorsPerThread = spmm_vectors_per_thread<Entry>(),
-          int Batch = row_spmv_batch<ExecutionSpace, Entry, Threads, MinTeams, VectorsPerThread>()>
+          int Batch = row_spmv_batch<ExecutionSpace, Entry, Threads, MinTeams, VectorsPerThread>(),
+          bool FixedGroups = true>
 void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& schedule,
               const RowResult<Entry, Aos>& result, const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a,
               const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x,
@@ -112,6 +116,13 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
                                          "the SpMM row kernel");
   };
   if constexpr (gpu && spmm_shares_loads<Entry>()) {
+    if constexpr (std::is_same<XLayout, Aos>::value && std::is_same<YLayout, Aos>::value) {
+      constexpr int fixed = spmm_fixed_group<VectorsPerThread>();  // k = 8's group
+      if constexpr (FixedGroups && fixed > 0)
+        if (lanes == 1 && x.count() == fixed * VectorsPerThread && x.row_stride() == x.count() &&
+            y.row_stride() == y.count() && x.vector_stride() == 1 && y.vector_stride() == 1)  // no padding
+          return launch(SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, VectorsPerThread, 1, true, fixed>{});
+    }
     if (lanes == 1 && vectors_per_pass > 1)
       return launch(SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, VectorsPerThread, 1, true>{});
   }

@@ -23,7 +23,9 @@
 // helmholtz-box-xl (complex<double>) and, with one vector a thread, 1.15x faster than
 // the best lane-set form on dirac-torus-xl (quaternions of doubles)
 // (perf_tests/results/h200/spmm_k8_lab/). The same bits: each vector's sum still runs
-// in slot order.
+// in slot order. Aos multivectors of k = 8 take a form of it compiled for their group
+// (compute_row_fixed_group): the loop over a batch unrolled, two slots a member in flight
+// for entries of up to 16 bytes, and a member's vectors interleaved with the others'.
 //
 // Host backends run operator() through Kokkos' TeamPolicy: a thread per row, its
 // vectors one after the other.
@@ -55,11 +57,34 @@ constexpr bool spmm_shares_loads() {
   return sizeof(Entry) <= 32;
 }
 
+/// The group of a row whose lane sets share its loads at k = 8 (8 / VectorsPerThread, if that
+/// is more than one thread): the size compute_row_fixed_group is compiled for.
+template <int VectorsPerThread>
+constexpr int spmm_fixed_group() {
+  return 8 % VectorsPerThread == 0 && 8 / VectorsPerThread > 1 ? 8 / VectorsPerThread : 0;
+}
+
+/// Slots a member of a fixed group holds in flight for the others (compute_row_fixed_group),
+/// and as many more loading: two for entries of up to 16 bytes. In the k = 8 lab on
+/// helmholtz-box-xl (complex<double>, groups of 4) two slots and interleaved vectors ran
+/// 1.17x faster than one slot and a member's vectors together (H200, 1004 against 1174 µs;
+/// perf_tests/results/h200/spmm_k8_lab/, run 5); for quaternions of doubles two slots ran
+/// 1.06-1.40x slower on dirac-torus-xl (H100, runs 3 and 4).
+template <class Entry>
+KOKKOS_INLINE_FUNCTION constexpr int fixed_group_depth() {
+  return sizeof(Entry) <= 16 ? 2 : 1;
+}
+
 /// The SpMM row functor. SharedLoads (CUDA, one lane a row, several lane sets; row_spmm
 /// decides): the lane sets share the row's loads (compute_row_shared_loads), Batch unused.
+/// FixedGroup > 0 (with SharedLoads): Aos multivectors of exactly FixedGroup x
+/// VectorsPerThread vectors, groups of FixedGroup (compute_row_fixed_group).
 template <ScheduleKind Kind, class Entry, class Outer, class Inner, class MemorySpace, int VectorsPerThread = 1,
-          int Batch = 1, bool SharedLoads = false>
+          int Batch = 1, bool SharedLoads = false, int FixedGroup = 0>
 struct SpmmFunctor {
+  static_assert(FixedGroup == 0 ||
+                    (SharedLoads && FixedGroup > 1 && FixedGroup <= 32 && (FixedGroup & (FixedGroup - 1)) == 0),
+                "a fixed group shares loads and is a power of two within a warp");
   static_assert(Batch >= 1 && VectorsPerThread >= 1, "a batch holds a slot, a thread a vector at least");
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
@@ -139,6 +164,7 @@ struct SpmmFunctor {
   /// VectorsPerThread vectors each. Rows past the end are skipped by the whole group,
   /// tiles past k by their whole lane set.
   __device__ void compute_row_plain(int row, int member) const {
+    if constexpr (FixedGroup > 0) return compute_row_fixed_group(row, member);
     if constexpr (SharedLoads) return compute_row_shared_loads(row, member);
     if (row >= work.num_rows) return;
     const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
@@ -197,6 +223,70 @@ struct SpmmFunctor {
       }
       for (int s = 0; s < count; ++s) result.store_at(y_at(row, j + s), sums.v[s]);
     }
+  }
+
+  /// compute_row_shared_loads for Aos multivectors of k = FixedGroup x VectorsPerThread
+  /// vectors, in groups of G = FixedGroup: one pass, every tile full, and G known to the
+  /// compiler, which unrolls the loop over a batch's slots and keeps its loads of x in flight
+  /// together. With the group a run-time value the same loop took 64 registers and spilled 12
+  /// to 36 bytes for complex<double> at 256:4; unrolled, 43 and none (ptxas -v, sm_90); the
+  /// lab's kernel of this form was 1.2-1.3x faster than compute_row_shared_loads on
+  /// helmholtz-box-xl. The slots come in batches of D G (D = fixed_group_depth): member m
+  /// loads slots i + d G + m (d < D) of batch i, and batch i + D G's while batch i is used.
+  /// Member m sums vectors m, m + G, ...: a group's s-th load of x is one run of G
+  /// consecutive values (64 bytes for complex<double>) instead of every other 16 bytes of
+  /// a row's 128. Each vector's multiply-adds come in slot order: the same bits.
+  __device__ void compute_row_fixed_group(int row, int member) const {
+    if (row >= work.num_rows) return;
+    constexpr int G = FixedGroup > 0 ? FixedGroup : 1;
+    constexpr int D = fixed_group_depth<Entry>();
+    constexpr int k = G * VectorsPerThread;
+    const RowSlots slots = row_slots<Outer>(offsets, row_lengths, ell_stride, row);
+    const int first_column = column_base<Outer>(column_bases, row);
+    const int first_lane = static_cast<int>(threadIdx.x & 31) - member;  // the group lies within a warp
+    const unsigned mask = G == 32 ? 0xffffffffu : ((1u << G) - 1u) << first_lane;
+    const auto load_slot = [&](int i, int& column, Entry& entry) {
+      if (i < slots.length) load_row_slot<Entry, Inner>(slots, first_column, i, col_indices, values, column, entry);
+    };
+    const vector_type* x_m = x + member;
+    vector_type sums[VectorsPerThread];
+    for (int s = 0; s < VectorsPerThread; ++s) sums[s] = traits::zero();
+    int column[D];
+    Entry entry[D];
+#pragma unroll
+    for (int d = 0; d < D; ++d) {
+      column[d] = 0;
+      entry[d] = Entry{};
+      load_slot(d * G + member, column[d], entry[d]);
+    }
+    for (int i = 0; i < slots.length; i += D * G) {
+      int next_column[D];
+      Entry next_entry[D];
+#pragma unroll
+      for (int d = 0; d < D; ++d) {  // in flight while batch i is used
+        next_column[d] = 0;
+        next_entry[d] = Entry{};
+        load_slot(i + (D + d) * G + member, next_column[d], next_entry[d]);
+      }
+      const int in_batch = slots.length - i;
+#pragma unroll
+      for (int d = 0; d < D; ++d)
+#pragma unroll
+        for (int u = 0; u < G; ++u)
+          if (d * G + u < in_batch) {
+            const int c = __shfl_sync(mask, column[d], first_lane + u);
+            const Entry e = shuffle_components(entry[d], [=](auto v) { return __shfl_sync(mask, v, first_lane + u); });
+            const vector_type* x_c = x_m + static_cast<std::ptrdiff_t>(c) * k;
+            for (int s = 0; s < VectorsPerThread; ++s) traits::multiply_add(sums[s], e, load_readonly_at(x_c + s * G));
+          }
+#pragma unroll
+      for (int d = 0; d < D; ++d) {
+        column[d] = next_column[d];
+        entry[d] = next_entry[d];
+      }
+    }
+    vector_type* y_m = y + static_cast<std::ptrdiff_t>(row) * k + member;
+    for (int s = 0; s < VectorsPerThread; ++s) result.store_at(y_m + s * G, sums[s]);
   }
 
   /// One block of row_kernel (impl/spmv_functor.hpp): groups of lanes x

@@ -294,12 +294,14 @@ void coop_deep(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
 
 /// The library's row kernel with Vectors vectors a thread, a batch of Batch slots and
 /// Lanes lanes a row (Lanes > 1 sums each vector in another order: not the same bits).
-template <class C, unsigned Threads, unsigned MinBlocks, int Vectors, int Batch, int Lanes = 1>
+/// FixedGroups: at one lane a row, the library's shared loads compiled for the group of k = 8
+/// (SpmmFunctor::compute_row_fixed_group), or (false) for any group.
+template <class C, unsigned Threads, unsigned MinBlocks, int Vectors, int Batch, int Lanes = 1, bool FixedGroups = true>
 void library(const Matrix<C>& a, const Multi<C>& x, const Multi<C>& y) {
   cs::Schedule<cs::ScheduleKind::Static, Threads, MinBlocks> schedule;
   schedule.lanes_per_row = Lanes;
   cs::impl::row_spmm<Exec, cs::ScheduleKind::Static, Threads, MinBlocks, C, Outer, cs::Aos, cs::Aos, cs::Aos,
-                     Kokkos::CudaSpace, Vectors, Batch>(Exec(), schedule, overwrite<C>(), a, x, y);
+                     Kokkos::CudaSpace, Vectors, Batch, FixedGroups>(Exec(), schedule, overwrite<C>(), a, x, y);
 }
 
 /// Median over 7 runs of 20 calls of f, in seconds per call, after 5 warm-ups.
@@ -407,11 +409,14 @@ int run(const std::string& path, std::FILE* csv, bool check_only, const std::vec
   };
   if (csv) std::fprintf(csv, "name,seconds,same_bits,relative_difference\n");
   // The library's kernel (at one lane a row on CUDA, its shared-load kernel: the batch is not
-  // used), 2 vectors a thread (its choice for complex<double>), then 1.
+  // used), 2 vectors a thread (its choice for complex<double>), then 1; at k = 8 on Aos
+  // multivectors compiled for the group (FixedGroups), ".generic" for any group.
   report("library.t256.b8.v2.batch1", library<C, 256, 8, 2, 1>);
   report("library.t256.b4.v2.batch2", library<C, 256, 4, 2, 2>);
   report("library.t256.b4.v1.batch4", library<C, 256, 4, 1, 4>);
   report("library.t256.b2.v2.batch4", library<C, 256, 2, 2, 4>);
+  report("library.generic.t256.b4.v2", library<C, 256, 4, 2, 2, 1, false>);
+  report("library.generic.t256.b4.v1", library<C, 256, 4, 1, 4, 1, false>);
   // Runs 3 and 4's forms: the row's group shares the loads (coop), with interleaved vectors and
   // two slots a member in flight (.il.d2, run 4's fastest on helmholtz-box-xl). Runs 3 and 4
   // (commits 1c2ce48, e80dac3) measured more kernels: the README has their numbers.
