@@ -260,6 +260,27 @@ TEST(TuningDatabase, RetuningAtOtherVectorsKeepsTheRecordsOtherMeasurements) {
   EXPECT_EQ(db.matrices[0].measurements.size(), 1u);
 }
 
+TEST(TuningDatabase, RetuningOnAnotherDeviceKeepsNothingOfTheRecord) {
+  // A record measures one device: an H100's k = 8 must not sit beside an H200's SpMV.
+  auto db = sample_database();
+  const auto f = db.matrices[0].features;
+  db.matrices[0].device = "NVIDIA H200";
+  auto at8 = record("band", f, {{"csr.aos.soa.static.t128.b4.l2", 5e-5}});
+  at8.measurements[0].k = 8;
+  at8.device = "NVIDIA H100 80GB HBM3";
+  cs::merge_record(db, at8);
+  ASSERT_EQ(db.matrices.size(), 1u);
+  ASSERT_EQ(db.matrices[0].measurements.size(), 1u);
+  EXPECT_EQ(db.matrices[0].measurements[0].k, 8);
+  EXPECT_EQ(db.matrices[0].device, "NVIDIA H100 80GB HBM3");
+  // The same device keeps the other k, as above.
+  auto at1 = record("band", f, {{"csr.soa.soa.static.t128.b4.l1", 3e-6}});
+  at1.device = "NVIDIA H100 80GB HBM3";
+  cs::merge_record(db, at1);
+  ASSERT_EQ(db.matrices[0].measurements.size(), 2u);
+  EXPECT_EQ(db.matrices[0].measurements[1].k, 8);
+}
+
 TEST(TuningDatabase, CorruptFilesAreRefusedWithTheReason) {
   const ScratchDir dir("db_corrupt");
   const std::string good = cs::to_json_text(sample_database());

@@ -470,8 +470,10 @@ const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name
 void merge_record(TuningDatabase& db, TunedMatrix m) {
   if (const TunedMatrix* existing = find_record(db, m.name, m.features.entry_type, m.features.precision)) {
     // The same matrix (fingerprint) tuned at other numbers of vectors keeps those
-    // measurements: compound-tune --k 8 adds k = 8 to a record tuned at k = 1.
-    if (existing->features.fingerprint == m.features.fingerprint) {
+    // measurements: compound-tune --k 8 adds k = 8 to a record tuned at k = 1. Only from
+    // the same device: selection compares a record's measurements with each other.
+    const bool same_device = existing->device.empty() || m.device.empty() || existing->device == m.device;
+    if (existing->features.fingerprint == m.features.fingerprint && same_device) {
       const auto measured_k = [&m](int k) {
         return std::any_of(m.measurements.begin(), m.measurements.end(),
                            [k](const Measurement& x) { return x.k == k; });

@@ -160,8 +160,8 @@ const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name
                                const std::string& precision);
 
 /// Adds `m`, replacing a record with the same name, entry type and precision; where
-/// that record has the same fingerprint, its measurements at numbers of vectors (k)
-/// that `m` has none of are kept in `m`.
+/// that record has the same fingerprint and device (either unnamed counts as the same),
+/// its measurements at numbers of vectors (k) that `m` has none of are kept in `m`.
 void merge_record(TuningDatabase& db, TunedMatrix m);
 /// Merges every record of `from` into `into`; device and versions become `from`'s.
 void merge_database(TuningDatabase& into, const TuningDatabase& from);
