@@ -52,6 +52,13 @@
 // measurements (Measurement::k), from which TunedSpmv selects for products with several
 // vectors. The record's best is always the SpMV's, so k = 1 is always searched. Tuning a
 // matrix again at other k keeps the record's measurements at the k not searched.
+//
+// --resume yes extends a record that stands for the matrix but lacks some of --k's numbers of
+// vectors, where it was measured on this device: only the missing k are searched (the SpMM's
+// layouts, with --spmm-layouts, picked from the record's SpMV measurements), and the record
+// keeps its SpMV measurements and its best. So k buckets can be added to a whole tuned
+// database for the cost of the SpMM's search alone. A record of another device is retuned
+// whole: one record's measurements all come from one device.
 // --spmm-layouts N searches the SpMM only on the N matrix layouts whose SpMV was fastest:
 // on the H100's first k-bucket database (perf_tests/results/h100/gpu_build/, run 3, four
 // records of 8-10 layouts) the fastest SpMM of every k was within 0.5% of it with N = 2 and
@@ -140,9 +147,11 @@ struct Job {
   /// options; leaving it out made the ETA read 0:00 at the end of every search.
   /// One search per number of vectors (--k), each launch of k vectors costing about
   /// sqrt(k) SpMVs (the lab's per-vector SpMM times, perf_tests/results/h200/spmm/).
-  double units(const Options& o) const {
+  double units(const Options& o) const { return units(o, o.ks); }
+  /// The same for a search of `ks` only (a record extended by the k it lacks).
+  double units(const Options& o, const std::vector<int>& ks) const {
     double vectors = 0;
-    for (const int k : o.ks) vectors += std::sqrt(static_cast<double>(k));
+    for (const int k : ks) vectors += std::sqrt(static_cast<double>(k));
     return unit() * vectors *
            (static_cast<double>(keys) * launches(o.quick) + static_cast<double>(most_retimed(o)) * launches(o.final));
   }
@@ -156,7 +165,8 @@ int usage(const char* argv0, std::ostream& out, int code) {
          "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
          "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
          "         [--drop-slower-than R] [--max-padding R]   (R: a factor >= 1, or 0 for no bound; default 3)\n"
-         "         [--k 1,2,4,8,16]   (numbers of vectors searched, the SpMM for k > 1; 1 is always searched)\n"
+         "         [--k 1,2,4,8,16]   (numbers of vectors searched, the SpMM for k > 1; 1 is always searched, but\n"
+         "                             --resume yes gives a record of this device only the k it lacks)\n"
          "         [--spmm-layouts N]   (k > 1: the SpMM only on the N matrix layouts fastest at k = 1; 0, the\n"
          "                               default: every layout)\n"
          "         [--dense-row-threshold N|device]   (rows longer than N are dense: only kinds that split rows\n"
@@ -186,10 +196,16 @@ std::string retune_reason(const cs::TunedMatrix& r, const cs::MatrixFeatures& f,
   if (r.search != o.search) return "the record's search is '" + r.search + "', this run's '" + o.search + "'";
   if (r.timing != timing) return "the record was timed '" + r.timing + "', this run times '" + timing + "'";
   if (r.best.empty()) return "the record has no variant that ran";
+  return "";
+}
+
+/// The numbers of vectors of --k that record `r` has no measurement at.
+std::vector<int> missing_vector_counts(const cs::TunedMatrix& r, const Options& o) {
+  std::vector<int> missing;
   for (const int k : o.ks)
     if (std::none_of(r.measurements.begin(), r.measurements.end(), [k](const cs::Measurement& m) { return m.k == k; }))
-      return "the record has no measurement with k = " + std::to_string(k) + " vectors";
-  return "";
+      missing.push_back(k);
+  return missing;
 }
 
 /// Launches a search measurement `m` took, against launches(t) expected: a dropped
@@ -274,9 +290,13 @@ std::vector<cs::Measurement> search_with_vectors(const cs::HostCsr<Entry>& a, co
   return measured;
 }
 
+/// The record of `a`: the search at every k of `ks`. `extending` (--resume, a record of this
+/// device that lacks some k): `ks` are those k, its SpMV measurements choose the SpMM's layouts,
+/// and the new record takes its best; merge_record keeps its measurements at the other k.
 template <class Entry>
 cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& features, const Job& job, const Options& o,
-                     ProgressBar& bar, const std::string& label, TuneCounts& counts) {
+                     const std::vector<int>& ks, const cs::TunedMatrix* extending, ProgressBar& bar,
+                     const std::string& label, TuneCounts& counts) {
   const auto started = std::chrono::steady_clock::now();
   const auto& registry = cs::variant_registry<Entry>();
   cs::MeasureOptions quick;
@@ -308,9 +328,9 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
       cs::likely_fast_first(candidates, cs::heuristic_variant(features, registry.variants(), fits, dense_row));
   std::vector<cs::Measurement> measured;
   std::vector<std::string> spmm_layouts;  // --spmm-layouts: from the SpMV's search (k = 1 comes first)
-  for (const int k : o.ks) {
+  for (const int k : ks) {
     if (k > 1 && o.spmm_layouts > 0 && spmm_layouts.empty()) {
-      spmm_layouts = compound_tools::fastest_layouts(measured, o.spmm_layouts);
+      spmm_layouts = compound_tools::fastest_layouts(extending ? extending->measurements : measured, o.spmm_layouts);
       counts.spmm_layouts = compound_tools::joined(spmm_layouts, ", ");
     }
     std::vector<cs::VariantKey> with_spmm;
@@ -350,6 +370,11 @@ cs::TunedMatrix tune(const cs::HostCsr<Entry>& a, const cs::MatrixFeatures& feat
   pick_best(true);
   if (t.best.empty()) pick_best(false);
   t.tuning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (extending) {  // no SpMV was searched: the record's stands
+    t.best = extending->best;
+    t.best_seconds = extending->best_seconds;
+    t.tuning_seconds += extending->tuning_seconds;
+  }
   return t;
 }
 
@@ -405,6 +430,7 @@ int run_tuner(const Options& o) {
   // here, before any work (it is never overwritten).
   cs::TuningDatabase db = cs::empty_tuning_database();
   if (fs::exists(path)) db.matrices = cs::read_tuning_database(path).matrices;
+  const std::string this_device = db.device.name;  // this process's (empty_tuning_database)
   const std::string timing = cs::to_string(o.quick.mode);
   int other_timing = 0;
   for (const auto& m : db.matrices) other_timing += m.timing != timing;
@@ -424,14 +450,18 @@ int run_tuner(const Options& o) {
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + what;
     std::optional<cs::TunedMatrix> t;
     TuneCounts counts;
+    bool extended = false;  // a record of this device given the k it lacked
     compound_tools::dispatch_entry(j.entry, j.precision, [&](auto tag) {
       using Entry = typename decltype(tag)::type;
       const auto a = compound_tools::read_zoo_matrix<Entry>(j.file);  // float: components rounded on reading
       const auto features = cs::matrix_features(a);
       const cs::TunedMatrix* record = cs::find_record(db, j.name, j.entry, j.precision);
+      const cs::TunedMatrix* extending = nullptr;
+      std::vector<int> ks = o.ks;
       if (o.resume && record != nullptr) {
-        const std::string why = retune_reason(*record, features, o);
-        if (why.empty()) {
+        std::string why = retune_reason(*record, features, o);
+        const std::vector<int> missing = missing_vector_counts(*record, o);
+        if (why.empty() && missing.empty()) {
           bar.drop(j.units(o));
           std::cerr << "compound-tune: skipping " << what << ": " << path << " already holds it (fingerprint "
                     << features.fingerprint << ", search " << o.search << ", timing " << record->timing
@@ -439,9 +469,25 @@ int run_tuner(const Options& o) {
           skipped.push_back(what);
           return;
         }
-        std::cerr << "compound-tune: retuning " << what << ": " << why << "\n";
+        std::vector<std::string> missing_text;
+        for (const int k : missing) missing_text.push_back(std::to_string(k));
+        const std::string lacking =
+            "the record has no measurement with k = " + compound_tools::joined(missing_text, ", ");
+        if (why.empty() && missing.front() == 1) why = lacking;  // no SpMV: nothing to extend
+        if (why.empty() && record->device != this_device)
+          why = lacking + ", and was measured on " + record->device + " (this device: " + this_device + ")";
+        if (why.empty()) {
+          extending = record;
+          extended = true;
+          ks = missing;
+          bar.drop(j.units(o) - j.units(o, ks));
+          std::cerr << "compound-tune: extending " << what << ": " << lacking
+                    << "; its SpMV measurements and best are kept (--resume no retunes)\n";
+        } else {
+          std::cerr << "compound-tune: retuning " << what << ": " << why << "\n";
+        }
       }
-      t = tune<Entry>(a, features, j, o, bar, label, counts);
+      t = tune<Entry>(a, features, j, o, ks, extending, bar, label, counts);
     });
     if (!t) continue;
     int ok = 0;
@@ -453,7 +499,8 @@ int run_tuner(const Options& o) {
     bar.finish(label + " done");
     all.dropped += counts.dropped;
     all.refused += counts.refused;
-    std::cerr << "  " << what << ": tuned in " << t->tuning_seconds << " s; " << t->measurements.size()
+    std::cerr << "  " << what << ": tuned in " << t->tuning_seconds << " s"
+              << (extended ? " (with the record's earlier search)" : "") << "; " << t->measurements.size()
               << " candidates: " << counts.dropped << " dropped after one batch (--drop-slower-than "
               << bound_text(o.drop_slower_than) << "), " << counts.refused
               << " refused before converting (--max-padding " << bound_text(o.max_padding) << ", --budget-bytes), "
