@@ -3,7 +3,8 @@
 // --loo, evaluates selection quality from a database alone. docs/tuning.md.
 //
 //   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry CLASS]
-//                 [--precision float,double,mixed|both|all] [--search full|reduced] [--db-dir DIR] [--resume yes|no]
+//                 [--precision float,double,mixed|both|all] [--search full|reduced] [--db-dir DIR] [--resume
+//                 yes|no|extend]
 //                 [--samples N --batch N --warmup N] [--top N --final-samples N --final-batch N]
 //                 [--retime-within R --retime-max N] [--budget-bytes N] [--timing auto|wall|queued]
 //                 [--drop-slower-than R] [--max-padding R] [--dense-row-threshold N|device] [--k 1,2,4,8,16]
@@ -58,7 +59,9 @@
 // layouts, with --spmm-layouts, picked from the record's SpMV measurements), and the record
 // keeps its SpMV measurements and its best. So k buckets can be added to a whole tuned
 // database for the cost of the SpMM's search alone. A record of another device is retuned
-// whole: one record's measurements all come from one device.
+// whole: one record's measurements all come from one device. --resume extend does the
+// extensions only: it neither retunes a record nor adds one (run on another device than the
+// database's, it changes nothing and says why for each matrix).
 // --spmm-layouts N searches the SpMM only on the N matrix layouts whose SpMV was fastest:
 // on the H100's first k-bucket database (perf_tests/results/h100/gpu_build/, run 3, four
 // records of 8-10 layouts) the fastest SpMM of every k was within 0.5% of it with N = 2 and
@@ -115,6 +118,7 @@ struct Options {
   double max_padding = 3.0;         // refuse layouts storing more slots per non-zero (0: off)
   double dense_row_threshold = -1;  // rows longer than this are dense; < 0: the device's rule
   bool resume = true;               // keep matching records (an interrupted run continues)
+  bool extend_only = false;         // --resume extend: only give records the k they lack
   std::string loo, out;
   int neighbours = 3;
   std::string learn_prior, prior_loo;      // --learn-prior OUT, --prior-loo DB
@@ -161,7 +165,8 @@ int usage(const char* argv0, std::ostream& out, int code) {
   const std::string classes = compound_tools::joined(compound_tools::compiled_entry_classes());
   out << "usage: " << argv0 << " --zoo DIR/index.json [--matrices a,b] [--entry " << classes
       << "]\n"
-         "         [--precision float,double,mixed|both|all] [--search full|reduced] [--db-dir DIR] [--resume yes|no]\n"
+         "         [--precision float,double,mixed|both|all] [--search full|reduced] [--db-dir DIR] [--resume "
+         "yes|no|extend]\n"
          "         [--samples N] [--batch N] [--warmup N] [--top N] [--final-samples N] [--final-batch N]\n"
          "         [--retime-within R] [--retime-max N] [--budget-bytes N] [--timing auto|wall|queued]\n"
          "         [--drop-slower-than R] [--max-padding R]   (R: a factor >= 1, or 0 for no bound; default 3)\n"
@@ -442,7 +447,7 @@ int run_tuner(const Options& o) {
   double total = 0;
   for (const auto& j : jobs) total += j.units(o);
   ProgressBar bar(total);
-  std::vector<std::string> failed, skipped;
+  std::vector<std::string> failed, skipped, not_extended;
   TuneCounts all;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const Job& j = jobs[i];
@@ -458,6 +463,12 @@ int run_tuner(const Options& o) {
       const cs::TunedMatrix* record = cs::find_record(db, j.name, j.entry, j.precision);
       const cs::TunedMatrix* extending = nullptr;
       std::vector<int> ks = o.ks;
+      const auto leave = [&](const std::string& why) {  // --resume extend: nothing to extend
+        bar.drop(j.units(o));
+        std::cerr << "compound-tune: not tuning " << what << ": " << why << " (--resume extend)\n";
+        not_extended.push_back(what);
+      };
+      if (o.extend_only && record == nullptr) return leave("the database has no record of it to extend");
       if (o.resume && record != nullptr) {
         std::string why = retune_reason(*record, features, o);
         const std::vector<int> missing = missing_vector_counts(*record, o);
@@ -483,6 +494,8 @@ int run_tuner(const Options& o) {
           bar.drop(j.units(o) - j.units(o, ks));
           std::cerr << "compound-tune: extending " << what << ": " << lacking
                     << "; its SpMV measurements and best are kept (--resume no retunes)\n";
+        } else if (o.extend_only) {
+          return leave(why);
         } else {
           std::cerr << "compound-tune: retuning " << what << ": " << why << "\n";
         }
@@ -522,10 +535,11 @@ int run_tuner(const Options& o) {
     // with what other tuners wrote meanwhile.
     cs::update_tuning_database(path, {std::move(*t)});
   }
-  std::cerr << "compound-tune: " << (jobs.size() - skipped.size() - failed.size()) << " tuned, " << skipped.size()
-            << " skipped (already in the database), " << failed.size() << " failed; " << all.dropped
-            << " candidates dropped, " << all.refused << " refused; database " << path << "; " << bar.elapsed()
-            << " s\n";
+  std::cerr << "compound-tune: " << (jobs.size() - skipped.size() - not_extended.size() - failed.size()) << " tuned, "
+            << skipped.size() << " skipped (already in the database), "
+            << (o.extend_only ? std::to_string(not_extended.size()) + " not extended, " : std::string())
+            << failed.size() << " failed; " << all.dropped << " candidates dropped, " << all.refused
+            << " refused; database " << path << "; " << bar.elapsed() << " s\n";
   if (!failed.empty()) {
     std::cerr << "compound-tune: error: no variant ran correctly for " << compound_tools::joined(failed, ", ") << "\n";
     return 1;
@@ -625,7 +639,9 @@ int main(int argc, char** argv) {
        }},
       {"--resume",
        [&](const std::string& v) {
-         o.resume = one_of(v, {"yes", "no"}) == "yes";
+         const std::string mode = one_of(v, {"yes", "no", "extend"});
+         o.resume = mode != "no";
+         o.extend_only = mode == "extend";
        }},
       {"--timing", [&](const std::string& v) { o.quick.mode = o.final.mode = compound_tools::timing_mode(v); }},
       {"--loo", [&](const std::string& v) { o.loo = v; }},

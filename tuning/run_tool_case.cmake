@@ -147,7 +147,7 @@ elseif(CASE STREQUAL "tune_resume")
   expect_rc("${rc}" 0)
   expect_match("${out}" "retuning tiny complex/double: the matrix changed \\(fingerprint")
   expect_match("${out}" "tiny complex/double: best ")
-  expect(2 "bad value 'maybe' for --resume \\(one of yes\\|no\\)" ${tune} --resume maybe)
+  expect(2 "bad value 'maybe' for --resume \\(one of yes\\|no\\|extend\\)" ${tune} --resume maybe)
 
 elseif(CASE STREQUAL "tune_bounds")
   # An irregular matrix: 200 rows of 3 and row 1 with 150 entries. ELL would pad every
@@ -312,9 +312,23 @@ elseif(CASE STREQUAL "tune_extend")
   expect_measured_at("${second}" extending 2 8)
   # All there now: skipped.
   expect(0 "skipping band complex/double" ${tune} --k 1,2,8)
-  # The record said to come from another device: --k 16 retunes it whole, on this one.
+  # The record said to come from another device: --resume extend leaves it as it is, and
+  # adds no record for a matrix the database does not hold; --k 16 retunes it whole, on this one.
   string(JSON moved SET "${second}" matrices 0 device "\"Another GPU\"")
   file(WRITE "${database_path}" "${moved}")
+  database_text(moved_written)
+  write_matrix("${WORK}/new.mtx" 50 3)
+  run(out rc ${tune} --k 1,16 --resume extend)
+  expect_rc("${rc}" 0)
+  expect_match("${out}" "not tuning band complex/double: the record has no measurement with k = 16, and was measured on Another GPU \\(this device: [^)]+\\) \\(--resume extend\\)")
+  expect_match("${out}" "0 tuned, 0 skipped \\(already in the database\\), 1 not extended, 0 failed")
+  run(out rc "${TUNE}" --matrix "${WORK}/new.mtx" --entry complex ${quick} --db-dir "${WORK}/db" --resume extend)
+  expect_rc("${rc}" 0)
+  expect_match("${out}" "not tuning new complex/double: the database has no record of it to extend \\(--resume extend\\)")
+  database_text(after_extend_only)
+  if(NOT after_extend_only STREQUAL moved_written)
+    message(FATAL_ERROR "--resume extend changed a database it had nothing to extend in")
+  endif()
   run(out rc ${tune} --k 1,16)
   expect_rc("${rc}" 0)
   expect_match("${out}" "retuning band complex/double: the record has no measurement with k = 16, and was measured on Another GPU \\(this device: ")
