@@ -11,7 +11,8 @@
 #              one SpMV per vector at every compiled launch-bounds pair)
 #   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (at
 #              ZOO_SCALE, default tune) into $WORK/tuning, continuing SEED_DB's records where given
-#              (TUNE_RESUME=extend: only adding the k they lack; ZOO_ONLY=seed: SEED_DB's matrices)
+#              (TUNE_RESUME=extend: only adding the k they lack; ZOO_ONLY=seed: SEED_DB's matrices;
+#              SEED_DB="A B": the one measured on this GPU)
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
 #   bench      compound-bench --db that database --k $KS; report/spmm.py (BENCH_SPMM_LAYOUTS=N: its
 #              SpMM search, for matrices the database has no record of, on N layouts only)
@@ -53,17 +54,6 @@ cd "$(dirname "$0")/.."
 out=${WORK:-gpu_spmm_out}
 steps=${STEPS:-build tests tune examples bench rerun ncu sanitizer ctest}
 zoo_only=${ZOO_ONLY:-helmholtz-box-k40,dirac-torus-l1,elasticity-box-52,connection-hubs-512k,circuit-1m}
-# ZOO_ONLY=seed: the matrices SEED_DB has records of (with TUNE_RESUME=extend, the k buckets for
-# a whole tuned database).
-if [ "$zoo_only" = seed ]; then
-  zoo_only=$(python3 - "${SEED_DB:?ZOO_ONLY=seed needs SEED_DB}" <<'PY'
-import gzip, json, sys
-path = sys.argv[1]
-db = json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))
-print(",".join(sorted({m["name"] for m in db["matrices"]})))
-PY
-  ) || exit 1
-fi
 mkdir -p "$out"
 [ -d third_party_src/kokkos ] || tar -xJf .carry/packed/deps.tar.xz
 deps=$PWD/.carry/deps
@@ -125,18 +115,41 @@ nvidia-smi --query-gpu=name,driver_version,compute_cap,memory.total --format=csv
 # The device's copy of the tree may carry an older .git: the tools record this commit instead.
 export COMPOUND_SPARSE_COMMIT=$(cat .carry/commit 2>/dev/null || git rev-parse --short HEAD)
 echo "commit $COMPOUND_SPARSE_COMMIT" | tee -a "$out/device.txt"
-# TUNE_RESUME=extend adds k buckets to SEED_DB's records of this GPU only: on another GPU
-# (an H100 given for the H200's database) it would build for minutes and change nothing.
+# SEED_DB may name several databases (space-separated): the one measured on this GPU is used
+# (an H200's or an H100's, whichever card the device tool gives). TUNE_RESUME=extend adds k
+# buckets to SEED_DB's records of this GPU only: on another GPU it would build for minutes and
+# change nothing, so it stops here.
+db_device() {  # the device name a database (.json or .json.gz) was measured on
+  python3 - "$1" <<'PY'
+import gzip, json, sys
+path = sys.argv[1]
+print(json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))["device"]["name"])
+PY
+}
+gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+if [ -n "${SEED_DB:-}" ] && [ "${SEED_DB// /}" != "$SEED_DB" ]; then
+  chosen=
+  for candidate in $SEED_DB; do
+    [ "$(db_device "$candidate")" = "$gpu" ] && { chosen=$candidate; break; }
+  done
+  [ -n "$chosen" ] || { echo "SEED_DB: none of $SEED_DB was measured on $gpu"; exit 3; }
+  SEED_DB=$chosen
+  echo "SEED_DB: $SEED_DB (measured on $gpu)" | tee -a "$out/device.txt"
+fi
 if wants tune && [ "${TUNE_RESUME:-}" = extend ]; then
-  seed_device=$(python3 - "${SEED_DB:?TUNE_RESUME=extend needs SEED_DB}" <<'PY'
+  seed_device=$(db_device "${SEED_DB:?TUNE_RESUME=extend needs SEED_DB}") || exit 1
+  [ "$seed_device" = "$gpu" ] || { echo "TUNE_RESUME=extend: SEED_DB was measured on $seed_device, this is $gpu"; exit 3; }
+fi
+# ZOO_ONLY=seed: the matrices SEED_DB has records of (with TUNE_RESUME=extend, the k buckets for
+# a whole tuned database).
+if [ "$zoo_only" = seed ]; then
+  zoo_only=$(python3 - "${SEED_DB:?ZOO_ONLY=seed needs SEED_DB}" <<'PY'
 import gzip, json, sys
 path = sys.argv[1]
 db = json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))
-print(db["device"]["name"])
+print(",".join(sorted({m["name"] for m in db["matrices"]})))
 PY
   ) || exit 1
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-  [ "$seed_device" = "$gpu" ] || { echo "TUNE_RESUME=extend: SEED_DB was measured on $seed_device, this is $gpu"; exit 3; }
 fi
 
 if wants build; then
