@@ -79,7 +79,7 @@ vector_type_t<Entry>* spmm_staging(const SparseMatrix<Entry, Outer, Inner, Memor
 /// allocated for the other's (together in one kernel, both spilled: ptxas -v, sm_90).
 /// Aos multivectors (unpadded) of k = 8 vectors run that kernel compiled for their group
 /// of 8 / VectorsPerThread (SpmmFunctor's FixedGroup), where the groups share loads, unless
-/// FixedGroups is false: the k = 8 lab times both forms (1.30x and 1.12x for complex and
+/// FixedGroups is false: the k = 8 lab times both forms (1.32x and 1.11x for complex and
 /// quaternion doubles on the xl matrices, H100), which give the same bits.
 template <
     class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer, class Inner,

@@ -230,7 +230,7 @@ struct SpmmFunctor {
   /// compiler, which unrolls the loop over a batch's slots and keeps its loads of x in flight
   /// together. With the group a run-time value the same loop took 64 registers and spilled 12
   /// to 36 bytes for complex<double> at 256:4; unrolled, 43 and none (ptxas -v, sm_90). On the
-  /// xl matrices this form was 1.30x (complex<double>) and 1.12x (quaternions of doubles)
+  /// xl matrices this form was 1.32x (complex<double>) and 1.11x (quaternions of doubles)
   /// faster than compute_row_shared_loads (the k = 8 lab's run 6, H100; the same bits). The
   /// slots come in batches of D G (D = fixed_group_depth): member m loads slots i + d G + m
   /// (d < D) of batch i, and batch i + D G's while batch i is used.
