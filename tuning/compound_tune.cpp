@@ -455,13 +455,12 @@ int run_tuner(const Options& o) {
     const std::string label = "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + what;
     std::optional<cs::TunedMatrix> t;
     TuneCounts counts;
-    bool extended = false;  // a record of this device given the k it lacked
+    const cs::TunedMatrix* extending = nullptr;  // --resume: a record of this device given the k it lacks
     compound_tools::dispatch_entry(j.entry, j.precision, [&](auto tag) {
       using Entry = typename decltype(tag)::type;
       const auto a = compound_tools::read_zoo_matrix<Entry>(j.file);  // float: components rounded on reading
       const auto features = cs::matrix_features(a);
       const cs::TunedMatrix* record = cs::find_record(db, j.name, j.entry, j.precision);
-      const cs::TunedMatrix* extending = nullptr;
       std::vector<int> ks = o.ks;
       const auto leave = [&](const std::string& why) {  // --resume extend: nothing to extend
         bar.drop(j.units(o));
@@ -480,16 +479,12 @@ int run_tuner(const Options& o) {
           skipped.push_back(what);
           return;
         }
-        std::vector<std::string> missing_text;
-        for (const int k : missing) missing_text.push_back(std::to_string(k));
-        const std::string lacking =
-            "the record has no measurement with k = " + compound_tools::joined(missing_text, ", ");
+        const std::string lacking = "the record has no measurement with k = " + compound_tools::joined(missing, ", ");
         if (why.empty() && missing.front() == 1) why = lacking;  // no SpMV: nothing to extend
         if (why.empty() && record->device != this_device)
           why = lacking + ", and was measured on " + record->device + " (this device: " + this_device + ")";
         if (why.empty()) {
           extending = record;
-          extended = true;
           ks = missing;
           bar.drop(j.units(o) - j.units(o, ks));
           std::cerr << "compound-tune: extending " << what << ": " << lacking
@@ -513,7 +508,7 @@ int run_tuner(const Options& o) {
     all.dropped += counts.dropped;
     all.refused += counts.refused;
     std::cerr << "  " << what << ": tuned in " << t->tuning_seconds << " s"
-              << (extended ? " (with the record's earlier search)" : "") << "; " << t->measurements.size()
+              << (extending ? " (with the record's earlier search)" : "") << "; " << t->measurements.size()
               << " candidates: " << counts.dropped << " dropped after one batch (--drop-slower-than "
               << bound_text(o.drop_slower_than) << "), " << counts.refused
               << " refused before converting (--max-padding " << bound_text(o.max_padding) << ", --budget-bytes), "

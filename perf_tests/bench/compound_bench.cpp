@@ -141,9 +141,7 @@ Options parse(int argc, char** argv) {
   const bool spmm = std::any_of(o.ks.begin(), o.ks.end(), [](int k) { return k > 1; });
   const bool transposes = std::any_of(o.ops.begin(), o.ops.end(), [](cs::Op op) { return op != cs::Op::N; });
   if (spmm && transposes) {
-    std::vector<std::string> ks;
-    for (const int k : o.ks) ks.push_back(std::to_string(k));
-    usage(argv[0], "--k " + compound_tools::joined(ks, ",") +
+    usage(argv[0], "--k " + compound_tools::joined(o.ks, ",") +
                        " asks for the SpMM of several vectors, which runs with --ops N only; run --ops T,H with --k 1");
   }
   return o;

@@ -110,6 +110,12 @@ inline double factor_or_zero(const std::string& text, double least) {
 inline std::string joined(const std::vector<std::string>& names, const char* separator = "|") {
   return compound_sparse::impl::joined(names, separator);
 }
+/// Numbers (numbers of vectors, --k) the same way: "1,8" with separator ",".
+inline std::string joined(const std::vector<int>& numbers, const char* separator) {
+  std::vector<std::string> names;
+  for (const int n : numbers) names.push_back(std::to_string(n));
+  return joined(names, separator);
+}
 
 /// `value` when it is one of `allowed`, else throws naming them.
 inline std::string one_of(const std::string& value, const std::vector<std::string>& allowed) {
