@@ -118,38 +118,33 @@ echo "commit $COMPOUND_SPARSE_COMMIT" | tee -a "$out/device.txt"
 # SEED_DB may name several databases (space-separated): the one measured on this GPU is used
 # (an H200's or an H100's, whichever card the device tool gives). TUNE_RESUME=extend adds k
 # buckets to SEED_DB's records of this GPU only: on another GPU it would build for minutes and
-# change nothing, so it stops here.
-db_device() {  # the device name a database (.json or .json.gz) was measured on
-  python3 - "$1" <<'PY'
+# change nothing, so it stops here. ZOO_ONLY=seed: the matrices SEED_DB has records of (with
+# TUNE_RESUME=extend, the k buckets for a whole tuned database).
+seed_db() {  # seed_db PATH device|names: a database's (.json or .json.gz) device name, or its matrices
+  python3 - "$@" <<'PY'
 import gzip, json, sys
-path = sys.argv[1]
-print(json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))["device"]["name"])
+path, what = sys.argv[1:]
+db = json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))
+print(db["device"]["name"] if what == "device" else ",".join(sorted({m["name"] for m in db["matrices"]})))
 PY
 }
-gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-if [ -n "${SEED_DB:-}" ] && [ "${SEED_DB// /}" != "$SEED_DB" ]; then
+gpu=$(head -1 "$out/device.txt" | cut -d, -f1)
+if wants tune && [ "${TUNE_RESUME:-}" = extend ]; then : "${SEED_DB:?TUNE_RESUME=extend needs SEED_DB}"; fi
+if [ -n "${SEED_DB:-}" ]; then
   chosen=
   for candidate in $SEED_DB; do
-    [ "$(db_device "$candidate")" = "$gpu" ] && { chosen=$candidate; break; }
+    [ "$(seed_db "$candidate" device)" = "$gpu" ] && { chosen=$candidate; break; }
   done
-  [ -n "$chosen" ] || { echo "SEED_DB: none of $SEED_DB was measured on $gpu"; exit 3; }
-  SEED_DB=$chosen
-  echo "SEED_DB: $SEED_DB (measured on $gpu)" | tee -a "$out/device.txt"
+  # One database of another GPU may still seed a run that retunes; several, or an extension, may not.
+  if [ -z "$chosen" ] && { [ "${SEED_DB// /}" != "$SEED_DB" ] || { wants tune && [ "${TUNE_RESUME:-}" = extend ]; }; }; then
+    echo "SEED_DB: none of $SEED_DB was measured on $gpu"
+    exit 3
+  fi
+  SEED_DB=${chosen:-$SEED_DB}
+  echo "SEED_DB: $SEED_DB" | tee -a "$out/device.txt"
 fi
-if wants tune && [ "${TUNE_RESUME:-}" = extend ]; then
-  seed_device=$(db_device "${SEED_DB:?TUNE_RESUME=extend needs SEED_DB}") || exit 1
-  [ "$seed_device" = "$gpu" ] || { echo "TUNE_RESUME=extend: SEED_DB was measured on $seed_device, this is $gpu"; exit 3; }
-fi
-# ZOO_ONLY=seed: the matrices SEED_DB has records of (with TUNE_RESUME=extend, the k buckets for
-# a whole tuned database).
 if [ "$zoo_only" = seed ]; then
-  zoo_only=$(python3 - "${SEED_DB:?ZOO_ONLY=seed needs SEED_DB}" <<'PY'
-import gzip, json, sys
-path = sys.argv[1]
-db = json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))
-print(",".join(sorted({m["name"] for m in db["matrices"]})))
-PY
-  ) || exit 1
+  zoo_only=$(seed_db "${SEED_DB:?ZOO_ONLY=seed needs SEED_DB}" names) || exit 1
 fi
 
 if wants build; then
