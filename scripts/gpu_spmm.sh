@@ -7,7 +7,7 @@
 #              fails to compile is reported and the others are still built and run
 #   tests      the registry's SpMM (test_registry), TunedSpmv on multivectors, mixed precision,
 #              Kokkos Kernels interop, the merge path (its SpMM staging on aos multivectors,
-#              e45e642), and the complex, quaternion and block suites' SpMM cases (bit for bit against
+#              e45e642), the segmented sum (its SpMM against its SpMV per vector), and the complex, quaternion and block suites' SpMM cases (bit for bit against
 #              one SpMV per vector at every compiled launch-bounds pair)
 #   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (at
 #              ZOO_SCALE, default tune) into $WORK/tuning, continuing SEED_DB's records where given
@@ -30,7 +30,8 @@
 #              helmholtz-box-k40:complex; .mtx or the xl zoo's .csrb), then under memcheck, and
 #              with K8LAB_NCU=1 under Nsight Compute (runs right after tests); K8LAB_CHECK_ONLY=PARTS
 #              (comma-separated) keeps only the kernels whose names hold one of them in those two
-#   sanitizer  compute-sanitizer memcheck on the registry's SpMM and TunedSpmv's multivectors
+#   sanitizer  compute-sanitizer memcheck on the registry's SpMM, TunedSpmv's multivectors and the
+#              segmented sum's SpMM (test_segmented_sum)
 #   xlbench    compound-bench on XL_ONLY (default helmholtz-box-xl,dirac-torus-xl; generated during
 #              the build) at k = XL_KS (default 1,8) in XL_PRECISIONS (default double), no
 #              database: issue 17's k = 8 target on the xl matrices, after the tune-scale steps
@@ -75,7 +76,11 @@ zoo=/tmp/compound_zoo_spmm_$zoo_scale
 # The zoo: one compound-zoo process per matrix of ZOO_ONLY into $zoo/parts/NAME
 # (scripts/zoo_background.sh), started once compound-zoo is built, so that generation overlaps
 # the build; zoo_ready waits for them and joins their indexes into $zoo/index.json (the files
-# linked beside it). Without the build step: one process, as before.
+# linked beside it). Without the build step: one process, as before. The surface meshes of
+# the mesh matrices (dirac-spot, dirac-bunny, elasticity-spot, ...) live in ../shared, which the
+# device's copy of the tree lacks: carry them as .carry/meshes (a copy of ../shared/data/meshes).
+zoo_tool_args=()
+[ -d .carry/meshes ] && zoo_tool_args=(--meshes .carry/meshes)
 source scripts/zoo_background.sh
 # Both take DIR ONLY SCALE (default the run's zoo: $zoo, ZOO_ONLY, ZOO_SCALE).
 start_zoo() {
@@ -89,7 +94,8 @@ zoo_ready() {
   local zoo=${1:-$zoo} zoo_only=${2:-$zoo_only} zoo_scale=${3:-$zoo_scale}
   [ -f $zoo/index.json ] && return 0
   if [ ! -d $zoo/parts ]; then
-    build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale "$zoo_scale" --only "$zoo_only" > "$out/zoo.log" 2>&1 ||
+    build-cuda/perf_tests/zoo/compound-zoo --out $zoo --scale "$zoo_scale" --only "$zoo_only" "${zoo_tool_args[@]}" \
+      > "$out/zoo.log" 2>&1 ||
       { tail "$out/zoo.log"; return 1; }
     return 0
   fi
@@ -166,6 +172,14 @@ if wants build; then
     ninja -C build-cuda -j "$(nproc)" compound-zoo > "$out/build_zoo.log" 2>&1 || { tail -30 "$out/build_zoo.log"; exit 1; }
     start_zoo
     if wants xlbench; then start_zoo $xl_zoo "$xl_only" xl; fi
+    # A matrix that cannot be made (a mesh not carried, a name not in the zoo) fails at once:
+    # stop before the build's minutes rather than after them.
+    sleep 5
+    failed=$(zoo_failed "$zoo/parts" ${zoo_only//,/ })
+    if [ -n "$failed" ]; then
+      for name in $failed; do echo "compound-zoo failed on $name:"; tail -3 "$out/zoo_$name.log"; done
+      exit 3
+    fi
     zoo_alongside=" (the zoo generated alongside from $((SECONDS - start)) s)"
   fi
   step "build (default GPU variant space${SPMM_LAUNCH_BOUNDS:+, SpMM at $SPMM_LAUNCH_BOUNDS})"
@@ -184,7 +198,8 @@ fi
 
 if wants tests; then
   step tests
-  for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path; do
+  for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path \
+    test_segmented_sum; do
     build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
@@ -295,6 +310,9 @@ if wants sanitizer; then
   compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_tuned_spmv \
     --gtest_filter='*Multivector*' > "$out/memcheck_tuned_multivectors.log" 2>&1
   echo "memcheck TunedSpmv multivectors: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_tuned_multivectors.log")"
+  compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_segmented_sum \
+    --gtest_filter='*Spmm*' > "$out/memcheck_segmented_sum_spmm.log" 2>&1
+  echo "memcheck segmented-sum SpMM: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_segmented_sum_spmm.log")"
 fi
 
 if wants xlbench; then
