@@ -21,11 +21,12 @@ namespace compound_tune {
 namespace cs = compound_sparse;
 
 namespace {
-/// M's ok measurements (variant -> seconds); empty when M has no usable best.
+/// M's ok SpMV measurements (variant -> seconds); empty when M has no usable best. Leave-one-out
+/// judges the SpMV's selection: the SpMM's measurements (k > 1) share its variant names.
 std::map<std::string, double> measured_times(const cs::TunedMatrix& m) {
   std::map<std::string, double> measured;
   for (const auto& x : m.measurements)
-    if (x.ok && x.seconds > 0) measured[x.variant] = x.seconds;
+    if (x.ok && x.seconds > 0 && x.k == 1) measured[x.variant] = x.seconds;
   if (m.best.empty() || !measured.count(m.best)) measured.clear();
   return measured;
 }

@@ -76,6 +76,28 @@ TEST(VariantPrior, RanksByMeanLogSlowdownWithMissingVariantsAtFour) {
   EXPECT_EQ(cs::learn_prior({&db}, {"db.json"}, "", 2).rankings[0].variants.size(), 2u);
 }
 
+TEST(VariantPrior, LearnsFromTheSpmvMeasurementsOnly) {
+  // SpMM measurements (k > 1) share the SpMV's variant names; the prior is the SpMV's.
+  const auto f = cs::matrix_features(banded<C>(1000, 7));
+  auto with_spmm = record("one", f, {{"A", 1.0}, {"B", 2.0}});
+  for (const auto& [variant, seconds] : {std::pair<std::string, double>{"A", 0.5}, {"B", 8.0}, {"D", 0.1}}) {
+    cs::Measurement m;
+    m.variant = variant;
+    m.seconds = seconds;
+    m.ok = true;
+    m.k = 8;
+    with_spmm.measurements.push_back(m);
+  }
+  const auto spmv_only = gpu_database({record("one", f, {{"A", 1.0}, {"B", 2.0}})});
+  const auto both = gpu_database({with_spmm});
+  const auto expected = cs::learn_prior({&spmv_only}, {"db.json"});
+  const auto learned = cs::learn_prior({&both}, {"db.json"});
+  ASSERT_EQ(learned.rankings.size(), 1u);
+  EXPECT_EQ(learned.rankings[0].variants, (std::vector<std::string>{"A", "B"}));
+  EXPECT_EQ(learned.rankings[0].variants, expected.rankings[0].variants);
+  EXPECT_NEAR(learned.rankings[0].scores[1], std::log(2.0), 1e-12);
+}
+
 TEST(VariantPrior, RefusesMixedDevicesAndMismatchedNames) {
   const auto f = cs::matrix_features(banded<C>(1000, 7));
   const auto gpu = gpu_database({record("one", f, {{"A", 1.0}})});

@@ -70,11 +70,13 @@ def bench_times(bench):
 
 
 def record_times(db):
-    """(name, entry type, precision) -> (best variant, {variant: seconds})."""
+    """(name, entry type, precision) -> (best variant, {variant: seconds}), the SpMV's
+    measurements only: those of the SpMM (k > 1) share its variant names."""
     records = {}
     for m in db["matrices"]:
         f = m["features"]
-        seconds = {x["variant"]: x["seconds"] for x in m["measurements"] if x.get("ok") and x.get("seconds", 0) > 0}
+        seconds = {x["variant"]: x["seconds"] for x in m["measurements"]
+                   if x.get("ok") and x.get("seconds", 0) > 0 and x.get("k", 1) == 1}
         records[(m["name"], f["entry_type"], f["precision"])] = (m["best"], seconds)
     return records
 

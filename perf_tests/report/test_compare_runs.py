@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Tests compare_runs.py on two synthetic pipeline runs: one bench result 10% slower,
-one database record whose best differs within noise and one where it does not, and the
-cuSPARSE forms: each compared on its own, a form in one run only listed as such; and a
-bench.json.gz read like a bench.json."""
+one database record whose best differs within noise and one where it does not (each record
+also holding SpMM measurements at k = 8 under the same variant names, which the comparison of
+the SpMV's selection leaves out), and the cuSPARSE forms: each compared on its own, a form in
+one run only listed as such; and a bench.json.gz read like a bench.json."""
 import gzip
 import json
 import pathlib
@@ -28,7 +29,9 @@ def write_run(root, times, dbs, forms=None):
     (root / "bench.json").write_text(json.dumps(bench))
     db = {"matrices": [{"name": name, "best": best,
                         "features": {"entry_type": "complex", "precision": "double"},
-                        "measurements": [{"variant": v, "ok": True, "seconds": s} for v, s in seconds.items()]}
+                        "measurements": [{"variant": v, "ok": True, "seconds": s} for v, s in seconds.items()] +
+                                        [{"variant": v, "ok": True, "seconds": {"x": 80, "y": 40}.get(v, 60) * s, "k": 8}
+                                         for v, s in seconds.items()]}
                        for name, (best, seconds) in dbs.items()]}
     (root / "tuning" / "sm_90.json").write_text(json.dumps(db))
 
