@@ -83,7 +83,8 @@ set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
 # The launch bounds whose variants also register their SpMM (spmm.hpp). Each SpMM adds
 # kernels per (entry type, matrix layout, row kind, pair): the tiled row kernel for each
 # multivector layout (and, for entries of 32 bytes or less, the kernel whose lane sets share
-# the loads), and the SpMV kernels of Soa vectors for the kinds that split rows. On GPUs
+# the loads), the segmented sum's three SpMM kernels, and the merge path's SpMV kernels of Soa
+# vectors. On GPUs
 # three pairs: 256:2 and 256:8, the two the first SpMM lab measured, each the fastest on some
 # matrix and k (perf_tests/results/h200/spmm/), and 256:4, where the shared loads were fastest
 # at k = 8 on helmholtz-box-xl and dirac-torus-xl (perf_tests/results/h200/spmm_k8_lab/). A

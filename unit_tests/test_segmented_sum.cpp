@@ -1,11 +1,14 @@
 // The segmented-sum schedule's pieces: the bitmap and lists made with the matrix,
 // against a walk of the offsets; rows that end exactly at tile ends; rows spanning
-// many tiles, and long rows summed in several chunks; and its refusals.
+// many tiles, and long rows summed in several chunks; its SpMM against its SpMV per vector;
+// and its refusals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <compound_sparse.hpp>
 #include <cstring>
+#include <string>
+#include <type_traits>
 #include <vector>
 
 #include "spmv_test_suite.hpp"
@@ -208,6 +211,67 @@ void check_long_rows(unsigned seed, bool cut) {
           << "another sum on a second call";
     }
   }
+}
+
+// The SpMM (impl/segmented_sum_spmm.hpp) on k vectors of `Layout`, in both beta paths: every
+// column bit for bit the SpMV of that column with the same schedule, and within the
+// reference's tolerance. k = 3 and 5 leave a group part-filled.
+template <class Entry, class Layout, class Matrix>
+void check_spmm_columns(const std::string& name, const cs::HostCsr<Entry>& host, const Matrix& a, int k,
+                        std::mt19937& rng) {
+  using V = cs::vector_type_t<Entry>;
+  const cs::Schedule<cs::ScheduleKind::SegmentedSum, 256, 4> schedule;
+  std::vector<std::vector<V>> x_host;
+  for (int j = 0; j < k; ++j) x_host.push_back(random_vector<V>(host.num_cols, rng));
+  const auto x = cs::to_device<Layout>(x_host);
+  for (const auto& [alpha, beta] : coefficient_pairs<cs::coefficient_type_t<Entry>>()) {
+    std::vector<std::vector<V>> y0;
+    for (int j = 0; j < k; ++j) {
+      y0.push_back(random_vector<V>(host.num_rows, rng));
+      if (l1(beta) == 0)
+        for (auto& v : y0.back()) v = nan_value<V>();  // y is not read
+    }
+    const auto y = cs::to_device<Layout>(y0);
+    cs::spmm(schedule, alpha, a, x, beta, y);
+    const auto got = cs::to_host(y);
+    const std::string what =
+        name + ", k = " + std::to_string(k) + (std::is_same<Layout, cs::Soa>::value ? ", soa" : ", aos");
+    for (int j = 0; j < k; ++j) {
+      const auto yj = cs::to_device<cs::Aos>(y0[static_cast<std::size_t>(j)]);
+      cs::spmv(schedule, alpha, a, cs::to_device<cs::Aos>(x_host[static_cast<std::size_t>(j)]), beta, yj);
+      const auto spmv = cs::to_host(yj);
+      ASSERT_EQ(got[static_cast<std::size_t>(j)].size(), spmv.size());
+      EXPECT_EQ(std::memcmp(got[static_cast<std::size_t>(j)].data(), spmv.data(), spmv.size() * sizeof(V)), 0)
+          << what << ": column " << j << " differs from its SpMV";
+      expect_matches_reference<Entry>(what, alpha, host, x_host[static_cast<std::size_t>(j)], beta,
+                                      y0[static_cast<std::size_t>(j)], got[static_cast<std::size_t>(j)]);
+    }
+  }
+}
+
+template <class Entry>
+void check_spmm(unsigned seed) {
+  std::mt19937 rng(seed);
+  const int tile = cs::impl::segmented_tile_entries;
+  const std::vector<std::pair<std::string, std::vector<int>>> shapes = {
+      {"chunked rows", chunked_row_lengths()},
+      {"uncut long rows", uncut_row_lengths()},
+      {"rows at tile edges", {tile, 2 * tile, tile - 1, 0, tile + 1, 17 * tile, 0, 0, 17 * tile + 3, 1}},
+      {"one row", {5}}};
+  for (const auto& [name, lengths] : shapes) {
+    const auto host = rows_of_lengths<Entry>(lengths, 70000, rng);
+    const auto a = cs::to_device<cs::Csr, cs::Soa>(host);
+    for (int k : {2, 3, 5, 8, 16}) {
+      check_spmm_columns<Entry, cs::Aos>(name, host, a, k, rng);
+      check_spmm_columns<Entry, cs::Soa>(name, host, a, k, rng);
+    }
+  }
+}
+
+TEST(SegmentedSum, SpmmColumnsAreTheirSpmvs) {
+  check_spmm<C>(31);
+  check_spmm<cs::Quaternion<float>>(32);
+  check_spmm<cs::Block<double, 3>>(33);
 }
 
 TEST(SegmentedSum, RowsOfSeveralChunksMatchTheReference) {

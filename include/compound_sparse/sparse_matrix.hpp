@@ -119,8 +119,10 @@ struct SparseMatrix {
   /// complex<float>, plus 4 bytes per row where some rows are empty; not counted
   /// in memory_bytes.
   SegmentedSumState<Entry, MemorySpace> segmented;
-  /// Csr only: the Soa copies of X and Y through which the kinds that split rows run an
-  /// SpMM on Aos multivectors (spmm.hpp), (columns + rows) x k values. Grown by the
+  /// Csr only: the segmented-sum SpMM's partial sums (2 x tiles x k values, and the chunk
+  /// sums of long rows, impl/segmented_sum_spmm.hpp), or the Soa copies of X and Y through
+  /// which the merge path runs an SpMM on Aos multivectors (spmm.hpp), (columns + rows) x k
+  /// values. Grown by the
   /// first product that needs more, then kept: allocating and freeing them in every
   /// product synchronised the device each time, so the product could not be queued
   /// (the H100's bench, run 4). Shared like the carries; not counted in memory_bytes.

@@ -5,11 +5,12 @@
 //   spmm(Schedule<ScheduleKind::DynamicWarp, 256, 2>{}, alpha, A, X, beta, Y);
 //
 // The row schedules (Static, DynamicTeam, DynamicWarp) read the matrix once for all
-// k vectors (impl/spmm_functor.hpp); the schedules that split rows (MergePath,
-// SegmentedSum) run one SpMV per vector of an Soa multivector, whose vectors are Aos
+// k vectors (impl/spmm_functor.hpp), and so does the segmented sum
+// (impl/segmented_sum_spmm.hpp, its partial sums in the matrix's spmm_staging); the merge
+// path runs one SpMV per vector of an Soa multivector, whose vectors are Aos
 // CompoundVectors (vector_of): an Aos X or Y is copied to an Soa one first (and Y back
-// after), a multivector's worth of extra traffic and an allocation per call, which the
-// tuner's times of such variants include. One vector is an SpMV, for every kind.
+// after), a multivector's worth of extra traffic, which the tuner's times of such
+// variants include. One vector is an SpMV, for every kind.
 // Deterministic, with the SpMV's bits: column j of Y is what spmv gives for column j
 // of X with the same schedule and lanes. beta == 0 overwrites Y without reading it.
 
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "impl/segmented_sum_spmm.hpp"
 #include "impl/spmm_functor.hpp"
 #include "multi_vector.hpp"
 #include "spmv.hpp"
@@ -129,6 +131,59 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
   launch(SpmmFunctor<Kind, Entry, Outer, Inner, MemorySpace, VectorsPerThread, Batch>{});
 }
 
+/// The segmented-sum schedule's SpMM (impl/segmented_sum_spmm.hpp): the SpMV's three passes,
+/// each entry loaded once for all k vectors, the partial sums of split rows k to a slot in the
+/// matrix's spmm_staging. One kernel per pass serves both multivector layouts (strides).
+template <unsigned Threads, unsigned MinTeams, class ExecutionSpace, class Entry, class Inner, class XLayout,
+          class YLayout, class MemorySpace>
+void segmented_sum_spmm(const ExecutionSpace& exec, const RowResult<Entry, Aos>& result,
+                        const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a,
+                        const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x,
+                        const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y) {
+  using vector_type = vector_type_t<Entry>;
+  const auto& state = a.segmented;
+  const int tiles = segmented_tiles(a.num_entries);
+  COMPOUND_SPARSE_REQUIRE(state.tiles == tiles &&
+                              state.heads.extent(0) == static_cast<std::size_t>(tiles) * segmented_steps + 1 &&
+                              state.partials.extent(0) == 2 * static_cast<std::size_t>(tiles),
+                          "spmm: the matrix has no segmented-sum state (build it with to_device or "
+                          "matrix_from_csr_views)");
+  const int k = x.count();
+  const std::size_t slot_values = 2 * static_cast<std::size_t>(tiles) * static_cast<std::size_t>(k);
+  const std::size_t chunk_values = state.chunked_count > 0 ? static_cast<std::size_t>(state.chunks) * k : 0;
+  vector_type* partials = spmm_staging(a, slot_values + chunk_values);
+  if (tiles > 0) {
+    SegmentedSumSpmmTiles<Entry, Inner, MemorySpace> f;
+    f.col_indices = a.col_indices;
+    f.values = a.values;
+    f.x = {x.data.data(), x.row_stride(), x.vector_stride()};
+    f.y = {y.data.data(), y.row_stride(), y.vector_stride()};
+    f.state = state;
+    f.partials = partials;
+    f.result = result;
+    f.num_entries = static_cast<int>(a.num_entries);
+    f.vectors = k;
+    launch_segmented_tiles<Threads, MinTeams>(exec, f, tiles, "compound_sparse::spmm_segmented_sum",
+                                              "the segmented sum SpMM's first pass");
+  }
+  constexpr long fixup_threads = 32 * segmented_fixup_team<ExecutionSpace>();
+  SegmentedSumSpmmFixup<Entry, MemorySpace> fixup;
+  fixup.y = {y.data.data(), y.row_stride(), y.vector_stride()};
+  fixup.state = state;
+  fixup.offsets = a.offsets;
+  fixup.partials = partials;
+  fixup.chunk_sums = partials + slot_values;
+  fixup.result = result;
+  fixup.vectors = k;
+  // Short items: (row, vector) pairs of the short split rows and the empty rows.
+  const long short_items = static_cast<long>(state.short_splits + state.empty_count) * k;
+  fixup.short_teams = static_cast<int>((short_items + fixup_threads - 1) / fixup_threads);
+  launch_segmented_fixups(
+      exec, fixup, fixup.short_teams, state.chunks, state.chunked_count,
+      {"compound_sparse::spmm_segmented_sum_fixup", "compound_sparse::spmm_segmented_sum_chunk_totals"},
+      {"the segmented sum SpMM's second pass", "the segmented sum SpMM's third pass"});
+}
+
 }  // namespace impl
 
 /// Runs on the execution space instance `exec` (asynchronously, like any Kokkos
@@ -160,6 +215,8 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
     spmv(exec, schedule, alpha, a, only_vector(x), beta, only_vector(y));
   } else if constexpr (row_kind) {
     impl::row_spmm(exec, schedule, impl::RowResult<Entry, Aos>::make(alpha, beta), a, x, y);
+  } else if constexpr (Kind == ScheduleKind::SegmentedSum) {
+    impl::segmented_sum_spmm<Threads, MinTeams>(exec, impl::RowResult<Entry, Aos>::make(alpha, beta), a, x, y);
   } else {
     // One SpMV per vector (vector_of needs Soa): Aos multivectors through Soa copies in
     // the matrix's staging, kept from one product to the next.

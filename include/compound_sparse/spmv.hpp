@@ -25,14 +25,6 @@
 namespace compound_sparse {
 
 namespace impl {
-template <class ExecutionSpace>
-constexpr bool is_gpu_space() {
-#ifdef KOKKOS_ENABLE_CUDA
-  return std::is_same<ExecutionSpace, Kokkos::Cuda>::value;
-#else
-  return false;
-#endif
-}
 
 /// Throws InvalidInput if the schedule's lanes_per_row is not one of 1, 2, 4, 8, 16,
 /// 32 (1 for a kind that does not use lanes), or a GPU schedule's threads are not
@@ -48,15 +40,6 @@ void check_schedule(const Schedule<Kind, Threads, MinTeams>& schedule, const cha
   COMPOUND_SPARSE_REQUIRE(
       !is_gpu_space<ExecutionSpace>() || (Threads % 32 == 0 && Threads >= static_cast<unsigned>(lanes)),
       operation << ": GPU schedules need a multiple of 32 threads per team, got " << Threads);
-}
-
-/// Threads per team for launching `f` with Policy: `wanted` on GPUs; on host
-/// backends at most team_size_max threads (1 on Serial).
-template <class Policy, class ExecutionSpace, class Functor>
-int launch_team_size(const ExecutionSpace& exec, const Functor& f, int wanted) {
-  if (is_gpu_space<ExecutionSpace>()) return wanted;
-  const int host_max = Policy(exec, 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
-  return std::max(1, std::min(wanted, host_max));
 }
 
 /// The tile shape of the merge-path schedule for `team_size` threads: on GPUs
@@ -179,9 +162,8 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
                               state.partials.extent(0) == 2 * static_cast<std::size_t>(tiles),
                           "spmv: the matrix has no segmented-sum state (build it with to_device or "
                           "matrix_from_csr_views)");
-  // CUDA runs both passes as plain kernels (impl/segmented_sum.hpp says why), a
-  // warp per tile; host backends through Kokkos, a team thread per tile.
-  constexpr bool gpu = is_gpu_space<ExecutionSpace>();
+  // CUDA runs the passes as plain kernels (impl/segmented_sum.hpp says why), a warp per
+  // tile; host backends through Kokkos, a team thread per tile.
   const auto pass1 = [&](auto beta_is_zero) {
     SegmentedSumFunctor<Entry, Inner, XInner, YInner, MemorySpace, decltype(beta_is_zero)::value> f;
     f.col_indices = a.col_indices;
@@ -191,19 +173,8 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
     f.state = state;
     f.result = result;
     f.num_entries = static_cast<int>(a.num_entries);
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-    if constexpr (gpu) {
-      constexpr int warps = static_cast<int>(Threads) / 32;
-      launch_plain_kernel<segmented_sum_tiles<decltype(f), Threads, MinTeams>>(
-          exec, (tiles + warps - 1) / warps, Threads, f, "the segmented sum's first pass");
-    } else
-#endif
-    {
-      using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
-      const int team_size = launch_team_size<policy_type>(exec, f, 32);
-      Kokkos::parallel_for("compound_sparse::spmv_segmented_sum",
-                           policy_type(exec, (tiles + team_size - 1) / team_size, team_size, 1), f);
-    }
+    launch_segmented_tiles<Threads, MinTeams>(exec, f, tiles, "compound_sparse::spmv_segmented_sum",
+                                              "the segmented sum's first pass");
   };
   if (tiles > 0) {
     if (result.beta_is_zero)
@@ -211,40 +182,17 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
     else
       pass1(std::false_type{});
   }
-  const int fixup_team = gpu ? 4 : 1;
-  const int short_teams = (state.short_splits + state.empty_count + 32 * fixup_team - 1) / (32 * fixup_team);
-  const int long_teams = (state.chunks + fixup_team - 1) / fixup_team;  // a chunk of a long row each
-  if (short_teams + long_teams == 0) return;
+  constexpr int fixup_team = segmented_fixup_team<ExecutionSpace>();
   SegmentedSumFixup<Entry, YInner, MemorySpace> fixup;
   fixup.y = y.data;
   fixup.state = state;
   fixup.offsets = a.offsets;
   fixup.result = result;
-  fixup.short_teams = short_teams;
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-  if constexpr (gpu) {
-    launch_plain_kernel<segmented_sum_fixup<decltype(fixup)>>(exec, short_teams + long_teams, 32 * fixup_team, fixup,
-                                                              "the segmented sum's second pass");
-  } else
-#endif
-  {
-    Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_fixup",
-                         Kokkos::TeamPolicy<ExecutionSpace>(exec, short_teams + long_teams, fixup_team, 1), fixup);
-  }
-  if (state.chunked_count == 0) return;
-  // Pass 3: the long rows of several chunks add their chunk sums.
-  const int total_teams = (state.chunked_count + fixup_team - 1) / fixup_team;
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
-  if constexpr (gpu) {
-    launch_plain_kernel<segmented_sum_chunk_totals<decltype(fixup)>>(exec, total_teams, 32 * fixup_team, fixup,
-                                                                     "the segmented sum's third pass");
-  } else
-#endif
-  {
-    using tag = typename decltype(fixup)::ChunkTotals;
-    Kokkos::parallel_for("compound_sparse::spmv_segmented_sum_chunk_totals",
-                         Kokkos::TeamPolicy<ExecutionSpace, tag>(exec, total_teams, fixup_team, 1), fixup);
-  }
+  fixup.short_teams = (state.short_splits + state.empty_count + 32 * fixup_team - 1) / (32 * fixup_team);
+  launch_segmented_fixups(
+      exec, fixup, fixup.short_teams, state.chunks, state.chunked_count,
+      {"compound_sparse::spmv_segmented_sum_fixup", "compound_sparse::spmv_segmented_sum_chunk_totals"},
+      {"the segmented sum's second pass", "the segmented sum's third pass"});
 }
 
 /// Slots per batch of the row kernel for these launch bounds (impl/row_batch.hpp), a

@@ -462,5 +462,67 @@ __global__ void __launch_bounds__(128) segmented_sum_chunk_totals(const Functor 
 }
 #endif
 
+/// Launches pass 1 of the segmented sum (SpMV or SpMM): on CUDA the plain kernel
+/// segmented_sum_tiles, a warp per tile; on host backends through Kokkos, a team thread per
+/// tile (`label`: the Kokkos kernel's name, `what`: the pass in launch errors).
+template <unsigned Threads, unsigned MinTeams, class ExecutionSpace, class Tiles>
+void launch_segmented_tiles(const ExecutionSpace& exec, const Tiles& f, int tiles, const char* label,
+                            const char* what) {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (is_gpu_space<ExecutionSpace>()) {
+    constexpr int warps = static_cast<int>(Threads) / 32;
+    launch_plain_kernel<segmented_sum_tiles<Tiles, Threads, MinTeams>>(exec, (tiles + warps - 1) / warps, Threads, f,
+                                                                       what);
+  } else
+#endif
+  {
+    static_cast<void>(what);  // CUDA's launch errors only
+    using policy_type = Kokkos::TeamPolicy<ExecutionSpace, Kokkos::LaunchBounds<Threads, MinTeams>>;
+    const int team_size = launch_team_size<policy_type>(exec, f, 32);
+    Kokkos::parallel_for(label, policy_type(exec, (tiles + team_size - 1) / team_size, team_size, 1), f);
+  }
+}
+
+/// The teams of a fix-up (pass 2): 32 short items a team thread (a lane on CUDA), then one
+/// chunk of a long split row a team thread (a warp on CUDA, 4 a team).
+template <class ExecutionSpace>
+constexpr int segmented_fixup_team() {
+  return is_gpu_space<ExecutionSpace>() ? 4 : 1;
+}
+
+/// Launches passes 2 and 3 of the segmented sum: `fixup` (short_teams of its short items,
+/// then one team per segmented_fixup_team chunks), then, where a long row has several chunks
+/// (`chunked_count`), its ChunkTotals; plain kernels on CUDA, Kokkos on host backends.
+/// `labels`: the Kokkos names of the two passes; `what`: the passes in launch errors.
+template <class ExecutionSpace, class Fixup>
+void launch_segmented_fixups(const ExecutionSpace& exec, const Fixup& fixup, int short_teams, int chunks,
+                             int chunked_count, const char* const (&labels)[2], const char* const (&what)[2]) {
+  static_cast<void>(what);  // CUDA's launch errors only
+  constexpr int fixup_team = segmented_fixup_team<ExecutionSpace>();
+  const int long_teams = (chunks + fixup_team - 1) / fixup_team;  // a chunk of a long row each
+  if (short_teams + long_teams == 0) return;
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (is_gpu_space<ExecutionSpace>()) {
+    launch_plain_kernel<segmented_sum_fixup<Fixup>>(exec, short_teams + long_teams, 32 * fixup_team, fixup, what[0]);
+  } else
+#endif
+  {
+    Kokkos::parallel_for(labels[0], Kokkos::TeamPolicy<ExecutionSpace>(exec, short_teams + long_teams, fixup_team, 1),
+                         fixup);
+  }
+  if (chunked_count == 0) return;
+  // Pass 3: the long rows of several chunks add their chunk sums.
+  const int total_teams = (chunked_count + fixup_team - 1) / fixup_team;
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDACC__)
+  if constexpr (is_gpu_space<ExecutionSpace>()) {
+    launch_plain_kernel<segmented_sum_chunk_totals<Fixup>>(exec, total_teams, 32 * fixup_team, fixup, what[1]);
+  } else
+#endif
+  {
+    using tag = typename Fixup::ChunkTotals;
+    Kokkos::parallel_for(labels[1], Kokkos::TeamPolicy<ExecutionSpace, tag>(exec, total_teams, fixup_team, 1), fixup);
+  }
+}
+
 }  // namespace impl
 }  // namespace compound_sparse

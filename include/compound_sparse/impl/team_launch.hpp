@@ -18,6 +18,7 @@
 // Kokkos::parallel_for.
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <type_traits>
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -26,6 +27,25 @@
 
 namespace compound_sparse {
 namespace impl {
+
+/// Whether kernels on ExecutionSpace run on the GPU (CUDA): warps, plain kernels.
+template <class ExecutionSpace>
+constexpr bool is_gpu_space() {
+#ifdef KOKKOS_ENABLE_CUDA
+  return std::is_same<ExecutionSpace, Kokkos::Cuda>::value;
+#else
+  return false;
+#endif
+}
+
+/// Threads per team for launching `f` with Policy: `wanted` on GPUs; on host
+/// backends at most team_size_max threads (1 on Serial).
+template <class Policy, class ExecutionSpace, class Functor>
+int launch_team_size(const ExecutionSpace& exec, const Functor& f, int wanted) {
+  if (is_gpu_space<ExecutionSpace>()) return wanted;
+  const int host_max = Policy(exec, 1, Kokkos::AUTO).team_size_max(f, Kokkos::ParallelForTag());
+  return std::max(1, std::min(wanted, host_max));
+}
 
 #if defined(KOKKOS_ENABLE_CUDA)
 /// Prefers L1 over shared memory for `kernel`; whether CUDA took the hint. A
