@@ -522,15 +522,29 @@ TEST(TunedSpmv, MultivectorsOfADenseRowMatrixSplitTheRow) {
   options.dense_row_threshold = 100;
   const cs::TunedSpmv<C> op(a, options);
   ASSERT_TRUE(cs::splits_rows(op.variant().kind)) << op.explanation();
-  // The kinds that split rows run one SpMV per vector of an soa multivector: soa is chosen.
-  EXPECT_EQ(op.multivector_layout(), "soa") << op.explanation();
+  // Without a database: soa where the SpMV runs the merge path (one SpMV per vector), else aos
+  // (the segmented sum reads the matrix once for all k in either layout).
+  const bool merge_path = op.variant().kind == cs::ScheduleKind::MergePath;
+  EXPECT_EQ(op.multivector_layout(), merge_path ? "soa" : "aos") << op.explanation();
   EXPECT_TRUE(cs::splits_rows(op.spmm_variant(8).kind)) << op.explanation();
   expect_multivector_reference(op, a);
-  // The caller's aos multivectors: the same kind, through soa copies (spmm.hpp); the row is
-  // still split.
-  options.multivector_layout = "aos";
-  const cs::TunedSpmv<C> aos(a, options);
-  EXPECT_EQ(aos.multivector_layout(), "aos");
-  EXPECT_TRUE(cs::splits_rows(aos.spmm_variant(8).kind)) << aos.explanation();
-  expect_multivector_reference(aos, a);
+  // The caller's other layout: the same kind (the merge path through soa copies, spmm.hpp);
+  // the row is still split.
+  options.multivector_layout = merge_path ? "aos" : "soa";
+  const cs::TunedSpmv<C> other(a, options);
+  EXPECT_EQ(other.multivector_layout(), options.multivector_layout);
+  EXPECT_TRUE(cs::splits_rows(other.spmm_variant(8).kind)) << other.explanation();
+  expect_multivector_reference(other, a);
+  // Each kind from a record measured at k = 1 only (no choice at k = 8): soa for the merge
+  // path, aos for the segmented sum.
+  for (const std::string kind : {"segmented_sum", "merge_path"}) {
+    const ScratchDir kind_dir("tuned_spmm_dense_" + kind);
+    write(kind_dir, {record("me", cs::matrix_features(a), {{variant("csr.aos.aos." + kind, "l1"), 1e-6}})});
+    auto from_record = in(kind_dir);
+    from_record.dense_row_threshold = 100;
+    const cs::TunedSpmv<C> recorded(a, from_record);
+    ASSERT_EQ(cs::to_string(recorded.variant().kind), kind) << recorded.explanation();
+    EXPECT_EQ(recorded.multivector_layout(), kind == "merge_path" ? "soa" : "aos") << recorded.explanation();
+    expect_multivector_reference(recorded, a);
+  }
 }

@@ -37,9 +37,9 @@
 // multivector layout); where the database has none, the SpMV's schedule runs the SpMM.
 // The matrix layout is chosen for options.vectors vectors (1 by default: the SpMV's
 // choice); the multivector layout is options.multivector_layout, else the database's
-// choice at that k (or at k = 8 when options.vectors is 1), else aos, or soa for a matrix
-// with a dense row (the kinds that split rows run SpMM vector by vector, on soa directly,
-// on aos through soa copies the matrix keeps: SparseMatrix::spmm_staging).
+// choice at that k (or at k = 8 when options.vectors is 1), else aos, or soa where the SpMV
+// runs the merge path (its SpMM runs vector by vector, on soa directly, on aos through soa
+// copies the matrix keeps: SparseMatrix::spmm_staging).
 //
 //   cs::TunedSpmvOptions o; o.vectors = 8;
 //   cs::TunedSpmv<C> op(host_csr, o);
@@ -482,7 +482,6 @@ class TunedSpmv {
                             const SelectionContext& context, const usable_check& fits, const TunedSpmvOptions& options,
                             const VariantKey& chosen) {
     const int primary = vector_bucket(options.vectors);
-    const bool dense = features.nnz_per_row_max > context.dense_row_threshold;
     std::string origin, primary_why;
     if (!options.multivector_layout.empty()) {
       multivector_layout_ = options.multivector_layout;
@@ -506,8 +505,11 @@ class TunedSpmv {
         multivector_layout_ = s.key.vector;
         origin = "the database's at k = 8";
       } else {
-        multivector_layout_ = dense ? Soa::name() : Aos::name();
-        origin = dense ? "soa for a dense row" : "the default";
+        // The merge path runs one SpMV per vector, on soa directly (aos through copies);
+        // every other kind, the segmented sum included, reads the matrix once for all k.
+        const bool per_vector = chosen.kind == ScheduleKind::MergePath;
+        multivector_layout_ = per_vector ? Soa::name() : Aos::name();
+        origin = per_vector ? "soa for the merge path" : "the default";
       }
     }
     explanation_ += "; SpMM on " + multivector_layout_ + " multivectors (" + origin + "):";
