@@ -10,7 +10,8 @@
 // per vector, reading the matrix k times: on an H100 the irregular records' SpMM took as long
 // per vector as k SpMVs or longer, 0.88-1.08x (perf_tests/results/h100/tuning_zoo/
 // k_buckets_d233d84/vector_buckets.md), while their dense rows leave them no other schedule
-// but the merge path.
+// but the merge path. With this kernel 8 vectors cost 1.31-1.83x less per vector than one SpMV
+// on four of them (H100, double, perf_tests/results/h100/spmm_irregular_7cb5519/).
 //
 // The partial sums of rows that span tiles keep the SpMV's slots, each slot now holding k
 // values: slot s of vector j at partials[s * k + j], and chunk c of a long row's sum likewise
@@ -41,8 +42,8 @@ namespace impl {
 /// Each is two loads in flight a lane (the tile's two steps), and two products and a carry in
 /// registers. With 64 bytes, ptxas (sm_90, 256:4, so 64 registers) spilled 96-120 bytes a
 /// thread for complex<double>, quaternions of doubles and 3x3 blocks of doubles; with 32 none
-/// for complex<double>, 36-48 bytes for the other two (none at 256:2). Not yet timed against
-/// other sizes.
+/// for complex<double>, 36-48 bytes for the other two (none at 256:2: 70-94 registers). Not
+/// yet timed against other sizes.
 template <class Entry>
 constexpr int segmented_spmm_group() {
   constexpr int fill = static_cast<int>(32 / sizeof(vector_type_t<Entry>));
