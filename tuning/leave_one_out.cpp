@@ -26,7 +26,7 @@ namespace {
 std::map<std::string, double> measured_times(const cs::TunedMatrix& m) {
   std::map<std::string, double> measured;
   for (const auto& x : m.measurements)
-    if (x.ok && x.seconds > 0 && x.k == 1) measured[x.variant] = x.seconds;
+    if (x.timed_at(1)) measured[x.variant] = x.seconds;
   if (m.best.empty() || !measured.count(m.best)) measured.clear();
   return measured;
 }

@@ -61,16 +61,14 @@ VariantPrior learn_prior(const std::vector<const TuningDatabase*>& databases, co
     int used = 0;
     for (const auto& m : databases[i]->matrices) {
       if (m.name == skip_record_name) continue;
-      // The SpMV's measurements only (k = 1): a record's SpMM measurements (k > 1) time
-      // products of k vectors under the same variant names.
-      const auto spmv_ok = [](const Measurement& x) { return x.ok && x.seconds > 0 && x.k == 1; };
+      // The SpMV's measurements only (k = 1): the prior ranks the SpMV's variants.
       double best = 0;
       for (const auto& x : m.measurements)
-        if (spmv_ok(x) && (best == 0 || x.seconds < best)) best = x.seconds;
+        if (x.timed_at(1) && (best == 0 || x.seconds < best)) best = x.seconds;
       if (best == 0) continue;
       std::map<std::string, double> slowdowns;
       for (const auto& x : m.measurements)
-        if (spmv_ok(x)) {
+        if (x.timed_at(1)) {
           const double s = std::log(x.seconds / best);
           const auto it = slowdowns.find(x.variant);
           if (it == slowdowns.end() || s < it->second) slowdowns[x.variant] = s;

@@ -94,7 +94,7 @@ namespace {
 std::vector<const Measurement*> ranked(const TunedMatrix& m, int k) {
   std::vector<const Measurement*> r;
   for (const auto& x : m.measurements)
-    if (x.ok && x.seconds > 0 && x.k == k) r.push_back(&x);
+    if (x.timed_at(k)) r.push_back(&x);
   std::stable_sort(r.begin(), r.end(),
                    [](const Measurement* a, const Measurement* b) { return a->seconds < b->seconds; });
   return r;

@@ -38,6 +38,10 @@ struct Measurement {
 
   /// The variant as a key; throws compound_sparse::InvalidInput for a name this build does not know.
   VariantKey key() const { return parse_variant_key(variant); }
+  /// Whether this is a time to compare at `vectors` vectors: ran correctly, a positive time,
+  /// k == vectors. A record's SpMV (1) and SpMM (k > 1) measurements share variant names, so
+  /// whoever compares times says which k.
+  bool timed_at(int vectors) const { return ok && seconds > 0 && k == vectors; }
 };
 
 }  // namespace compound_sparse
