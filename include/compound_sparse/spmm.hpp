@@ -142,12 +142,7 @@ void segmented_sum_spmm(const ExecutionSpace& exec, const RowResult<Entry, Aos>&
                         const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y) {
   using vector_type = vector_type_t<Entry>;
   const auto& state = a.segmented;
-  const int tiles = segmented_tiles(a.num_entries);
-  COMPOUND_SPARSE_REQUIRE(state.tiles == tiles &&
-                              state.heads.extent(0) == static_cast<std::size_t>(tiles) * segmented_steps + 1 &&
-                              state.partials.extent(0) == 2 * static_cast<std::size_t>(tiles),
-                          "spmm: the matrix has no segmented-sum state (build it with to_device or "
-                          "matrix_from_csr_views)");
+  const int tiles = checked_segmented_tiles(a, "spmm");
   const int k = x.count();
   const std::size_t slot_values = 2 * static_cast<std::size_t>(tiles) * static_cast<std::size_t>(k);
   const std::size_t chunk_values = state.chunked_count > 0 ? static_cast<std::size_t>(state.chunks) * k : 0;

@@ -156,12 +156,7 @@ void segmented_sum_spmv(const ExecutionSpace& exec, const RowResult<Entry, YInne
                         const CompoundVector<vector_type_t<Entry>, XInner, MemorySpace>& x,
                         const CompoundVector<vector_type_t<Entry>, YInner, MemorySpace>& y) {
   const auto& state = a.segmented;
-  const int tiles = segmented_tiles(a.num_entries);
-  COMPOUND_SPARSE_REQUIRE(state.tiles == tiles &&
-                              state.heads.extent(0) == static_cast<std::size_t>(tiles) * segmented_steps + 1 &&
-                              state.partials.extent(0) == 2 * static_cast<std::size_t>(tiles),
-                          "spmv: the matrix has no segmented-sum state (build it with to_device or "
-                          "matrix_from_csr_views)");
+  const int tiles = checked_segmented_tiles(a, "spmv");
   // CUDA runs the passes as plain kernels (impl/segmented_sum.hpp says why), a warp per
   // tile; host backends through Kokkos, a team thread per tile.
   const auto pass1 = [&](auto beta_is_zero) {

@@ -185,6 +185,62 @@ void make_segmented_state(Matrix& m) {
       chunked_splits.empty() ? 0 : chunk_split.size());
 }
 
+/// The matrix's tiles, after checking that it has the segmented-sum state for them
+/// (`operation`, "spmv" or "spmm", names the caller in the error).
+template <class Matrix>
+int checked_segmented_tiles(const Matrix& a, const char* operation) {
+  const auto& state = a.segmented;
+  const int tiles = segmented_tiles(a.num_entries);
+  COMPOUND_SPARSE_REQUIRE(state.tiles == tiles &&
+                              state.heads.extent(0) == static_cast<std::size_t>(tiles) * segmented_steps + 1 &&
+                              state.partials.extent(0) == 2 * static_cast<std::size_t>(tiles),
+                          operation << ": the matrix has no segmented-sum state (build it with to_device or "
+                                       "matrix_from_csr_views)");
+  return tiles;
+}
+
+/// The row of the segment-th non-empty row.
+template <class State>
+KOKKOS_INLINE_FUNCTION int segment_row(const State& state, int segment) {
+  return state.empty_count > 0 ? state.nonempty_rows(segment) : segment;
+}
+/// Whether non-zero k is its row's first (bit num_entries is set too).
+template <class State>
+KOKKOS_INLINE_FUNCTION bool starts_row(const State& state, int k) {
+  return (state.heads(k / 32) >> (k % 32)) & 1u;
+}
+
+/// Host backends' pass 1 of one tile, walked in order by one thread: add_product(sum, k) adds
+/// non-zero k's product to sum; a row begun in the tile that ends there goes to
+/// finish_row(row, sum), the tile's first row begun in an earlier tile to partial(2 tile, sum),
+/// and the row that goes on past the tile to partial(2 tile + 1, sum), or 2 tile where the
+/// tile lies inside one row.
+template <class Entry, class State, class AddProduct, class FinishRow, class Partial>
+KOKKOS_INLINE_FUNCTION void walk_tile_in_order(const State& state, int tile, int num_entries,
+                                               const AddProduct& add_product, const FinishRow& finish_row,
+                                               const Partial& partial) {
+  const int k0 = tile * segmented_tile_entries;
+  const int k1 = k0 + segmented_tile_entries < num_entries ? k0 + segmented_tile_entries : num_entries;
+  int segment = state.heads_before(tile) - 1;
+  bool head_seen = false;
+  vector_type_t<Entry> sum = entry_traits<Entry>::zero();
+  for (int k = k0; k < k1; ++k) {
+    if (starts_row(state, k)) {
+      ++segment;
+      head_seen = true;
+      sum = entry_traits<Entry>::zero();
+    }
+    add_product(sum, k);
+    if (starts_row(state, k + 1)) {
+      if (head_seen)
+        finish_row(segment_row(state, segment), sum);
+      else
+        partial(2 * tile, sum);
+    }
+  }
+  if (!starts_row(state, k1)) partial(2 * tile + (head_seen ? 1 : 0), sum);  // k1 < num_entries: bit num_entries is set
+}
+
 /// Pass 1: one tile per warp on CUDA (warp_tile, from the plain kernel
 /// segmented_sum_tiles), per team thread on host backends (Kokkos' launch,
 /// serial_tile). BetaIsZero:
@@ -214,12 +270,6 @@ struct SegmentedSumFunctor {
     else
       result.store(y, row, sum);
   }
-  /// The row of the segment-th non-empty row.
-  KOKKOS_INLINE_FUNCTION int row_of(int segment) const {
-    return state.empty_count > 0 ? state.nonempty_rows(segment) : segment;
-  }
-  KOKKOS_INLINE_FUNCTION bool head(int k) const { return (state.heads(k / 32) >> (k % 32)) & 1u; }
-
   /// Kokkos' launch, host backends only: CUDA runs warp_tile from segmented_sum_tiles.
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int tile = team.league_rank() * team.team_size() + team.team_rank();
@@ -258,7 +308,7 @@ struct SegmentedSumFunctor {
       const bool last_of_row = lane < 31 ? (words[u] >> (lane + 1)) & 1u : words[u + 1] & 1u;
       if (last_of_row && k < num_entries) {
         if (head_seen || own_head >= 0)
-          store(row_of(segment + count_bits(heads_to_lane)), sum);
+          store(segment_row(state, segment + count_bits(heads_to_lane)), sum);
         else
           state.partials(2 * tile) = sum;  // the tile's first row, begun in an earlier tile
       }
@@ -272,27 +322,14 @@ struct SegmentedSumFunctor {
 #endif
 
   KOKKOS_INLINE_FUNCTION void serial_tile(int tile) const {
-    const int k0 = tile * segmented_tile_entries;
-    const int k1 = k0 + segmented_tile_entries < num_entries ? k0 + segmented_tile_entries : num_entries;
-    int segment = state.heads_before(tile) - 1;
-    bool head_seen = false;
-    vector_type sum = traits::zero();
-    for (int k = k0; k < k1; ++k) {
-      if (head(k)) {
-        ++segment;
-        head_seen = true;
-        sum = traits::zero();
-      }
-      traits::multiply_add(sum, load_value<Entry, Inner>(values, k),
-                           load_value<vector_type, XInner>(x, col_indices(k)));
-      if (head(k + 1)) {
-        if (head_seen)
-          store(row_of(segment), sum);
-        else
-          state.partials(2 * tile) = sum;
-      }
-    }
-    if (!head(k1)) state.partials(2 * tile + (head_seen ? 1 : 0)) = sum;  // k1 < num_entries: bit num_entries is set
+    walk_tile_in_order<Entry>(
+        state, tile, num_entries,
+        [&](vector_type& sum, int k) {
+          traits::multiply_add(sum, load_value<Entry, Inner>(values, k),
+                               load_value<vector_type, XInner>(x, col_indices(k)));
+        },
+        [&](int row, const vector_type& sum) { store(row, sum); },
+        [&](int slot, const vector_type& sum) { state.partials(slot) = sum; });
   }
 };
 
@@ -308,6 +345,37 @@ __device__ vector_type_t<Entry> warp_total(vector_type_t<Entry> sum) {
 }
 #endif
 
+/// Where the split rows' partial sums are, for both fix-ups (the SpMV's below and the SpMM's,
+/// segmented_sum_spmm.hpp): a split row's slots, and the chunks of its long ones.
+template <class Entry, class MemorySpace>
+struct SegmentedSplitRows {
+  SegmentedSumState<Entry, MemorySpace> state;
+  Kokkos::View<const int*, MemorySpace> offsets;
+
+  /// The partial-sum slot of a split row's q-th slot: q = 0 is slot 2 t1 + 1, q > 0 slot 2 (t1 + q).
+  KOKKOS_INLINE_FUNCTION static int slot_index(int first_tile, int q) {
+    return q == 0 ? 2 * first_tile + 1 : 2 * (first_tile + q);
+  }
+  KOKKOS_INLINE_FUNCTION int first_tile(int row) const { return offsets(row) / segmented_tile_entries; }
+  KOKKOS_INLINE_FUNCTION int slots(int row) const {
+    return (offsets(row + 1) - 1) / segmented_tile_entries - first_tile(row) + 1;
+  }
+  /// Long split row j.
+  KOKKOS_INLINE_FUNCTION int long_row(int j) const { return state.split_rows(state.short_splits + j); }
+  /// Chunk c of a long split row: its row, first tile, first slot and end slot. A row's
+  /// last chunk ends with the row (an uncut row is one chunk of all its slots).
+  struct Chunk {
+    int row, first_tile, begin, end;
+    bool whole;  ///< the chunk is the whole row
+  };
+  KOKKOS_INLINE_FUNCTION Chunk chunk(int c) const {
+    const int j = state.chunk_split(c), row = long_row(j);
+    const int begin = (c - state.chunk_begin(j)) * segmented_chunk_slots;
+    const bool last = c + 1 == state.chunk_begin(j + 1);
+    return {row, first_tile(row), begin, last ? slots(row) : begin + segmented_chunk_slots, begin == 0 && last};
+  }
+};
+
 /// Pass 2: the rows that span tiles add their partial sums, and the empty rows
 /// get y = beta y. Teams [0, short_teams): 32 rows per team thread (on CUDA one
 /// per lane), the short split rows and then the empty rows; the rest: one chunk
@@ -319,7 +387,14 @@ __device__ vector_type_t<Entry> warp_total(vector_type_t<Entry> sum) {
 /// a long split row of several chunks: each such row adds its chunk sums in
 /// order, one team thread each (on CUDA a warp, as in pass 2).
 template <class Entry, class YInner, class MemorySpace>
-struct SegmentedSumFixup {
+struct SegmentedSumFixup : SegmentedSplitRows<Entry, MemorySpace> {
+  using rows = SegmentedSplitRows<Entry, MemorySpace>;
+  using rows::chunk;
+  using rows::first_tile;
+  using rows::long_row;
+  using rows::slots;
+  using rows::state;
+  using Chunk = typename rows::Chunk;
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
   using execution_space = typename MemorySpace::execution_space;
@@ -327,18 +402,12 @@ struct SegmentedSumFixup {
   struct ChunkTotals {};  ///< Kokkos work tag of pass 3
 
   typename CompoundVector<vector_type, YInner, MemorySpace>::view_type y;
-  SegmentedSumState<Entry, MemorySpace> state;
-  Kokkos::View<const int*, MemorySpace> offsets;
   RowResult<Entry, YInner> result;
   int short_teams = 0;
 
-  /// Slot q of split row i's run: q = 0 is slot 2 t1 + 1, q > 0 slot 2 (t1 + q).
-  KOKKOS_INLINE_FUNCTION vector_type slot(int first_tile, int q) const {
-    return state.partials(q == 0 ? 2 * first_tile + 1 : 2 * (first_tile + q));
-  }
-  KOKKOS_INLINE_FUNCTION int first_tile(int row) const { return offsets(row) / segmented_tile_entries; }
-  KOKKOS_INLINE_FUNCTION int slots(int row) const {
-    return (offsets(row + 1) - 1) / segmented_tile_entries - first_tile(row) + 1;
+  /// Slot q of the split row whose first tile is t1 (SegmentedSplitRows::slot_index).
+  KOKKOS_INLINE_FUNCTION vector_type slot(int t1, int q) const {
+    return state.partials(rows::slot_index(t1, q));
   }
   /// The sum of slots [begin, end) of the split row whose first tile is t1, in tile order, by one thread.
   KOKKOS_INLINE_FUNCTION vector_type slot_sum(int t1, int begin, int end) const {
@@ -356,20 +425,6 @@ struct SegmentedSumFixup {
     }
   }
 
-  /// Long split row j.
-  KOKKOS_INLINE_FUNCTION int long_row(int j) const { return state.split_rows(state.short_splits + j); }
-  /// Chunk c of a long split row: its row, first tile, first slot and end slot. A row's
-  /// last chunk ends with the row (an uncut row is one chunk of all its slots).
-  struct Chunk {
-    int row, first_tile, begin, end;
-    bool whole;  ///< the chunk is the whole row
-  };
-  KOKKOS_INLINE_FUNCTION Chunk chunk(int c) const {
-    const int j = state.chunk_split(c), row = long_row(j);
-    const int begin = (c - state.chunk_begin(j)) * segmented_chunk_slots;
-    const bool last = c + 1 == state.chunk_begin(j + 1);
-    return {row, first_tile(row), begin, last ? slots(row) : begin + segmented_chunk_slots, begin == 0 && last};
-  }
   /// The chunk's sum to y (a whole row) or to chunk_sums (pass 3 adds them).
   KOKKOS_INLINE_FUNCTION void finish_chunk(int c, const Chunk& k, const vector_type& sum) const {
     if (k.whole)

@@ -81,10 +81,6 @@ struct SegmentedSumSpmmTiles {
   int num_entries = 0;
   int vectors = 0;  ///< k
 
-  KOKKOS_INLINE_FUNCTION int row_of(int segment) const {
-    return state.empty_count > 0 ? state.nonempty_rows(segment) : segment;
-  }
-  KOKKOS_INLINE_FUNCTION bool head(int k) const { return (state.heads(k / 32) >> (k % 32)) & 1u; }
   KOKKOS_INLINE_FUNCTION vector_type& partial(int slot, int j) const { return partials[slot * vectors + j]; }
 
   /// Kokkos' launch, host backends only: CUDA runs warp_tile from segmented_sum_tiles.
@@ -125,7 +121,7 @@ struct SegmentedSumSpmmTiles {
       store_row[u] = store_slot[u] = -1;
       if (last_of_row && k < num_entries) {
         if (head_seen || own_head[u] >= 0)
-          store_row[u] = row_of(segment + count_bits(heads_to_lane));
+          store_row[u] = segment_row(state, segment + count_bits(heads_to_lane));
         else
           store_slot[u] = 2 * tile;  // the tile's first row, begun in an earlier tile
       }
@@ -177,26 +173,13 @@ struct SegmentedSumSpmmTiles {
 
   /// Vector j of `tile`, in the SpMV's order (SegmentedSumFunctor::serial_tile).
   KOKKOS_INLINE_FUNCTION void serial_tile(int tile, int j) const {
-    const int k0 = tile * segmented_tile_entries;
-    const int k1 = k0 + segmented_tile_entries < num_entries ? k0 + segmented_tile_entries : num_entries;
-    int segment = state.heads_before(tile) - 1;
-    bool head_seen = false;
-    vector_type sum = traits::zero();
-    for (int k = k0; k < k1; ++k) {
-      if (head(k)) {
-        ++segment;
-        head_seen = true;
-        sum = traits::zero();
-      }
-      traits::multiply_add(sum, load_value<Entry, Inner>(values, k), *x.at(col_indices(k), j));
-      if (head(k + 1)) {
-        if (head_seen)
-          result.store_at(y.at(row_of(segment), j), sum);
-        else
-          partial(2 * tile, j) = sum;
-      }
-    }
-    if (!head(k1)) partial(2 * tile + (head_seen ? 1 : 0), j) = sum;  // k1 < num_entries: bit num_entries is set
+    walk_tile_in_order<Entry>(
+        state, tile, num_entries,
+        [&](vector_type& sum, int k) {
+          traits::multiply_add(sum, load_value<Entry, Inner>(values, k), *x.at(col_indices(k), j));
+        },
+        [&](int row, const vector_type& sum) { result.store_at(y.at(row, j), sum); },
+        [&](int slot, const vector_type& sum) { partial(slot, j) = sum; });
   }
 };
 
@@ -204,7 +187,14 @@ struct SegmentedSumSpmmTiles {
 /// in the SpMV's order. Pass 2's short items are (row, vector) pairs, a vector's neighbours in
 /// neighbouring lanes.
 template <class Entry, class MemorySpace>
-struct SegmentedSumSpmmFixup {
+struct SegmentedSumSpmmFixup : SegmentedSplitRows<Entry, MemorySpace> {
+  using rows = SegmentedSplitRows<Entry, MemorySpace>;
+  using rows::chunk;
+  using rows::first_tile;
+  using rows::long_row;
+  using rows::slots;
+  using rows::state;
+  using Chunk = typename rows::Chunk;
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
   using execution_space = typename MemorySpace::execution_space;
@@ -212,20 +202,14 @@ struct SegmentedSumSpmmFixup {
   struct ChunkTotals {};  ///< Kokkos work tag of pass 3
 
   StridedValues<vector_type> y;
-  SegmentedSumState<Entry, MemorySpace> state;
-  Kokkos::View<const int*, MemorySpace> offsets;
   const vector_type* partials = nullptr;  ///< as SegmentedSumSpmmTiles::partials
   vector_type* chunk_sums = nullptr;      ///< chunk c of vector j at chunk_sums[c * vectors + j]
   RowResult<Entry, Aos> result;
   int short_teams = 0;
   int vectors = 0;
 
-  KOKKOS_INLINE_FUNCTION vector_type slot(int first_tile, int q, int j) const {
-    return partials[(q == 0 ? 2 * first_tile + 1 : 2 * (first_tile + q)) * vectors + j];
-  }
-  KOKKOS_INLINE_FUNCTION int first_tile(int row) const { return offsets(row) / segmented_tile_entries; }
-  KOKKOS_INLINE_FUNCTION int slots(int row) const {
-    return (offsets(row + 1) - 1) / segmented_tile_entries - first_tile(row) + 1;
+  KOKKOS_INLINE_FUNCTION vector_type slot(int t1, int q, int j) const {
+    return partials[rows::slot_index(t1, q) * vectors + j];
   }
   KOKKOS_INLINE_FUNCTION vector_type slot_sum(int t1, int begin, int end, int j) const {
     vector_type sum = slot(t1, begin, j);
@@ -244,18 +228,6 @@ struct SegmentedSumSpmmFixup {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION int long_row(int j) const { return state.split_rows(state.short_splits + j); }
-  /// Chunk c of a long split row, as SegmentedSumFixup::chunk.
-  struct Chunk {
-    int row, first_tile, begin, end;
-    bool whole;
-  };
-  KOKKOS_INLINE_FUNCTION Chunk chunk(int c) const {
-    const int s = state.chunk_split(c), row = long_row(s);
-    const int begin = (c - state.chunk_begin(s)) * segmented_chunk_slots;
-    const bool last = c + 1 == state.chunk_begin(s + 1);
-    return {row, first_tile(row), begin, last ? slots(row) : begin + segmented_chunk_slots, begin == 0 && last};
-  }
   KOKKOS_INLINE_FUNCTION void finish_chunk(int c, const Chunk& k, int j, const vector_type& sum) const {
     if (k.whole)
       result.store_at(y.at(k.row, j), sum);
