@@ -11,7 +11,11 @@
 // per vector as k SpMVs or longer, 0.88-1.08x (perf_tests/results/h100/tuning_zoo/
 // k_buckets_d233d84/vector_buckets.md), while their dense rows leave them no other schedule
 // but the merge path. With this kernel 8 vectors cost 1.31-1.83x less per vector than one SpMV
-// on four of them (H100, double, perf_tests/results/h100/spmm_irregular_7cb5519/).
+// on four of them (H100, double, perf_tests/results/h100/spmm_irregular_7cb5519/). Its weak
+// corner (perf_tests/results/h100/spmm_irregular_235cd89/): complex<float> at k = 16, four
+// groups of four vectors one after the other, costs more per vector than at k = 8 (34 -> 41 µs
+// on circuit-1m) and loses to cuSPARSE's row-major SpMM, which reads a non-zero's 16 values
+// together; not profiled yet.
 //
 // The partial sums of rows that span tiles keep the SpMV's slots, each slot now holding k
 // values: slot s of vector j at partials[s * k + j], and chunk c of a long row's sum likewise
