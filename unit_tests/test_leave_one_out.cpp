@@ -1,0 +1,69 @@
+// compound-tune's leave-one-out report (tuning/leave_one_out.hpp): each record judged by the
+// selection the other records make, against the record's own stored times.
+#include <gtest/gtest.h>
+
+#include <compound_sparse.hpp>
+#include <string>
+#include <vector>
+
+#include "leave_one_out.hpp"
+#include "tuning_test_helpers.hpp"
+
+namespace cs = compound_sparse;
+using namespace compound_sparse_test;
+using C = Kokkos::complex<double>;
+
+namespace {
+
+/// Two variants this build compiles for C, with one lane a row (leave-one-out compares
+/// lanes by name: one lane keeps the names as written).
+std::vector<std::string> two_compiled_variants() {
+  std::vector<std::string> names;
+  for (const auto& k : cs::variant_registry<C>().variants())
+    if (k.lanes_per_row == 1 && names.size() < 2) names.push_back(k.name());
+  return names;
+}
+
+/// `r` with SpMM measurements of 8 vectors after its SpMV ones, under the same names.
+cs::TunedMatrix with_spmm(cs::TunedMatrix r, const std::vector<std::pair<std::string, double>>& times) {
+  for (const auto& [variant, seconds] : times) {
+    cs::Measurement m;
+    m.variant = variant;
+    m.ok = true;
+    m.seconds = m.min_seconds = m.max_seconds = seconds;
+    m.k = 8;
+    r.measurements.push_back(m);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST(LeaveOneOut, JudgesTheSpmvByItsSpmvTimesOnly) {
+  const auto names = two_compiled_variants();
+  ASSERT_EQ(names.size(), 2u);
+  const std::string& a = names[0];
+  const std::string& b = names[1];
+  const auto f = cs::matrix_features(banded<C>(1000, 7));
+  // The two others rank b first; the left-out "odd" has a as its best, b 3x slower. The SpMM
+  // times come last and rank the other way round, which a reader taking every measurement
+  // of a name (the last one wins) would see instead.
+  auto db = cs::empty_tuning_database();
+  db.matrices = {with_spmm(record("one", f, {{a, 2.0}, {b, 1.0}}), {{a, 0.1}, {b, 9.0}}),
+                 with_spmm(record("two", f, {{a, 2.0}, {b, 1.0}}), {{a, 0.1}, {b, 9.0}}),
+                 with_spmm(record("odd", f, {{a, 1.0}, {b, 3.0}}), {{a, 4.0}, {b, 2.0}})};
+  const auto rows = compound_tune::leave_one_out(db, 3);
+  ASSERT_EQ(rows.size(), 3u);
+  const auto& odd = rows[2];
+  ASSERT_EQ(odd.name, "odd");
+  EXPECT_EQ(odd.best, a);
+  EXPECT_EQ(odd.selected, b) << odd.rule;
+  EXPECT_DOUBLE_EQ(odd.best_seconds, 1.0);
+  EXPECT_DOUBLE_EQ(odd.selected_seconds, 3.0);
+  EXPECT_DOUBLE_EQ(odd.ratio, 3.0);
+  for (int i = 0; i < 2; ++i) {  // b is their best, and the other's choice too
+    EXPECT_EQ(rows[i].selected, b) << rows[i].name;
+    EXPECT_DOUBLE_EQ(rows[i].best_seconds, 1.0) << rows[i].name;
+    EXPECT_DOUBLE_EQ(rows[i].ratio, 1.0) << rows[i].name;
+  }
+}
