@@ -53,6 +53,19 @@ def main():
                 failures.append(f"missing {line!r}")
         if (pathlib.Path(tmp) / "out.md").read_text() != out:
             failures.append("--out differs from standard output")
+        if "- none" not in out:  # a's products of more vectors are all cheaper a vector
+            failures.append("a record without a slower bucket was listed")
+        # c (aos): 10 µs a vector at k = 1, 12 at k = 2 (1.20x), 5 at k = 4, 6 at k = 8 (1.20x
+        # k = 4's); its soa products get cheaper with k (not listed).
+        slower = pathlib.Path(tmp) / "slower.json"
+        slower.write_text(json.dumps({"device": {"name": "Test GPU"}, "matrices": [
+            {"name": "c", "features": {"entry_type": "complex", "precision": "float", "rows": 4, "nnz": 8},
+             "measurements": [m("csr.aos.aos.static.t256.b2.l1", 10e-6), m("csr.aos.aos.static.t256.b2.l1", 24e-6, k=2),
+                              m("csr.aos.aos.static.t256.b2.l1", 20e-6, k=4), m("csr.aos.aos.static.t256.b2.l1", 48e-6, k=8),
+                              m("csr.aos.soa.static.t256.b2.l1", 30e-6, k=4), m("csr.aos.soa.static.t256.b2.l1", 40e-6, k=8)]}]}))
+        rc, out = run(str(slower))
+        if rc != 0 or "- c float aos: k = 2 1.20x (k = 1), k = 8 1.20x (k = 4)" not in out or "c float soa" in out:
+            failures.append(f"the slower buckets of c: rc {rc}: {out}")
         empty = pathlib.Path(tmp) / "empty.json"
         empty.write_text(json.dumps({"matrices": []}))
         rc, out = run(str(empty))

@@ -4,7 +4,9 @@
 measurement at each k, its time per vector, and how many times faster per vector that is than
 the record's fastest SpMV (k = 1): one SpMV's time / (the k-vector product's time / k). Then
 what compound-tune --spmm-layouts N would give up: the fastest SpMM on the N matrix layouts
-fastest at k = 1 over the fastest SpMM, the worst record per k.
+fastest at k = 1 over the fastest SpMM, the worst record per k; and, per multivector layout,
+where a product of more vectors costs more per vector than one of fewer (where running k
+vectors as several products of fewer would pay).
 
     vector_buckets.py DB.json[.gz] [--out FILE.md]
 
@@ -54,6 +56,26 @@ def restricted_loss(record, n):
     return losses
 
 
+def fewer_vectors_faster(record, margin=1.02):
+    """[(multivector layout, k, ratio, j)]: where the fastest product of k vectors in that
+    multivector layout (a variant name's third part: aos, soa) costs more per vector than the
+    fastest of j < k vectors in it, by more than `margin`; ratio = that time per vector over
+    the smaller bucket's best. There, k vectors run as k / j products of j would be faster."""
+    best = {}
+    for m in record.get("measurements", []):
+        if m.get("ok"):
+            key = (m["variant"].split(".")[2], int(m.get("k", 1)))
+            best[key] = min(best.get(key, math.inf), m["seconds"] / key[1])
+    found = []
+    for (layout, k), per_vector in sorted(best.items()):
+        smaller = {j: t for (lay, j), t in best.items() if lay == layout and j < k}
+        if smaller:
+            j = min(smaller, key=smaller.get)
+            if per_vector > margin * smaller[j]:
+                found.append((layout, k, per_vector / smaller[j], j))
+    return found
+
+
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
@@ -101,6 +123,17 @@ def report(db):
                 worst[k] = max(worst.get(k, 1.0), loss)
         if worst:
             lines.append(f"- N = {n}: " + ", ".join(f"k = {k} {worst[k]:.3f}" for k in sorted(worst)))
+    lines += ["", "Where fewer vectors a product are faster: per multivector layout (a variant's vector",
+              "layout), the fastest product of k vectors per vector over the fastest of a smaller",
+              "bucket j, where over 1.02 (k vectors as k / j products of j would be faster):", ""]
+    slower = [(r, fewer_vectors_faster(r)) for r in records]
+    for r, found in slower:
+        f = r.get("features", {})
+        for layout in sorted({x[0] for x in found}):
+            lines.append(f"- {r.get('name', '?')} {f.get('precision', '?')} {layout}: " +
+                         ", ".join(f"k = {k} {ratio:.2f}x (k = {j})" for lay, k, ratio, j in found if lay == layout))
+    if not any(found for _, found in slower):
+        lines.append("- none")
     lines += ["", "Fastest variant per k:", ""]
     for name, precision, best in winners:
         lines.append(f"- {name} {precision}: " + "; ".join(f"k = {k} {best[k][1]}" for k in sorted(best)))
