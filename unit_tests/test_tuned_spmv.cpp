@@ -489,6 +489,67 @@ TEST(TunedSpmv, MultivectorsUseTheRecordsMeasurementsAtTheirBucket) {
   expect_multivector_reference(op_soa, a, cs::Op::H);
 }
 
+TEST(TunedSpmv, SoaMultivectorsRunInBlocksWhereTheRecordFoundFewerVectorsCheaper) {
+  const ScratchDir dir("tuned_spmm_blocks");
+  const auto a = banded<C>(300, 7);
+  const std::string soa = variant("sell32.soa.soa.static", "l1"), aos = variant("sell32.soa.aos.static", "l1");
+  // Per vector: k = 2 2 us, k = 4 1 us, k = 8 2 us, k = 16 1.5 us; the same on aos.
+  auto me = record("me", cs::matrix_features(a), {{kExactBest, 2e-6}});
+  for (const auto& name : {soa, aos})
+    for (const auto& m : {at_k(name, 2, 4e-6), at_k(name, 4, 4e-6), at_k(name, 8, 16e-6), at_k(name, 16, 24e-6)})
+      me.measurements.push_back(m);
+  write(dir, {me});
+  for (const int vectors : {1, 16}) {  // the bucket's record from select_on_layout, or the primary's
+    auto o = in(dir);
+    o.multivector_layout = "soa";
+    o.vectors = vectors;
+    const cs::TunedSpmv<C> op(a, o);
+    SCOPED_TRACE(op.explanation());
+    EXPECT_EQ(op.spmm_variant(16).name(), soa);
+    EXPECT_EQ(op.spmm_block(1), 1);
+    EXPECT_EQ(op.spmm_block(2), 2);
+    EXPECT_EQ(op.spmm_block(3), 3);  // bucket 4: as measured
+    EXPECT_EQ(op.spmm_block(8), 4);
+    EXPECT_EQ(op.spmm_block(16), 4);
+    EXPECT_EQ(op.spmm_block(17), 4);  // four products of 4 and one of 1
+    EXPECT_TRUE(contains(op.explanation(), "soa products of k=16 run as blocks of 4 vectors (record me: 1.5x less"));
+    expect_multivector_reference(op, a);  // k = 1, 3, 8, 17
+    // With the same variant at k = 4 and 16, each column has the bits of the whole product's:
+    // the blocks change no sum.
+    std::mt19937 rng(5);
+    const auto x = random_vectors(16, a.num_cols, rng), y0 = random_vectors(16, a.num_rows, rng);
+    const auto blocked = op.make_multivector(y0);
+    op.apply(C(0.5, 1), op.make_multivector(x), C(-1, 0.5), blocked);
+    const auto whole = op.make_multivector(y0);
+    cs::variant_registry<C>().spmm(op.spmm_variant(16), C(0.5, 1), op.matrix(), op.make_multivector(x), C(-1, 0.5),
+                                   whole);
+    EXPECT_EQ(blocked.to_host(), whole.to_host());
+  }
+  // Aos multivectors run whole: a block of their vectors is strided.
+  auto o = in(dir);
+  o.multivector_layout = "aos";
+  const cs::TunedSpmv<C> op_aos(a, o);
+  EXPECT_EQ(op_aos.spmm_block(16), 16) << op_aos.explanation();
+  EXPECT_FALSE(contains(op_aos.explanation(), "blocks of"));
+  // A record without the smaller buckets' variants timed: no blocks.
+  const ScratchDir sparse_dir("tuned_spmm_no_blocks");
+  auto only16 = record("me", cs::matrix_features(a), {{kExactBest, 2e-6}});
+  only16.measurements.push_back(at_k(soa, 16, 24e-6));
+  write(sparse_dir, {only16});
+  auto o16 = in(sparse_dir);
+  o16.multivector_layout = "soa";
+  const cs::TunedSpmv<C> op16(a, o16);
+  EXPECT_EQ(op16.spmm_block(16), 16) << op16.explanation();
+  // Multivectors of different counts are refused before any block runs.
+  auto oblocks = in(dir);
+  oblocks.multivector_layout = "soa";
+  const cs::TunedSpmv<C> op_blocks(a, oblocks);
+  std::mt19937 rng(6);
+  EXPECT_THROW(op_blocks.apply(C(1, 0), op_blocks.make_multivector(random_vectors(8, a.num_cols, rng)), C(0, 0),
+                               op_blocks.make_multivector(random_vectors(9, a.num_rows, rng))),
+               cs::InvalidInput);
+}
+
 TEST(TunedSpmv, MultivectorsWithoutADatabaseRunTheSpmvSchedule) {
   const ScratchDir dir("tuned_spmm_none");
   std::mt19937 rng(12);

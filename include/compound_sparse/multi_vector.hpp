@@ -10,6 +10,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstddef>
+#include <utility>
 #include <vector>
 
 #include "compound_vector.hpp"
@@ -128,6 +129,19 @@ CompoundVector<Value, Aos, MemorySpace> vector_of(const MultiVector<Value, Soa, 
   COMPOUND_SPARSE_REQUIRE(j >= 0 && j < m.count(),
                           "vector_of: vector " << j << " of a multivector of " << m.count() << " vectors");
   return impl::aos_vector_at<Value, MemorySpace>(m.data.data() + j * m.vector_stride(), m.size());
+}
+
+/// Vectors first .. first + count - 1 of an Soa multivector, as an Soa multivector sharing
+/// its memory (a column range of LayoutLeft stays LayoutLeft); valid while `m`'s allocation
+/// lives.
+template <class Value, class MemorySpace>
+MultiVector<Value, Soa, MemorySpace> vectors_of(const MultiVector<Value, Soa, MemorySpace>& m, int first, int count) {
+  COMPOUND_SPARSE_REQUIRE(first >= 0 && count >= 1 && first + count <= m.count(),
+                          "vectors_of: vectors " << first << " to " << first + count - 1 << " of a multivector of "
+                                                 << m.count() << " vectors");
+  MultiVector<Value, Soa, MemorySpace> part;
+  part.data = Kokkos::subview(m.data, Kokkos::ALL, std::make_pair(first, first + count));
+  return part;
 }
 
 /// The only vector of a multivector of one vector, in either layout (both store it

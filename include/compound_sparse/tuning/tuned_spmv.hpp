@@ -39,7 +39,13 @@
 // choice); the multivector layout is options.multivector_layout, else the database's
 // choice at that k (or at k = 8 when options.vectors is 1), else aos, or soa where the SpMV
 // runs the merge path (its SpMM runs vector by vector, on soa directly, on aos through soa
-// copies the matrix keeps: SparseMatrix::spmm_staging).
+// copies the matrix keeps: SparseMatrix::spmm_staging). On soa multivectors, where the
+// database's record (of the bucket's selection) measured products of fewer vectors cheaper
+// per vector than the bucket's, X's k vectors run as products of that many (spmm_block):
+// the irregular matrices' SpMM on an H100 cost up to 1.59x more per vector at k = 16 than at
+// k = 4 (perf_tests/results/h100/tuning_zoo/k_buckets_669d0e4/vector_buckets.md). A column
+// range of an soa multivector is one without a copy; of an aos one it is not, so aos
+// multivectors always run whole.
 //
 //   cs::TunedSpmvOptions o; o.vectors = 8;
 //   cs::TunedSpmv<C> op(host_csr, o);
@@ -58,9 +64,11 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -295,7 +303,8 @@ class TunedSpmv {
     if (primary_vectors > 1) {
       // The primary selection chose A's layout (and the multivector layout) for the SpMM;
       // the SpMV's schedule on that layout is selected at k = 1.
-      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, s.key);
+      const bool measured = (s.rule == "exact" || s.rule == "nearest") && !cached;
+      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, s.key, measured ? s.record : "");
       std::string how;
       key_ = select_on_layout(features, loaded, context, compiled_and_fits, 1, false, s.key, vector_layout, how);
       explanation_ += "; the SpMV on that layout: " + key_.name() + " (" + how + ")";
@@ -304,7 +313,7 @@ class TunedSpmv {
         key_.vector = vector_layout;  // every variant is compiled for both vector layouts
         explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
       }
-      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, key_);
+      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, key_, "");
     }
     for (const auto& w : warnings) {
       warn_once(w);
@@ -349,6 +358,13 @@ class TunedSpmv {
   /// The SpMM variant apply(alpha, X, beta, Y) runs for k vectors (that of k's vector bucket).
   const VariantKey& spmm_variant(int k) const { return spmm_keys_.at(vector_bucket(k)); }
 
+  /// The vectors a product of apply(alpha, X, beta, Y) takes when X has k: k, or on soa
+  /// multivectors fewer where the database measured fewer cheaper per vector (a bucket).
+  int spmm_block(int k) const {
+    const int bucket = vector_bucket(k), block = spmm_blocks_.at(bucket);
+    return block == bucket ? k : std::min(k, block);  // a bucket without blocks runs any k whole
+  }
+
   /// A device multivector in multivector_layout() from k host vectors (vectors[j][i] is
   /// value i of vector j).
   multivector_type make_multivector(const std::vector<std::vector<value_type>>& vectors) const {
@@ -356,14 +372,25 @@ class TunedSpmv {
   }
 
   /// Y = alpha A X + beta Y for the k vectors of X and Y (SpMM, spmm.hpp), with
-  /// spmm_variant(k); X and Y in multivector_layout() (make_multivector).
+  /// spmm_variant(k), or as products of spmm_block(k) vectors (and the rest) with theirs;
+  /// X and Y in multivector_layout() (make_multivector).
   void apply(const coefficient_type& alpha, const multivector_type& x, const coefficient_type& beta,
              const multivector_type& y) const {
     COMPOUND_SPARSE_REQUIRE(x.layout() == multivector_layout_ && y.layout() == multivector_layout_,
                             "TunedSpmv chose multivector layout '" << multivector_layout_ << "', the multivectors are '"
                                                                    << x.layout() << "' and '" << y.layout() << "'");
-    COMPOUND_SPARSE_REQUIRE(x.count() >= 1, "TunedSpmv::apply: a multivector of no vectors");
-    registry_->spmm(spmm_variant(x.count()), alpha, matrix_, x, beta, y);
+    const int k = x.count();
+    COMPOUND_SPARSE_REQUIRE(k >= 1, "TunedSpmv::apply: a multivector of no vectors");
+    const int block = spmm_block(k);
+    if (block == k) return registry_->spmm(spmm_variant(k), alpha, matrix_, x, beta, y);
+    COMPOUND_SPARSE_REQUIRE(y.count() == k, "TunedSpmv::apply: X has " << k << " vectors, Y " << y.count());
+    const auto& xs = x.template get<Soa>();  // blocks only on soa (choose_spmm_variants)
+    const auto& ys = y.template get<Soa>();
+    for (int first = 0; first < k; first += block) {
+      const int count = std::min(block, k - first);
+      registry_->spmm(spmm_variant(count), alpha, matrix_, multivector_type(vectors_of(xs, first, count)), beta,
+                      multivector_type(vectors_of(ys, first, count)));
+    }
   }
   /// The same with typed multivectors; their Layout must be multivector_layout().
   template <class Layout>
@@ -427,7 +454,8 @@ class TunedSpmv {
   /// nearest launch bounds that have an SpMM if its own have none. `how` says which.
   static VariantKey select_on_layout(const MatrixFeatures& features, const LoadedDatabase& loaded,
                                      SelectionContext context, const usable_check& fits, int k, bool spmm,
-                                     const VariantKey& on, const std::string& vector, std::string& how) {
+                                     const VariantKey& on, const std::string& vector, std::string& how,
+                                     std::string* record = nullptr) {
     context.vectors = k;
     context.prior = nullptr;
     context.usable = [&](const VariantKey& key, std::string& why) {
@@ -440,6 +468,7 @@ class TunedSpmv {
     const Selection s = select_variant(features, loaded.db.get(), loaded.note, context);
     if (s.rule == "exact" || s.rule == "nearest") {
       how = "rule " + s.rule + (s.record.empty() ? std::string() : ", record " + s.record);
+      if (record != nullptr) *record = s.record;
       return s.key;
     }
     VariantKey key = on;
@@ -476,11 +505,12 @@ class TunedSpmv {
     return key;
   }
 
-  /// The multivector layout and the SpMM variant of every vector bucket, on `chosen`'s
-  /// matrix layout.
+  /// The multivector layout, the SpMM variant and the block (spmm_block) of every vector
+  /// bucket, on `chosen`'s matrix layout (`chosen_record`: the database record that chose it
+  /// at options.vectors' bucket, "" if none).
   void choose_spmm_variants(const MatrixFeatures& features, const LoadedDatabase& loaded,
                             const SelectionContext& context, const usable_check& fits, const TunedSpmvOptions& options,
-                            const VariantKey& chosen) {
+                            const VariantKey& chosen, const std::string& chosen_record) {
     const int primary = vector_bucket(options.vectors);
     std::string origin, primary_why;
     if (!options.multivector_layout.empty()) {
@@ -513,14 +543,45 @@ class TunedSpmv {
       }
     }
     explanation_ += "; SpMM on " + multivector_layout_ + " multivectors (" + origin + "):";
+    std::map<int, std::string> records;  // the record of each bucket's selection, if any
     for (const int k : vector_buckets) {
       std::string how;
-      spmm_keys_[k] =
-          k == primary && chosen.vector == multivector_layout_ && fits(chosen, true, how)
-              ? chosen
-              : select_on_layout(features, loaded, context, fits, k, true, chosen, multivector_layout_, how);
+      const bool primary_choice = k == primary && chosen.vector == multivector_layout_ && fits(chosen, true, how);
+      if (primary_choice) records[k] = chosen_record;
+      spmm_keys_[k] = primary_choice ? chosen
+                                     : select_on_layout(features, loaded, context, fits, k, true, chosen,
+                                                        multivector_layout_, how, &records[k]);
       if (how.empty()) how = "the primary selection";
       explanation_ += " k=" + std::to_string(k) + " " + spmm_keys_[k].name() + " (" + how + ")";
+    }
+    for (const int k : vector_buckets) {
+      spmm_blocks_[k] = k;
+      if (multivector_layout_ != Soa::name() || records[k].empty() || !loaded.db) continue;
+      const TunedMatrix* r = find_record(*loaded.db, records[k], features.entry_type, features.precision);
+      if (r == nullptr) continue;
+      // Each bucket j <= k with its own variant, timed on that record: the cheapest per vector.
+      const auto per_vector = [&](int j) {
+        for (const auto& m : r->measurements)
+          if (m.timed_at(j) && m.variant == spmm_keys_[j].name()) return m.seconds / j;
+        return 0.0;
+      };
+      const double whole = per_vector(k);
+      if (whole <= 0) continue;
+      double cheapest = whole;
+      for (const int j : vector_buckets) {
+        const double t = j < k ? per_vector(j) : 0.0;
+        if (t > 0 && t * 1.02 < cheapest) {  // 2%: within the timing's noise, keep the fewer products
+          cheapest = t;
+          spmm_blocks_[k] = j;
+        }
+      }
+      if (spmm_blocks_[k] < k) {
+        std::ostringstream why;
+        why << std::setprecision(3) << whole / cheapest;
+        explanation_ += "; soa products of k=" + std::to_string(k) + " run as blocks of " +
+                        std::to_string(spmm_blocks_[k]) + " vectors (record " + records[k] + ": " + why.str() +
+                        "x less a vector)";
+      }
     }
   }
 
@@ -559,6 +620,7 @@ class TunedSpmv {
   VariantKey key_;
   std::string multivector_layout_;
   std::map<int, VariantKey> spmm_keys_;  ///< by vector bucket
+  std::map<int, int> spmm_blocks_;       ///< by vector bucket: the vectors a product takes
   std::string rule_;
   std::string explanation_;
   int tuning_spmvs_ = 0;
