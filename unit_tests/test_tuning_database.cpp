@@ -211,6 +211,28 @@ TEST(TuningDatabase, MergeReplacesTheSameRecordAndKeepsOthers) {
   EXPECT_EQ(into.library_version, cs::library_version());
 }
 
+TEST(TuningDatabase, LaunchBoundsNameEveryBuildThatWroteRecords) {
+  EXPECT_EQ(cs::joined_launch_bounds("256:8,128:16", "128:4;256:8; 512:4"), "128:4,128:16,256:8,512:4");
+  EXPECT_EQ(cs::joined_launch_bounds("", "256:1"), "256:1");
+  EXPECT_EQ(cs::joined_launch_bounds("older text", "256:1"), "256:1,older text");
+  // Merging keeps both's; a write through update_tuning_database adds this build's.
+  auto into = cs::empty_tuning_database();
+  into.launch_bounds = "512:4";
+  auto from = sample_database();
+  from.launch_bounds = "128:4";
+  cs::merge_database(into, from);
+  EXPECT_EQ(into.launch_bounds, "128:4,512:4");
+  const ScratchDir dir("db_bounds");
+  auto file = sample_database();
+  file.launch_bounds = "1024:1";
+  cs::write_tuning_database(file, dir.database());
+  const auto updated = cs::update_tuning_database(dir.database(), {file.matrices[0]});
+  const std::string expected = cs::joined_launch_bounds("1024:1", cs::empty_tuning_database().launch_bounds);
+  EXPECT_EQ(updated.launch_bounds, expected);
+  EXPECT_EQ(cs::read_tuning_database(dir.database()).launch_bounds, expected);
+  EXPECT_NE(expected.find("1024:1"), std::string::npos);
+}
+
 TEST(TuningDatabase, SpmmMeasurementsRoundTripWithTheirNumberOfVectors) {
   const ScratchDir dir("db_vectors");
   auto db = sample_database();

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -444,7 +445,9 @@ TuningDatabase update_tuning_database(const std::string& path, const std::vector
   if (set_aside_unreadable) set_aside_unreadable->clear();
   if (fs::exists(target)) {
     try {
-      db.matrices = read_tuning_database(path).matrices;  // under the lock: the latest file
+      const TuningDatabase file = read_tuning_database(path);  // under the lock: the latest file
+      db.matrices = file.matrices;
+      db.launch_bounds = joined_launch_bounds(file.launch_bounds, db.launch_bounds);  // its records' builds too
     } catch (const IoError& e) {
       if (!set_aside_unreadable) throw;
       const std::string aside = path + ".unreadable";
@@ -489,12 +492,49 @@ void merge_record(TuningDatabase& db, TunedMatrix m) {
   db.matrices.push_back(std::move(m));
 }
 
+std::string joined_launch_bounds(const std::string& a, const std::string& b) {
+  std::vector<std::pair<std::pair<long, long>, std::string>> pairs;  // ((threads, teams), text)
+  for (const std::string* list : {&a, &b}) {
+    std::string pair;
+    std::istringstream in(*list);
+    while (std::getline(in, pair, ',')) {
+      std::istringstream parts(pair);
+      std::string part;
+      while (std::getline(parts, part, ';')) {
+        const auto first = part.find_first_not_of(" \t"), last = part.find_last_not_of(" \t");
+        if (first == std::string::npos) continue;
+        part = part.substr(first, last - first + 1);
+        // "t:b" sorts by its numbers; text that is not a pair (an older file's) sorts last, as it is.
+        long threads = std::numeric_limits<long>::max(), teams = 0;
+        const auto colon = part.find(':');
+        char* end = nullptr;
+        if (colon != std::string::npos) {
+          const long t = std::strtol(part.c_str(), &end, 10);
+          if (end == part.c_str() + colon) {
+            const long n = std::strtol(part.c_str() + colon + 1, &end, 10);
+            if (*end == '\0') {
+              threads = t;
+              teams = n;
+            }
+          }
+        }
+        pairs.push_back({{threads, teams}, part});
+      }
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  std::string joined;
+  for (const auto& p : pairs) joined += (joined.empty() ? "" : ",") + p.second;
+  return joined;
+}
+
 void merge_database(TuningDatabase& into, const TuningDatabase& from) {
   into.device = from.device;
   into.library_version = from.library_version;
   into.kokkos_version = from.kokkos_version;
   into.cuda_version = from.cuda_version;
-  into.launch_bounds = from.launch_bounds;
+  into.launch_bounds = joined_launch_bounds(into.launch_bounds, from.launch_bounds);
   for (const auto& m : from.matrices) merge_record(into, m);
 }
 

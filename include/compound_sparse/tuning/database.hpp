@@ -52,6 +52,8 @@ struct TuningDatabase {
   std::string library_version;
   std::string kokkos_version;
   std::string cuda_version;  ///< "" when built without CUDA
+  /// The launch bounds (threads:teams pairs, comma-separated) of the builds that wrote its
+  /// records: a write adds the writer's pairs to the file's (joined_launch_bounds).
   std::string launch_bounds;
   std::vector<TunedMatrix> matrices;
 };
@@ -163,7 +165,12 @@ const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name
 /// that record has the same fingerprint and device (either unnamed counts as the same),
 /// its measurements at numbers of vectors (k) that `m` has none of are kept in `m`.
 void merge_record(TuningDatabase& db, TunedMatrix m);
-/// Merges every record of `from` into `into`; device and versions become `from`'s.
+/// Merges every record of `from` into `into`; device and versions become `from`'s, the
+/// launch bounds both's (joined_launch_bounds).
 void merge_database(TuningDatabase& into, const TuningDatabase& from);
+/// The pairs of two launch-bounds lists ("256:1,256:2"; ',' or ';' between pairs) once each,
+/// ordered by threads, then teams: a database whose records were measured by builds of
+/// different bounds names all of them.
+std::string joined_launch_bounds(const std::string& a, const std::string& b);
 
 }  // namespace compound_sparse
