@@ -26,14 +26,7 @@ std::vector<std::string> two_compiled_variants() {
 
 /// `r` with SpMM measurements of 8 vectors after its SpMV ones, under the same names.
 cs::TunedMatrix with_spmm(cs::TunedMatrix r, const std::vector<std::pair<std::string, double>>& times) {
-  for (const auto& [variant, seconds] : times) {
-    cs::Measurement m;
-    m.variant = variant;
-    m.ok = true;
-    m.seconds = m.min_seconds = m.max_seconds = seconds;
-    m.k = 8;
-    r.measurements.push_back(m);
-  }
+  for (const auto& [variant, seconds] : times) r.measurements.push_back(at_k(variant, 8, seconds));
   return r;
 }
 

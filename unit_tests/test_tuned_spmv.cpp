@@ -102,16 +102,6 @@ void expect_multivector_reference(const cs::TunedSpmv<C>& op, const cs::HostCsr<
   }
 }
 
-/// A measurement of `name` at k vectors taking `seconds`.
-cs::Measurement at_k(const std::string& name, int k, double seconds) {
-  cs::Measurement m;
-  m.variant = name;
-  m.k = k;
-  m.ok = true;
-  m.seconds = m.min_seconds = m.max_seconds = seconds;
-  return m;
-}
-
 }  // namespace
 
 TEST(TunedSpmv, ExactFingerprintHitUsesItsRecord) {

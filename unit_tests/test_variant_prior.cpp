@@ -80,14 +80,7 @@ TEST(VariantPrior, LearnsFromTheSpmvMeasurementsOnly) {
   // SpMM measurements (k > 1) share the SpMV's variant names; the prior is the SpMV's.
   const auto f = cs::matrix_features(banded<C>(1000, 7));
   auto with_spmm = record("one", f, {{"A", 1.0}, {"B", 2.0}});
-  for (const auto& [variant, seconds] : {std::pair<std::string, double>{"A", 0.5}, {"B", 8.0}, {"D", 0.1}}) {
-    cs::Measurement m;
-    m.variant = variant;
-    m.seconds = seconds;
-    m.ok = true;
-    m.k = 8;
-    with_spmm.measurements.push_back(m);
-  }
+  for (const auto& m : {at_k("A", 8, 0.5), at_k("B", 8, 8.0), at_k("D", 8, 0.1)}) with_spmm.measurements.push_back(m);
   const auto spmv_only = gpu_database({record("one", f, {{"A", 1.0}, {"B", 2.0}})});
   const auto both = gpu_database({with_spmm});
   const auto expected = cs::learn_prior({&spmv_only}, {"db.json"});

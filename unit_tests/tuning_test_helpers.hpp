@@ -30,7 +30,17 @@ cs::HostCsr<Entry> banded(int n, int width, int long_row = 0, unsigned seed = 1)
   return cs::csr_from_coo<Entry>(n, n, coo);
 }
 
-/// A record with `times` (variant, seconds); the fastest becomes best.
+/// A passing measurement of `variant` at k vectors (1: the SpMV) taking `seconds`.
+inline cs::Measurement at_k(const std::string& variant, int k, double seconds) {
+  cs::Measurement m;
+  m.variant = variant;
+  m.k = k;
+  m.ok = true;
+  m.seconds = m.min_seconds = m.max_seconds = seconds;
+  return m;
+}
+
+/// A record with `times` (variant, seconds) of the SpMV; the fastest becomes best.
 inline cs::TunedMatrix record(const std::string& name, const cs::MatrixFeatures& features,
                               const std::vector<std::pair<std::string, double>>& times) {
   cs::TunedMatrix t;
@@ -38,11 +48,7 @@ inline cs::TunedMatrix record(const std::string& name, const cs::MatrixFeatures&
   t.features = features;
   t.search = "full";
   for (const auto& [variant, seconds] : times) {
-    cs::Measurement m;
-    m.variant = variant;
-    m.ok = true;
-    m.seconds = m.min_seconds = m.max_seconds = seconds;
-    t.measurements.push_back(m);
+    t.measurements.push_back(at_k(variant, 1, seconds));
     if (t.best.empty() || seconds < t.best_seconds) {
       t.best = variant;
       t.best_seconds = seconds;
