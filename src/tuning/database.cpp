@@ -493,34 +493,22 @@ void merge_record(TuningDatabase& db, TunedMatrix m) {
 }
 
 std::string joined_launch_bounds(const std::string& a, const std::string& b) {
+  // ';' is CMake's list separator, which some files have between pairs.
+  std::string both = a + "," + b;
+  std::replace(both.begin(), both.end(), ';', ',');
   std::vector<std::pair<std::pair<long, long>, std::string>> pairs;  // ((threads, teams), text)
-  for (const std::string* list : {&a, &b}) {
-    std::string pair;
-    std::istringstream in(*list);
-    while (std::getline(in, pair, ',')) {
-      std::istringstream parts(pair);
-      std::string part;
-      while (std::getline(parts, part, ';')) {
-        const auto first = part.find_first_not_of(" \t"), last = part.find_last_not_of(" \t");
-        if (first == std::string::npos) continue;
-        part = part.substr(first, last - first + 1);
-        // "t:b" sorts by its numbers; text that is not a pair (an older file's) sorts last, as it is.
-        long threads = std::numeric_limits<long>::max(), teams = 0;
-        const auto colon = part.find(':');
-        char* end = nullptr;
-        if (colon != std::string::npos) {
-          const long t = std::strtol(part.c_str(), &end, 10);
-          if (end == part.c_str() + colon) {
-            const long n = std::strtol(part.c_str() + colon + 1, &end, 10);
-            if (*end == '\0') {
-              threads = t;
-              teams = n;
-            }
-          }
-        }
-        pairs.push_back({{threads, teams}, part});
-      }
-    }
+  std::istringstream in(both);
+  for (std::string part; std::getline(in, part, ',');) {
+    const auto first = part.find_first_not_of(" \t"), last = part.find_last_not_of(" \t");
+    if (first == std::string::npos) continue;
+    part = part.substr(first, last - first + 1);
+    // "t:b" sorts by its numbers; text that is not a pair (an older file's) sorts last, as it is.
+    long threads = 0, teams = 0;
+    int length = 0;
+    const bool is_pair = std::sscanf(part.c_str(), "%ld:%ld%n", &threads, &teams, &length) == 2 &&
+                         length == static_cast<int>(part.size());
+    pairs.push_back(
+        {is_pair ? std::make_pair(threads, teams) : std::make_pair(std::numeric_limits<long>::max(), 0L), part});
   }
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
