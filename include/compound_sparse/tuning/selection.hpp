@@ -83,6 +83,9 @@ struct Selection {
   /// Rules exact, nearest and prior: every usable variant they ranked, best first (`key` is
   /// the first); empty for the heuristic. Quick tuning (tuned_spmv.hpp) times the first few.
   std::vector<VariantKey> ranked;
+
+  /// Whether a database record decided (rules exact and nearest): `record` names it.
+  bool from_record() const { return rule == "exact" || rule == "nearest"; }
 };
 
 double feature_distance(const MatrixFeatures& a, const MatrixFeatures& b);

@@ -303,7 +303,7 @@ class TunedSpmv {
     if (primary_vectors > 1) {
       // The primary selection chose A's layout (and the multivector layout) for the SpMM;
       // the SpMV's schedule on that layout is selected at k = 1.
-      const bool measured = (s.rule == "exact" || s.rule == "nearest") && !cached;
+      const bool measured = s.from_record() && !cached;
       choose_spmm_variants(features, loaded, context, compiled_and_fits, options, s.key, measured ? s.record : "");
       std::string how;
       key_ = select_on_layout(features, loaded, context, compiled_and_fits, 1, false, s.key, vector_layout, how);
@@ -466,7 +466,7 @@ class TunedSpmv {
       return fits(key, spmm, why);
     };
     const Selection s = select_variant(features, loaded.db.get(), loaded.note, context);
-    if (s.rule == "exact" || s.rule == "nearest") {
+    if (s.from_record()) {
       how = "rule " + s.rule + (s.record.empty() ? std::string() : ", record " + s.record);
       if (record != nullptr) *record = s.record;
       return s.key;
@@ -531,7 +531,7 @@ class TunedSpmv {
         return fits(key, true, why);
       };
       const Selection s = select_variant(features, loaded.db.get(), loaded.note, at8);
-      if (s.rule == "exact" || s.rule == "nearest") {
+      if (s.from_record()) {
         multivector_layout_ = s.key.vector;
         origin = "the database's at k = 8";
       } else {
