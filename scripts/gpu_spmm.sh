@@ -30,6 +30,10 @@
 #              helmholtz-box-k40:complex; .mtx or the xl zoo's .csrb), then under memcheck, and
 #              with K8LAB_NCU=1 under Nsight Compute (runs right after tests); K8LAB_CHECK_ONLY=PARTS
 #              (comma-separated) keeps only the kernels whose names hold one of them in those two
+#   seglab     perf_tests/results/h100/segmented_k16_lab (the segmented sum's SpMM of complex
+#              vectors at k = 8 and 16 with other groups of vectors a lane, against cuSPARSE) on
+#              SEGLAB_MATRICES of the zoo as NAME:float|double (default circuit-1m:float
+#              rmat-s20:float), then under memcheck, and with SEGLAB_NCU=1 under Nsight Compute
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM, TunedSpmv's multivectors and the
 #              segmented sum's SpMM (test_segmented_sum)
 #   xlbench    compound-bench on XL_ONLY (default helmholtz-box-xl,dirac-torus-xl; generated during
@@ -167,7 +171,7 @@ if wants build; then
     > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
   start=$SECONDS  # the build's time includes compound-zoo's, built first (it needs none of the library)
   zoo_alongside=
-  if wants tune || wants bench || wants rerun || wants ncu || wants k8lab || wants xlbench; then
+  if wants tune || wants bench || wants rerun || wants ncu || wants k8lab || wants seglab || wants xlbench; then
     step "compound-zoo, then the zoo in the background during the build"
     ninja -C build-cuda -j "$(nproc)" compound-zoo > "$out/build_zoo.log" 2>&1 || { tail -30 "$out/build_zoo.log"; exit 1; }
     start_zoo
@@ -196,10 +200,13 @@ if wants build; then
   [ $rc -eq 0 ] || grep -a -E 'error|FAILED' -A3 "$out/build.log" | head -80
 fi
 
+# A test that TARGETS left out is named, not run.
+built() { [ -x "build-cuda/unit_tests/$1" ] || { echo "$1: not built"; return 1; }; }
 if wants tests; then
   step tests
   for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path \
     test_segmented_sum; do
+    built $t || continue
     build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
@@ -208,6 +215,7 @@ if wants tests; then
   # k = 8 on Aos multivectors takes the fixed groups with one slot in flight.
   for t in test_spmv_complex_float test_spmv_complex_double test_spmv_quaternion_float \
     test_spmv_quaternion_double test_spmv_block3_double; do
+    built $t || continue
     build-cuda/unit_tests/$t --gtest_filter='*Spmm.*' > "$out/${t}_spmm.log" 2>&1
     echo "$t SpMM: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/${t}_spmm.log" | tr '\n' ' ')"
   done
@@ -239,6 +247,39 @@ if wants k8lab; then
           --page details /tmp/k8-lab/coop_spmm "$entry" "$file" /dev/null check ${K8LAB_CHECK_ONLY:-} \
           > "$out/k8lab_ncu_$name.csv" 2> "$out/k8lab_ncu_$name.log"
         echo "k8lab ncu $name: rc=$? $(grep -a -c '' "$out/k8lab_ncu_$name.csv") lines"
+      fi
+    done
+  fi
+fi
+
+if wants seglab; then
+  step "the segmented sum's SpMM lab (perf_tests/results/h100/segmented_k16_lab)"
+  cmake -S perf_tests/results/h100/segmented_k16_lab -B /tmp/seg-lab -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DKokkos_ROOT=$prefix -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper \
+    -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" > "$out/seglab_configure.log" 2>&1 &&
+    ninja -C /tmp/seg-lab > "$out/seglab_build.log" 2>&1 ||
+    { grep -a -E "error|warning" -A3 "$out/seglab_build.log" "$out/seglab_configure.log" | head -60; }
+  if [ -x /tmp/seg-lab/segmented_spmm_lab ]; then
+    zoo_ready || exit 1
+    for pair in ${SEGLAB_MATRICES:-circuit-1m:float rmat-s20:float}; do  # NAME:float|double
+      name=${pair%%:*} precision=${pair##*:}
+      file=$zoo/$name.mtx
+      [ -e "$file" ] || { echo "seglab: $name is not in the zoo"; continue; }
+      /tmp/seg-lab/segmented_spmm_lab "$precision" "$file" "$out/seglab_${name}_$precision.csv" 2>&1 |
+        tee "$out/seglab_${name}_$precision.log"
+      compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/seg-lab/segmented_spmm_lab "$precision" "$file" \
+        /dev/null check > "$out/seglab_memcheck_${name}_$precision.log" 2>&1
+      echo "seglab memcheck $name $precision: rc=$? $(grep -a 'ERROR SUMMARY' "$out/seglab_memcheck_${name}_$precision.log")"
+      # SEGLAB_NCU=1: the first pass of every product of the check run under Nsight Compute:
+      # DRAM and L2 bytes, hit rates, registers, occupancy, stall reasons (details page, CSV).
+      if [ -n "${SEGLAB_NCU:-}" ]; then
+        ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
+          --section Occupancy --section LaunchStats \
+          --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,launch__registers_per_thread \
+          -k 'regex:segmented_sum_tiles|csrmm|spmm|SpMM' --csv --page details \
+          /tmp/seg-lab/segmented_spmm_lab "$precision" "$file" /dev/null check \
+          > "$out/seglab_ncu_${name}_$precision.csv" 2> "$out/seglab_ncu_${name}_$precision.log"
+        echo "seglab ncu $name $precision: rc=$? $(grep -a -c '' "$out/seglab_ncu_${name}_$precision.csv") lines"
       fi
     done
   fi
@@ -304,15 +345,21 @@ fi
 
 if wants sanitizer; then
   step compute-sanitizer
-  compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_registry \
-    --gtest_filter='Registry.*Spmm*:Measure.SeveralVectors*' > "$out/memcheck_registry_spmm.log" 2>&1
-  echo "memcheck registry SpMM: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_registry_spmm.log")"
-  compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_tuned_spmv \
-    --gtest_filter='*Multivector*' > "$out/memcheck_tuned_multivectors.log" 2>&1
-  echo "memcheck TunedSpmv multivectors: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_tuned_multivectors.log")"
-  compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_segmented_sum \
-    --gtest_filter='*Spmm*' > "$out/memcheck_segmented_sum_spmm.log" 2>&1
-  echo "memcheck segmented-sum SpMM: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_segmented_sum_spmm.log")"
+  if built test_registry; then
+    compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_registry \
+      --gtest_filter='Registry.*Spmm*:Measure.SeveralVectors*' > "$out/memcheck_registry_spmm.log" 2>&1
+    echo "memcheck registry SpMM: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_registry_spmm.log")"
+  fi
+  if built test_tuned_spmv; then
+    compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_tuned_spmv \
+      --gtest_filter='*Multivector*' > "$out/memcheck_tuned_multivectors.log" 2>&1
+    echo "memcheck TunedSpmv multivectors: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_tuned_multivectors.log")"
+  fi
+  if built test_segmented_sum; then
+    compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_segmented_sum \
+      --gtest_filter='*Spmm*' > "$out/memcheck_segmented_sum_spmm.log" 2>&1
+    echo "memcheck segmented-sum SpMM: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_segmented_sum_spmm.log")"
+  fi
 fi
 
 if wants xlbench; then

@@ -134,8 +134,10 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
 /// The segmented-sum schedule's SpMM (impl/segmented_sum_spmm.hpp): the SpMV's three passes,
 /// each entry loaded once for all k vectors, the partial sums of split rows k to a slot in the
 /// matrix's spmm_staging. One kernel per pass serves both multivector layouts (strides).
-template <unsigned Threads, unsigned MinTeams, class ExecutionSpace, class Entry, class Inner, class XLayout,
-          class YLayout, class MemorySpace>
+/// Group > 0: that many vectors' X values a lane at once, instead of segmented_spmm_group's
+/// (a lab's knob: the library's variants take the default).
+template <unsigned Threads, unsigned MinTeams, int Group = 0, class ExecutionSpace, class Entry, class Inner,
+          class XLayout, class YLayout, class MemorySpace>
 void segmented_sum_spmm(const ExecutionSpace& exec, const RowResult<Entry, Aos>& result,
                         const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a,
                         const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x,
@@ -148,7 +150,7 @@ void segmented_sum_spmm(const ExecutionSpace& exec, const RowResult<Entry, Aos>&
   const std::size_t chunk_values = state.chunked_count > 0 ? static_cast<std::size_t>(state.chunks) * k : 0;
   vector_type* partials = spmm_staging(a, slot_values + chunk_values);
   if (tiles > 0) {
-    SegmentedSumSpmmTiles<Entry, Inner, MemorySpace> f;
+    SegmentedSumSpmmTiles<Entry, Inner, MemorySpace, (Group > 0 ? Group : segmented_spmm_group<Entry>())> f;
     f.col_indices = a.col_indices;
     f.values = a.values;
     f.x = {x.data.data(), x.row_stride(), x.vector_stride()};

@@ -65,15 +65,17 @@ struct StridedValues {
 };
 
 /// Pass 1: one tile per warp on CUDA (warp_tile, from the plain kernel segmented_sum_tiles),
-/// per team thread on host backends (serial_tile, once per vector).
-template <class Entry, class Inner, class MemorySpace>
+/// per team thread on host backends (serial_tile, once per vector). Group: the vectors whose X
+/// values a lane holds at once (segmented_spmm_group; others only in labs).
+template <class Entry, class Inner, class MemorySpace, int Group = segmented_spmm_group<Entry>()>
 struct SegmentedSumSpmmTiles {
   using traits = entry_traits<Entry>;
   using vector_type = typename traits::vector_type;
   using matrix_type = SparseMatrix<Entry, Csr, Inner, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
   using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
-  static constexpr int group = segmented_spmm_group<Entry>();
+  static_assert(Group >= 1, "a group holds at least one vector");
+  static constexpr int group = Group;
 
   typename matrix_type::column_view col_indices;
   typename matrix_type::values_view values;
