@@ -33,7 +33,8 @@
 #   seglab     perf_tests/results/h100/segmented_k16_lab (the segmented sum's SpMM of complex
 #              vectors at k = 8 and 16 with other groups of vectors a lane, against cuSPARSE) on
 #              SEGLAB_MATRICES of the zoo as NAME:float|double (default circuit-1m:float
-#              rmat-s20:float), then under memcheck, and with SEGLAB_NCU=1 under Nsight Compute
+#              rmat-s20:float), then under memcheck, and with SEGLAB_NCU=1 (or =NAME,...) under
+#              Nsight Compute
 #   sanitizer  compute-sanitizer memcheck on the registry's SpMM, TunedSpmv's multivectors and the
 #              segmented sum's SpMM (test_segmented_sum)
 #   xlbench    compound-bench on XL_ONLY (default helmholtz-box-xl,dirac-torus-xl; generated during
@@ -214,7 +215,7 @@ if wants tests; then
   # (run 3 saw sell32.soa at 256:8 differ on complex entries); with quaternions of doubles, whose
   # k = 8 on Aos multivectors takes the fixed groups with one slot in flight.
   for t in test_spmv_complex_float test_spmv_complex_double test_spmv_quaternion_float \
-    test_spmv_quaternion_double test_spmv_block3_double; do
+    test_spmv_quaternion_double test_spmv_block3_float test_spmv_block3_double; do
     built $t || continue
     build-cuda/unit_tests/$t --gtest_filter='*Spmm.*' > "$out/${t}_spmm.log" 2>&1
     echo "$t SpMM: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/${t}_spmm.log" | tr '\n' ' ')"
@@ -270,9 +271,10 @@ if wants seglab; then
       compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/seg-lab/segmented_spmm_lab "$precision" "$file" \
         /dev/null check > "$out/seglab_memcheck_${name}_$precision.log" 2>&1
       echo "seglab memcheck $name $precision: rc=$? $(grep -a 'ERROR SUMMARY' "$out/seglab_memcheck_${name}_$precision.log")"
-      # SEGLAB_NCU=1: the first pass of every product of the check run under Nsight Compute:
-      # DRAM and L2 bytes, hit rates, registers, occupancy, stall reasons (details page, CSV).
-      if [ -n "${SEGLAB_NCU:-}" ]; then
+      # SEGLAB_NCU=1 (or names: those matrices only): the first pass of every product of the
+      # check run under Nsight Compute: DRAM and L2 bytes, hit rates, registers, occupancy,
+      # stall reasons (details page, CSV).
+      if [ "${SEGLAB_NCU:-}" = 1 ] || [[ ",${SEGLAB_NCU:-}," == *",$name,"* ]]; then
         ncu --clock-control none --section SpeedOfLight --section MemoryWorkloadAnalysis --section WarpStateStats \
           --section Occupancy --section LaunchStats \
           --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sector_hit_rate.pct,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sector_hit_rate.pct,launch__registers_per_thread \

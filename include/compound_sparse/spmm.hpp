@@ -134,14 +134,16 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
 /// The segmented-sum schedule's SpMM (impl/segmented_sum_spmm.hpp): the SpMV's three passes,
 /// each entry loaded once for all k vectors, the partial sums of split rows k to a slot in the
 /// matrix's spmm_staging. One kernel per pass serves both multivector layouts (strides).
-/// Group > 0: that many vectors' X values a lane at once, instead of segmented_spmm_group's
-/// (a lab's knob: the library's variants take the default).
+/// On Aos multivectors a group's X values are read as one run in 16- or 8-byte words where
+/// their size and alignment allow (SegmentedSumSpmmTiles::x_run_bytes). Lab knobs (the
+/// library's variants take the defaults): Group > 0, that many vectors' X values a lane at
+/// once instead of segmented_spmm_group's; wide_x_loads = false, each value in its own load.
 template <unsigned Threads, unsigned MinTeams, int Group = 0, class ExecutionSpace, class Entry, class Inner,
           class XLayout, class YLayout, class MemorySpace>
 void segmented_sum_spmm(const ExecutionSpace& exec, const RowResult<Entry, Aos>& result,
                         const SparseMatrix<Entry, Csr, Inner, MemorySpace>& a,
                         const MultiVector<vector_type_t<Entry>, XLayout, MemorySpace>& x,
-                        const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y) {
+                        const MultiVector<vector_type_t<Entry>, YLayout, MemorySpace>& y, bool wide_x_loads = true) {
   using vector_type = vector_type_t<Entry>;
   const auto& state = a.segmented;
   const int tiles = checked_segmented_tiles(a, "spmm");
@@ -160,6 +162,8 @@ void segmented_sum_spmm(const ExecutionSpace& exec, const RowResult<Entry, Aos>&
     f.result = result;
     f.num_entries = static_cast<int>(a.num_entries);
     f.vectors = k;
+    if (x.vector_stride() == 1 && wide_x_loads)  // a row's values together: a group's are one run
+      f.x_run_bytes = run_word_bytes<decltype(f)::group>(f.x.data, x.row_stride());
     launch_segmented_tiles<Threads, MinTeams>(exec, f, tiles, "compound_sparse::spmm_segmented_sum",
                                               "the segmented sum SpMM's first pass");
   }

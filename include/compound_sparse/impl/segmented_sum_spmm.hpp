@@ -86,6 +86,9 @@ struct SegmentedSumSpmmTiles {
   RowResult<Entry, Aos> result;
   int num_entries = 0;
   int vectors = 0;  ///< k
+  /// A whole group's X values in words of this many bytes (16 or 8: run_word_bytes, where a
+  /// row's values are contiguous, Aos), or 0: each value in its own load (load_whole).
+  int x_run_bytes = 0;
 
   KOKKOS_INLINE_FUNCTION vector_type& partial(int slot, int j) const { return partials[slot * vectors + j]; }
 
@@ -97,6 +100,13 @@ struct SegmentedSumSpmmTiles {
   }
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  /// X's values of vectors j0 .. j0 + group - 1 at `row`, one run of bytes (x_run_bytes > 0).
+  __device__ void load_x_run(int row, int j0, vector_type (&xs)[group]) const {
+    if constexpr ((group * sizeof(vector_type)) % 16 == 0)
+      if (x_run_bytes == 16) return load_run_words<ReadOnly, int4>(x.at(row, j0), xs);
+    if constexpr ((group * sizeof(vector_type)) % 8 == 0) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
+  }
+
   __device__ void warp_tile(int tile, int lane) const {
     const int k0 = tile * segmented_tile_entries;
     const unsigned up_to_lane = (2u << lane) - 1u;  // bits 0..lane
@@ -144,13 +154,25 @@ struct SegmentedSumSpmmTiles {
       // registers (a loop to `count` put them on the stack, ptxas -v).
       vector_type products[segmented_steps][group];
 #pragma unroll
-      for (int u = 0; u < segmented_steps; ++u)
+      for (int u = 0; u < segmented_steps; ++u) {
+        const bool valid = k0 + 32 * u + lane < num_entries;
+        if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
+          vector_type xs[group];
+          if (valid) load_x_run(columns[u], j0, xs);
+#pragma unroll
+          for (int g = 0; g < group; ++g) {
+            products[u][g] = traits::zero();
+            if (valid) traits::multiply_add(products[u][g], entries[u], xs[g]);
+          }
+          continue;
+        }
 #pragma unroll
         for (int g = 0; g < group; ++g) {
           products[u][g] = traits::zero();
-          if (g < count && k0 + 32 * u + lane < num_entries)
+          if (g < count && valid)
             traits::multiply_add(products[u][g], entries[u], load_readonly_at(x.at(columns[u], j0 + g)));
         }
+      }
       vector_type carry[group];
 #pragma unroll
       for (int g = 0; g < group; ++g) carry[g] = traits::zero();

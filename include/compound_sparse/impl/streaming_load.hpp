@@ -11,6 +11,8 @@
 // their size and alignment allow, so an AoS entry stays one or two wide loads.
 
 #include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #include "../components.hpp"
@@ -56,6 +58,21 @@ __device__ Value load_whole(const Value* p) {
     return load_words<Hint, int2>(p);
   else
     return load_words<Hint, int>(p);
+}
+
+/// The N values p[0], ..., p[N - 1], one run of bytes, read with Hint in words of type Word
+/// (the caller knows p is aligned to it). One 16-byte word holds two complex<float> values,
+/// where load_whole reads each in its own 8-byte word: a warp's load then touches a sector of
+/// L1 per lane for two values instead of one.
+template <class Hint, class Word, int N, class Value>
+__device__ void load_run_words(const Value* p, Value (&values)[N]) {
+  static_assert((N * sizeof(Value)) % sizeof(Word) == 0, "the run's size must be a multiple of the word size");
+  constexpr int count = static_cast<int>(N * sizeof(Value) / sizeof(Word));
+  Word words[count];
+  const Word* w = reinterpret_cast<const Word*>(p);
+#pragma unroll
+  for (int i = 0; i < count; ++i) words[i] = Hint::load(w + i);
+  memcpy(values, words, sizeof(words));  // registers, not memory, once compiled
 }
 
 /// Element i of a [value][component] view, read with Hint: an AoS value in the
@@ -111,6 +128,19 @@ KOKKOS_INLINE_FUNCTION Value load_readonly_at(const Value* p) {
 #else
   return *p;
 #endif
+}
+
+/// The widest word (16 or 8 bytes; 0: none wider than load_whole's) in which runs of N values
+/// of Value at p + i * stride (i = 0, 1, ...; each run starting N values after the last) can be
+/// read: the run's size, the stride's bytes and p's address all multiples of it.
+template <int N, class Value>
+int run_word_bytes(const Value* p, std::ptrdiff_t stride) {
+  const auto fits = [&](std::size_t word) {
+    return sizeof(Value) < word && (N * sizeof(Value)) % word == 0 &&
+           (static_cast<std::size_t>(stride) * sizeof(Value)) % word == 0 &&
+           reinterpret_cast<std::uintptr_t>(p) % word == 0;
+  };
+  return fits(16) ? 16 : fits(8) ? 8 : 0;
 }
 
 }  // namespace impl

@@ -107,12 +107,13 @@ cs::impl::RowResult<C, cs::Aos> overwrite() {  // alpha = 1, beta = 0
   return cs::impl::RowResult<C, cs::Aos>::make(cs::real_value<coefficient>(1), cs::real_value<coefficient>(0));
 }
 
-/// The segmented sum's SpMM with group G (0: the library's) at launch bounds T:B.
-template <unsigned T, unsigned B, int G>
+/// The segmented sum's SpMM with group G (0: the library's) at launch bounds T:B; Wide = false:
+/// each X value in its own load (as before run 2), not a group's run in 16-byte words.
+template <unsigned T, unsigned B, int G, bool Wide = true>
 struct Segmented {
   template <class C, class L>
   void operator()(const Matrix<C>& a, const cs::MultiVector<C, L>& x, const cs::MultiVector<C, L>& y) const {
-    cs::impl::segmented_sum_spmm<T, B, G>(Exec(), overwrite<C>(), a, x, y);
+    cs::impl::segmented_sum_spmm<T, B, G>(Exec(), overwrite<C>(), a, x, y, Wide);
   }
 };
 
@@ -226,6 +227,7 @@ void run_layout(Lab& lab, const cs::HostCsr<C>& host, const Matrix<C>& a, int k,
   constexpr int lib = cs::impl::segmented_spmm_group<C>();
   const std::string l = "seg.lib" + std::to_string(lib);
   segmented(l + ".t256.b4", Segmented<256, 4, 0>{});
+  segmented(l + ".narrow.t256.b4", Segmented<256, 4, 0, false>{});
   segmented(l + ".t256.b2", Segmented<256, 2, 0>{});
   segmented(l + ".t256.b8", Segmented<256, 8, 0>{});
   if constexpr (lib != 2) {
@@ -237,10 +239,6 @@ void run_layout(Lab& lab, const cs::HostCsr<C>& host, const Matrix<C>& a, int k,
   }
   segmented("seg.g8.t256.b4", Segmented<256, 4, 8>{});
   segmented("seg.g8.t256.b2", Segmented<256, 2, 8>{});
-  if (k >= 16) {
-    segmented("seg.g16.t256.b2", Segmented<256, 2, 16>{});
-    segmented("seg.g16.t256.b1", Segmented<256, 1, 16>{});
-  }
   const bool row = std::is_same<L, cs::Aos>::value;
   const std::pair<const char*, cusparseSpMMAlg_t> forms[] = {
       {"cusparse.DEFAULT", CUSPARSE_SPMM_ALG_DEFAULT},
