@@ -101,10 +101,46 @@ struct SegmentedSumSpmmTiles {
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
   /// X's values of vectors j0 .. j0 + group - 1 at `row`, one run of bytes (x_run_bytes > 0).
-  __device__ void load_x_run(int row, int j0, vector_type (&xs)[group]) const {
-    if constexpr ((group * sizeof(vector_type)) % 16 == 0)
+  __device__ __forceinline__ void load_x_run(int row, int j0, vector_type (&xs)[group]) const {
+    if constexpr (run_fits_words<group, vector_type>(16))
       if (x_run_bytes == 16) return load_run_words<ReadOnly, int4>(x.at(row, j0), xs);
-    if constexpr ((group * sizeof(vector_type)) % 8 == 0) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
+    if constexpr (run_fits_words<group, vector_type>(8)) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
+  }
+
+  /// Every step's products of the entries with X's values of vectors j0 .. j0 + count - 1
+  /// (`entry`: the lane's first non-zero): 2 * count loads of X in flight a lane. The loops over
+  /// a group run to `group` (compile time), so that the arrays stay in registers (a loop to
+  /// `count` put them on the stack, ptxas -v). A whole group on an Aos multivector reads its
+  /// values as one run (x_run_bytes). That branch is taken once for all steps and compiled only
+  /// for the value types whose runs fit wider words, so that the others' code is as before.
+  __device__ __forceinline__ void group_products(vector_type (&products)[segmented_steps][group],
+                                                 const Entry (&entries)[segmented_steps],
+                                                 const int (&columns)[segmented_steps], int entry, int j0,
+                                                 int count) const {
+    if constexpr (run_fits_words<group, vector_type>(8)) {
+      if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
+#pragma unroll
+        for (int u = 0; u < segmented_steps; ++u) {
+          const bool valid = entry + 32 * u < num_entries;
+          vector_type xs[group];
+          if (valid) load_x_run(columns[u], j0, xs);
+#pragma unroll
+          for (int g = 0; g < group; ++g) {
+            products[u][g] = traits::zero();
+            if (valid) traits::multiply_add(products[u][g], entries[u], xs[g]);
+          }
+        }
+        return;
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < segmented_steps; ++u)
+#pragma unroll
+      for (int g = 0; g < group; ++g) {
+        products[u][g] = traits::zero();
+        if (g < count && entry + 32 * u < num_entries)
+          traits::multiply_add(products[u][g], entries[u], load_readonly_at(x.at(columns[u], j0 + g)));
+      }
   }
 
   __device__ void warp_tile(int tile, int lane) const {
@@ -149,30 +185,8 @@ struct SegmentedSumSpmmTiles {
 
     for (int j0 = 0; j0 < vectors; j0 += group) {
       const int count = vectors - j0 < group ? vectors - j0 : group;  // the same in every lane
-      // Every step's products first: 2 * count loads of X in flight a lane.
-      // The loops over a group run to `group` (compile time), so that the arrays stay in
-      // registers (a loop to `count` put them on the stack, ptxas -v).
       vector_type products[segmented_steps][group];
-#pragma unroll
-      for (int u = 0; u < segmented_steps; ++u) {
-        const bool valid = k0 + 32 * u + lane < num_entries;
-        if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
-          vector_type xs[group];
-          if (valid) load_x_run(columns[u], j0, xs);
-#pragma unroll
-          for (int g = 0; g < group; ++g) {
-            products[u][g] = traits::zero();
-            if (valid) traits::multiply_add(products[u][g], entries[u], xs[g]);
-          }
-          continue;
-        }
-#pragma unroll
-        for (int g = 0; g < group; ++g) {
-          products[u][g] = traits::zero();
-          if (g < count && valid)
-            traits::multiply_add(products[u][g], entries[u], load_readonly_at(x.at(columns[u], j0 + g)));
-        }
-      }
+      group_products(products, entries, columns, k0 + lane, j0, count);
       vector_type carry[group];
 #pragma unroll
       for (int g = 0; g < group; ++g) carry[g] = traits::zero();
