@@ -102,9 +102,9 @@ struct SegmentedSumSpmmTiles {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
   /// X's values of vectors j0 .. j0 + group - 1 at `row`, one run of bytes (x_run_bytes > 0).
   __device__ __forceinline__ void load_x_run(int row, int j0, vector_type (&xs)[group]) const {
-    if constexpr (run_fits_words<group, vector_type>(16))
+    if constexpr (run_fits_words<group, vector_type, 16>)
       if (x_run_bytes == 16) return load_run_words<ReadOnly, int4>(x.at(row, j0), xs);
-    if constexpr (run_fits_words<group, vector_type>(8)) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
+    if constexpr (run_fits_words<group, vector_type, 8>) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
   }
 
   /// Every step's products of the entries with X's values of vectors j0 .. j0 + count - 1
@@ -117,7 +117,7 @@ struct SegmentedSumSpmmTiles {
                                                  const Entry (&entries)[segmented_steps],
                                                  const int (&columns)[segmented_steps], int entry, int j0,
                                                  int count) const {
-    if constexpr (run_fits_words<group, vector_type>(8)) {
+    if constexpr (run_fits_words<group, vector_type, 8>) {
       if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
 #pragma unroll
         for (int u = 0; u < segmented_steps; ++u) {

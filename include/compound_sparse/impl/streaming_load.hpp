@@ -130,23 +130,23 @@ KOKKOS_INLINE_FUNCTION Value load_readonly_at(const Value* p) {
 #endif
 }
 
-/// Whether a run of N values of Value can be read in words of `word` bytes wider than one
+/// Whether a run of N values of Value can be read in words of Word bytes wider than one
 /// value's: its size a multiple of the word (where it is aligned to one).
-template <int N, class Value>
-constexpr bool run_fits_words(std::size_t word) {
-  return sizeof(Value) < word && (N * sizeof(Value)) % word == 0;
-}
+/// (A variable, not a function: device code reads it, and a constexpr function would need
+/// nvcc's --expt-relaxed-constexpr.)
+template <int N, class Value, std::size_t Word>
+constexpr bool run_fits_words = sizeof(Value) < Word && (N * sizeof(Value)) % Word == 0;
 
 /// The widest word (16 or 8 bytes; 0: none wider than load_whole's) in which runs of N values
 /// of Value at p + i * stride (i = 0, 1, ...; each run starting N values after the last) can be
 /// read: the run's size, the stride's bytes and p's address all multiples of it.
 template <int N, class Value>
 int run_word_bytes(const Value* p, std::ptrdiff_t stride) {
-  const auto fits = [&](std::size_t word) {
-    return run_fits_words<N, Value>(word) && (static_cast<std::size_t>(stride) * sizeof(Value)) % word == 0 &&
+  const auto aligned = [&](std::size_t word) {
+    return (static_cast<std::size_t>(stride) * sizeof(Value)) % word == 0 &&
            reinterpret_cast<std::uintptr_t>(p) % word == 0;
   };
-  return fits(16) ? 16 : fits(8) ? 8 : 0;
+  return run_fits_words<N, Value, 16> && aligned(16) ? 16 : run_fits_words<N, Value, 8> && aligned(8) ? 8 : 0;
 }
 
 }  // namespace impl
