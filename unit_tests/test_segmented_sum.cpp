@@ -272,6 +272,30 @@ TEST(SegmentedSum, SpmmColumnsAreTheirSpmvs) {
   check_spmm<C>(31);
   check_spmm<cs::Quaternion<float>>(32);
   check_spmm<cs::Block<double, 3>>(33);
+  // On CUDA, Aos multivectors of complex<float> at k = 8 and 16 read each group of four
+  // vectors' X values as one run of 16-byte words; k = 2, 3 and 5 end in partial groups.
+  check_spmm<Kokkos::complex<float>>(34);
+}
+
+// The words in which the SpMM reads a group's X values on an Aos multivector (CUDA only, but
+// chosen on the host): the group's bytes, the row stride's bytes and the address must all be
+// multiples of the word, and the word wider than one value.
+TEST(SegmentedSum, RunWordsFollowSizeStrideAndAlignment) {
+  using cf = Kokkos::complex<float>;
+  alignas(16) static cf values[64];
+  EXPECT_EQ((cs::impl::run_word_bytes<4, cf>(values, 16)), 16);     // k = 16: 128-byte rows
+  EXPECT_EQ((cs::impl::run_word_bytes<4, cf>(values, 6)), 16);      // 48-byte rows
+  EXPECT_EQ((cs::impl::run_word_bytes<4, cf>(values, 5)), 0);       // 40-byte rows: every other row misaligned
+  EXPECT_EQ((cs::impl::run_word_bytes<4, cf>(values + 1, 16)), 0);  // 8-byte aligned only
+  EXPECT_EQ((cs::impl::run_word_bytes<1, cf>(values, 16)), 0);      // one value: load_whole's word already
+  EXPECT_EQ((cs::impl::run_word_bytes<2, C>(reinterpret_cast<C*>(values), 8)), 0);  // 16-byte values
+  alignas(16) static float reals[64];
+  EXPECT_EQ((cs::impl::run_word_bytes<2, float>(reals, 8)), 8);  // 8 bytes a group: 8-byte words
+  EXPECT_EQ((cs::impl::run_word_bytes<2, float>(reals, 3)), 0);  // 12-byte rows
+  EXPECT_EQ((cs::impl::run_word_bytes<4, float>(reals, 4)), 16);
+  EXPECT_EQ((cs::impl::run_word_bytes<4, float>(reals, 2)), 8);  // 8-byte rows
+  static_assert(cs::impl::run_fits_words<4, cf, 16> && !cs::impl::run_fits_words<4, cf, 8>);
+  static_assert(!cs::impl::run_fits_words<2, C, 16>, "complex<double> is read in 16-byte words already");
 }
 
 TEST(SegmentedSum, RowsOfSeveralChunksMatchTheReference) {

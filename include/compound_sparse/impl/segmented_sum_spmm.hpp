@@ -107,21 +107,29 @@ struct SegmentedSumSpmmTiles {
     if constexpr (run_fits_words<group, vector_type, 8>) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
   }
 
+  /// Whether a whole group's X values can be read as one run in words wider than a value's
+  /// (on Aos multivectors, x_run_bytes): of the library's value types, complex<float> only.
+  static constexpr bool group_fits_runs =
+      run_fits_words<group, vector_type, 16> || run_fits_words<group, vector_type, 8>;
+
   /// Every step's products of the entries with X's values of vectors j0 .. j0 + count - 1
   /// (`entry`: the lane's first non-zero): 2 * count loads of X in flight a lane. The loops over
   /// a group run to `group` (compile time), so that the arrays stay in registers (a loop to
   /// `count` put them on the stack, ptxas -v). A whole group on an Aos multivector reads its
-  /// values as one run (x_run_bytes). That branch is taken once for all steps and compiled only
-  /// for the value types whose runs fit wider words, so that the others' code is as before.
+  /// values as one run (x_run_bytes), compiled only where group_fits_runs: the other value
+  /// types keep their code as before the runs. The branch sits inside the loop over steps, as
+  /// measured at acb7c77; there it cost complex<float> on Soa multivectors 6% at k = 8 (the
+  /// lab, perf_tests/results/h100/segmented_k16_lab/). Taking it once outside the steps may
+  /// avoid that, but has not been timed.
   __device__ __forceinline__ void group_products(vector_type (&products)[segmented_steps][group],
                                                  const Entry (&entries)[segmented_steps],
                                                  const int (&columns)[segmented_steps], int entry, int j0,
                                                  int count) const {
-    if constexpr (run_fits_words<group, vector_type, 8>) {
-      if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
 #pragma unroll
-        for (int u = 0; u < segmented_steps; ++u) {
-          const bool valid = entry + 32 * u < num_entries;
+    for (int u = 0; u < segmented_steps; ++u) {
+      const bool valid = entry + 32 * u < num_entries;
+      if constexpr (group_fits_runs) {
+        if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
           vector_type xs[group];
           if (valid) load_x_run(columns[u], j0, xs);
 #pragma unroll
@@ -129,18 +137,16 @@ struct SegmentedSumSpmmTiles {
             products[u][g] = traits::zero();
             if (valid) traits::multiply_add(products[u][g], entries[u], xs[g]);
           }
+          continue;
         }
-        return;
       }
-    }
-#pragma unroll
-    for (int u = 0; u < segmented_steps; ++u)
 #pragma unroll
       for (int g = 0; g < group; ++g) {
         products[u][g] = traits::zero();
-        if (g < count && entry + 32 * u < num_entries)
+        if (g < count && valid)
           traits::multiply_add(products[u][g], entries[u], load_readonly_at(x.at(columns[u], j0 + g)));
       }
+    }
   }
 
   __device__ void warp_tile(int tile, int lane) const {
