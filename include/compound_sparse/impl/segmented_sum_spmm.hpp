@@ -11,11 +11,16 @@
 // per vector as k SpMVs or longer, 0.88-1.08x (perf_tests/results/h100/tuning_zoo/
 // k_buckets_d233d84/vector_buckets.md), while their dense rows leave them no other schedule
 // but the merge path. With this kernel 8 vectors cost 1.31-1.83x less per vector than one SpMV
-// on four of them (H100, double, perf_tests/results/h100/spmm_irregular_7cb5519/). Its weak
-// corner (perf_tests/results/h100/spmm_irregular_235cd89/): complex<float> at k = 16, four
-// groups of four vectors one after the other, costs more per vector than at k = 8 (34 -> 41 µs
-// on circuit-1m) and loses to cuSPARSE's row-major SpMM, which reads a non-zero's 16 values
-// together; not profiled yet.
+// on four of them (H100, double, perf_tests/results/h100/spmm_irregular_7cb5519/).
+//
+// X's values on Aos multivectors: complex<float> at k = 16 cost more per vector than at k = 8
+// (34 -> 41 µs on circuit-1m) and lost to cuSPARSE's row-major SpMM. Nsight Compute found the
+// first pass bound by L1 throughput, not DRAM: each lane's 8-byte load takes a 32-byte sector
+// access, four for a group's four values (perf_tests/results/h100/segmented_k16_lab/). So a
+// whole group's values, contiguous on an Aos multivector, are read as one run in 16-byte words
+// (x_run_bytes): half the L1 sectors, 41 -> 33 µs at k = 16 and 34 -> 30 µs at k = 8, 1.03x and
+// 1.17x cuSPARSE's fastest form at k = 16 (perf_tests/results/h100/spmm_irregular_acb7c77/).
+// Larger groups were slower (more registers, fewer warps).
 //
 // The partial sums of rows that span tiles keep the SpMV's slots, each slot now holding k
 // values: slot s of vector j at partials[s * k + j], and chunk c of a long row's sum likewise
