@@ -19,9 +19,7 @@ namespace {
 struct LaplacianOperator {
   using vector = cs::CompoundVector<Q, cs::Aos>;
   cs::SparseMatrix<Q, cs::Csr, cs::Aos> matrix;
-  void apply(const vector& x, const vector& y) const {
-    cs::spmv(cs::StaticSchedule{}, 1.0, matrix, x, 0.0, y);
-  }
+  void apply(const vector& x, const vector& y) const { cs::spmv(cs::StaticSchedule{}, 1.0, matrix, x, 0.0, y); }
 };
 
 LaplacianOperator laplacian(int n) {

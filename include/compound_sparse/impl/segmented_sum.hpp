@@ -406,9 +406,7 @@ struct SegmentedSumFixup : SegmentedSplitRows<Entry, MemorySpace> {
   int short_teams = 0;
 
   /// Slot q of the split row whose first tile is t1 (SegmentedSplitRows::slot_index).
-  KOKKOS_INLINE_FUNCTION vector_type slot(int t1, int q) const {
-    return state.partials(rows::slot_index(t1, q));
-  }
+  KOKKOS_INLINE_FUNCTION vector_type slot(int t1, int q) const { return state.partials(rows::slot_index(t1, q)); }
   /// The sum of slots [begin, end) of the split row whose first tile is t1, in tile order, by one thread.
   KOKKOS_INLINE_FUNCTION vector_type slot_sum(int t1, int begin, int end) const {
     vector_type sum = slot(t1, begin);
