@@ -222,14 +222,20 @@ if wants tests; then
   done
 fi
 
+# build_lab SOURCE BUILD NAME: configures and builds a lab (its CMakeLists takes Kokkos and the
+# configured build's generated headers) in BUILD, logging to $out/NAME_{configure,build}.log and
+# showing their errors and warnings if either fails.
+build_lab() {
+  cmake -S "$1" -B "$2" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT=$prefix \
+    -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" \
+    > "$out/$3_configure.log" 2>&1 && ninja -C "$2" > "$out/$3_build.log" 2>&1 ||
+    { grep -a -E "error|warning" -A3 "$out/$3_build.log" "$out/$3_configure.log" | head -60; }
+}
+
 # The lab first: it takes a minute and says what the k = 8 kernel should be.
 if wants k8lab; then
   step "the k = 8 SpMM lab (perf_tests/results/h200/spmm_k8_lab)"
-  cmake -S perf_tests/results/h200/spmm_k8_lab -B /tmp/k8-lab -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DKokkos_ROOT=$prefix -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper \
-    -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" > "$out/k8lab_configure.log" 2>&1 &&
-    ninja -C /tmp/k8-lab > "$out/k8lab_build.log" 2>&1 ||
-    { grep -a -E "error|warning" -A3 "$out/k8lab_build.log" "$out/k8lab_configure.log" | head -60; }
+  build_lab perf_tests/results/h200/spmm_k8_lab /tmp/k8-lab k8lab
   if [ -x /tmp/k8-lab/coop_spmm ]; then
     zoo_ready || exit 1
     for pair in ${K8LAB_MATRICES:-helmholtz-box-k40:complex}; do  # NAME:complex|quaternion
@@ -255,11 +261,7 @@ fi
 
 if wants seglab; then
   step "the segmented sum's SpMM lab (perf_tests/results/h100/segmented_k16_lab)"
-  cmake -S perf_tests/results/h100/segmented_k16_lab -B /tmp/seg-lab -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DKokkos_ROOT=$prefix -DCMAKE_CXX_COMPILER=$prefix/bin/nvcc_wrapper \
-    -DCOMPOUND_SPARSE_GENERATED="$PWD/build-cuda/generated" > "$out/seglab_configure.log" 2>&1 &&
-    ninja -C /tmp/seg-lab > "$out/seglab_build.log" 2>&1 ||
-    { grep -a -E "error|warning" -A3 "$out/seglab_build.log" "$out/seglab_configure.log" | head -60; }
+  build_lab perf_tests/results/h100/segmented_k16_lab /tmp/seg-lab seglab
   if [ -x /tmp/seg-lab/segmented_spmm_lab ]; then
     zoo_ready || exit 1
     for pair in ${SEGLAB_MATRICES:-circuit-1m:float rmat-s20:float}; do  # NAME:float|double
