@@ -122,19 +122,18 @@ struct SegmentedSumSpmmTiles {
   /// a group run to `group` (compile time), so that the arrays stay in registers (a loop to
   /// `count` put them on the stack, ptxas -v). A whole group on an Aos multivector reads its
   /// values as one run (x_run_bytes), compiled only where group_fits_runs: the other value
-  /// types keep their code as before the runs. The branch sits inside the loop over steps, as
-  /// measured at acb7c77; there it cost complex<float> on Soa multivectors 6% at k = 8 (the
-  /// lab, perf_tests/results/h100/segmented_k16_lab/). Taking it once outside the steps may
-  /// avoid that, but has not been timed.
+  /// types keep their code as before the runs. The branch is taken once for all steps: inside
+  /// the loop over steps (acb7c77) it cost complex<float> on Soa multivectors, which never take
+  /// it, 6% at k = 8 (the lab, perf_tests/results/h100/segmented_k16_lab/).
   __device__ __forceinline__ void group_products(vector_type (&products)[segmented_steps][group],
                                                  const Entry (&entries)[segmented_steps],
                                                  const int (&columns)[segmented_steps], int entry, int j0,
                                                  int count) const {
+    if constexpr (group_fits_runs) {
+      if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
 #pragma unroll
-    for (int u = 0; u < segmented_steps; ++u) {
-      const bool valid = entry + 32 * u < num_entries;
-      if constexpr (group_fits_runs) {
-        if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
+        for (int u = 0; u < segmented_steps; ++u) {
+          const bool valid = entry + 32 * u < num_entries;
           vector_type xs[group];
           if (valid) load_x_run(columns[u], j0, xs);
 #pragma unroll
@@ -142,16 +141,18 @@ struct SegmentedSumSpmmTiles {
             products[u][g] = traits::zero();
             if (valid) traits::multiply_add(products[u][g], entries[u], xs[g]);
           }
-          continue;
         }
+        return;
       }
+    }
+#pragma unroll
+    for (int u = 0; u < segmented_steps; ++u)
 #pragma unroll
       for (int g = 0; g < group; ++g) {
         products[u][g] = traits::zero();
-        if (g < count && valid)
+        if (g < count && entry + 32 * u < num_entries)
           traits::multiply_add(products[u][g], entries[u], load_readonly_at(x.at(columns[u], j0 + g)));
       }
-    }
   }
 
   __device__ void warp_tile(int tile, int lane) const {
