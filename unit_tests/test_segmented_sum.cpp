@@ -261,7 +261,7 @@ void check_spmm(unsigned seed) {
   for (const auto& [name, lengths] : shapes) {
     const auto host = rows_of_lengths<Entry>(lengths, 70000, rng);
     const auto a = cs::to_device<cs::Csr, cs::Soa>(host);
-    for (int k : {2, 3, 5, 8, 16}) {
+    for (int k : {2, 3, 5, 6, 8, 16}) {
       check_spmm_columns<Entry, cs::Aos>(name, host, a, k, rng);
       check_spmm_columns<Entry, cs::Soa>(name, host, a, k, rng);
     }
@@ -273,7 +273,8 @@ TEST(SegmentedSum, SpmmColumnsAreTheirSpmvs) {
   check_spmm<cs::Quaternion<float>>(32);
   check_spmm<cs::Block<double, 3>>(33);
   // On CUDA, Aos multivectors of complex<float> at k = 8 and 16 read each group of four
-  // vectors' X values as one run of 16-byte words; k = 2, 3 and 5 end in partial groups.
+  // vectors' X values as one run of 16-byte words, and the half groups of k = 2 and 6 as one
+  // 16-byte word; k = 3 and 5 end in partial groups of three and one, read value by value.
   check_spmm<Kokkos::complex<float>>(34);
 }
 

@@ -105,11 +105,13 @@ struct SegmentedSumSpmmTiles {
   }
 
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  /// X's values of vectors j0 .. j0 + group - 1 at `row`, one run of bytes (x_run_bytes > 0).
-  __device__ __forceinline__ void load_x_run(int row, int j0, vector_type (&xs)[group]) const {
-    if constexpr (run_fits_words<group, vector_type, 16>)
+  /// X's values of vectors j0 .. j0 + N - 1 at `row`, one run of bytes (x_run_bytes > 0). A run
+  /// of N = group or half_group values starts where a group's does, so it is aligned as that is.
+  template <int N>
+  __device__ __forceinline__ void load_x_run(int row, int j0, vector_type (&xs)[N]) const {
+    if constexpr (run_fits_words<N, vector_type, 16>)
       if (x_run_bytes == 16) return load_run_words<ReadOnly, int4>(x.at(row, j0), xs);
-    if constexpr (run_fits_words<group, vector_type, 8>) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
+    if constexpr (run_fits_words<N, vector_type, 8>) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
   }
 
   /// Whether a whole group's X values can be read as one run in words wider than a value's
@@ -117,11 +119,39 @@ struct SegmentedSumSpmmTiles {
   static constexpr bool group_fits_runs =
       run_fits_words<group, vector_type, 16> || run_fits_words<group, vector_type, 8>;
 
+  /// Half a group: the last group of k = 2, 6, 10 and 14 complex<float> vectors (the bucket of
+  /// k = 2 is that group alone). Read as a run too where its bytes fill every word a whole
+  /// group's run may take (x_run_bytes): for complex<float>, two values in one 16-byte word.
+  static constexpr int half_group = group / 2;
+  static constexpr bool half_group_fits_runs =
+      group_fits_runs && group % 2 == 0 &&
+      (!run_fits_words<group, vector_type, 16> || run_fits_words<half_group, vector_type, 16>)&&(
+          !run_fits_words<group, vector_type, 8> || run_fits_words<half_group, vector_type, 8>);
+
+  /// group_products for the first N vectors of a group read as runs (x_run_bytes > 0); the
+  /// products of the group's other vectors are 0.
+  template <int N>
+  __device__ __forceinline__ void run_products(vector_type (&products)[segmented_steps][group],
+                                               const Entry (&entries)[segmented_steps],
+                                               const int (&columns)[segmented_steps], int entry, int j0) const {
+#pragma unroll
+    for (int u = 0; u < segmented_steps; ++u) {
+      const bool valid = entry + 32 * u < num_entries;
+      vector_type xs[N];
+      if (valid) load_x_run(columns[u], j0, xs);
+#pragma unroll
+      for (int g = 0; g < group; ++g) {
+        products[u][g] = traits::zero();
+        if (g < N && valid) traits::multiply_add(products[u][g], entries[u], xs[g < N ? g : 0]);
+      }
+    }
+  }
+
   /// Every step's products of the entries with X's values of vectors j0 .. j0 + count - 1
   /// (`entry`: the lane's first non-zero): 2 * count loads of X in flight a lane. The loops over
   /// a group run to `group` (compile time), so that the arrays stay in registers (a loop to
-  /// `count` put them on the stack, ptxas -v). A whole group on an Aos multivector reads its
-  /// values as one run (x_run_bytes), compiled only where group_fits_runs: the other value
+  /// `count` put them on the stack, ptxas -v). A whole or half group on an Aos multivector reads
+  /// its values as one run (x_run_bytes), compiled only where group_fits_runs: the other value
   /// types keep their code as before the runs. The branch is taken once for all steps: inside
   /// the loop over steps (acb7c77) it cost complex<float> on Soa multivectors, which never take
   /// it, 6% at k = 8 (the lab, perf_tests/results/h100/segmented_k16_lab/).
@@ -130,19 +160,10 @@ struct SegmentedSumSpmmTiles {
                                                  const int (&columns)[segmented_steps], int entry, int j0,
                                                  int count) const {
     if constexpr (group_fits_runs) {
-      if (count == group && x_run_bytes > 0) {  // uniform over the warp, as count is
-#pragma unroll
-        for (int u = 0; u < segmented_steps; ++u) {
-          const bool valid = entry + 32 * u < num_entries;
-          vector_type xs[group];
-          if (valid) load_x_run(columns[u], j0, xs);
-#pragma unroll
-          for (int g = 0; g < group; ++g) {
-            products[u][g] = traits::zero();
-            if (valid) traits::multiply_add(products[u][g], entries[u], xs[g]);
-          }
-        }
-        return;
+      if (x_run_bytes > 0) {  // uniform over the warp, as count is
+        if (count == group) return run_products<group>(products, entries, columns, entry, j0);
+        if constexpr (half_group_fits_runs)
+          if (count == half_group) return run_products<half_group>(products, entries, columns, entry, j0);
       }
     }
 #pragma unroll
