@@ -10,7 +10,8 @@
 // 2 complex<double>). On an Aos multivector at k = 16 complex<float> a row of X is 128 bytes,
 // which the four groups gather as four 32-byte sectors at different times. This lab times the
 // same kernel with other groups (impl::segmented_sum_spmm's Group, a template argument) and
-// launch bounds, on Aos and Soa multivectors at k = 8 and 16, against cuSPARSE's CSR SpMM
+// launch bounds, on Aos and Soa multivectors at k = 8 and 16 (and k = 2, from run 6: half a
+// group, which the library reads as one 16-byte word on Aos), against cuSPARSE's CSR SpMM
 // (row-major X for Aos: DEFAULT and CSR_ALG3; column-major for Soa: DEFAULT and CSR_ALG1) and
 // the library's SpMV (k = 1, the segmented sum at 256:4, for the time per vector).
 //
@@ -252,7 +253,7 @@ int run(const std::string& path, Lab& lab) {
               host.num_entries(),
               std::is_same<C, Kokkos::complex<float>>::value ? "complex<float>" : "complex<double>");
   if (lab.csv) std::fprintf(lab.csv, "name,k,layout,seconds,verdict,difference\n");
-  for (int k : {8, 16}) {
+  for (int k : {2, 8, 16}) {
     run_layout<C, cs::Aos>(lab, host, a, k, "aos");
     run_layout<C, cs::Soa>(lab, host, a, k, "soa");
   }
