@@ -19,7 +19,9 @@
 // access, four for a group's four values (perf_tests/results/h100/segmented_k16_lab/). So a
 // whole group's values, contiguous on an Aos multivector, are read as one run in 16-byte words
 // (x_run_bytes): half the L1 sectors, 41 -> 33 µs at k = 16 and 34 -> 30 µs at k = 8, 1.03x and
-// 1.17x cuSPARSE's fastest form at k = 16 (perf_tests/results/h100/spmm_irregular_acb7c77/).
+// 1.17x cuSPARSE's fastest form at k = 16 (perf_tests/results/h100/spmm_irregular_acb7c77/;
+// 1.07x and 1.14x with the branch outside the steps, spmm_irregular_42d005a/). Half a group
+// (the last of k = 2, 6, ...) is one 16-byte word: 8% faster at k = 2 (the lab's run 6).
 // Larger groups were slower (more registers, fewer warps).
 //
 // The partial sums of rows that span tiles keep the SpMV's slots, each slot now holding k
