@@ -15,7 +15,8 @@
 #              SEED_DB="A B": the one measured on this GPU)
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
 #   bench      compound-bench --db that database --k $KS; report/spmm.py (BENCH_SPMM_LAYOUTS=N: its
-#              SpMM search, for matrices the database has no record of, on N layouts only)
+#              SpMM search, for matrices the database has no record of, on N layouts only; then
+#              the k lists of the steps run (KS, KS_RERUN, XL_KS) must hold 1, checked first)
 #   rerun      compound-bench again at k = $KS_RERUN (default 1,8) and its report/spmm.py
 #   ncu        Nsight Compute (scripts/gpu_profile.sh) at k = 1 and 8 on NCU_PAIRS (default
 #              helmholtz-box-k40, dirac-torus-l1 and elasticity-box-52 in double): DRAM bytes,
@@ -75,6 +76,16 @@ xl_only=${XL_ONLY:-helmholtz-box-xl,dirac-torus-xl}
 xl_ks=${XL_KS:-1,8}
 xl_precisions=${XL_PRECISIONS:-double}
 xl_zoo=/tmp/compound_zoo_spmm_xl
+# compound-bench's --spmm-layouts takes the SpMM's layouts from the SpMV's search, so it refuses a
+# k list without 1; refuse that here, before the build, not after it (session 38 lost a rerun so).
+if [ -n "${BENCH_SPMM_LAYOUTS:-}" ]; then
+  for pair in "bench:$ks" "rerun:$ks_rerun" "xlbench:$xl_ks"; do
+    if wants "${pair%%:*}" && [[ ",${pair#*:}," != *,1,* ]]; then
+      echo "gpu_spmm.sh: BENCH_SPMM_LAYOUTS needs k = 1 in the ${pair%%:*} step's list (${pair#*:})" >&2
+      exit 2
+    fi
+  done
+fi
 
 zoo_scale=${ZOO_SCALE:-tune}
 zoo=/tmp/compound_zoo_spmm_$zoo_scale
