@@ -278,6 +278,9 @@ TEST(SegmentedSum, SpmmColumnsAreTheirSpmvs) {
   check_spmm<Kokkos::complex<float>>(34);
 }
 
+template <class Entry, int Group = cs::impl::segmented_spmm_group<Entry>()>
+using SpmmTiles = cs::impl::SegmentedSumSpmmTiles<Entry, cs::Aos, Kokkos::HostSpace, Group>;
+
 // The words in which the SpMM reads a group's X values on an Aos multivector (CUDA only, but
 // chosen on the host): the group's bytes, the row stride's bytes and the address must all be
 // multiples of the word, and the word wider than one value.
@@ -297,6 +300,21 @@ TEST(SegmentedSum, RunWordsFollowSizeStrideAndAlignment) {
   EXPECT_EQ((cs::impl::run_word_bytes<4, float>(reals, 2)), 8);  // 8-byte rows
   static_assert(cs::impl::run_fits_words<4, cf, 16> && !cs::impl::run_fits_words<4, cf, 8>);
   static_assert(!cs::impl::run_fits_words<2, C, 16>, "complex<double> is read in 16-byte words already");
+  // Which of the library's value types the first pass reads in runs (its CUDA branches are
+  // compiled only where these hold): complex<float>, whole groups of four and half groups of two.
+  using cf_tiles = SpmmTiles<Kokkos::complex<float>>;
+  static_assert(cf_tiles::group == 4 && cf_tiles::group_fits_runs && cf_tiles::half_group == 2 &&
+                cf_tiles::half_group_fits_runs);
+  static_assert(!SpmmTiles<C>::group_fits_runs && !SpmmTiles<C>::half_group_fits_runs);
+  static_assert(!SpmmTiles<cs::Quaternion<float>>::group_fits_runs);
+  static_assert(!SpmmTiles<cs::Quaternion<double>>::group_fits_runs);
+  static_assert(!SpmmTiles<cs::Block<float, 3>>::group_fits_runs, "12-byte values fit no wider word");
+  static_assert(!SpmmTiles<cs::Block<double, 3>>::group_fits_runs);
+  // A lab's group of 8 complex<float> has a half group of 4 (two 16-byte words); a group of 2,
+  // one 16-byte word, has a half of one value, which fits no wider word.
+  static_assert(SpmmTiles<Kokkos::complex<float>, 8>::half_group_fits_runs);
+  static_assert(SpmmTiles<Kokkos::complex<float>, 2>::group_fits_runs &&
+                !SpmmTiles<Kokkos::complex<float>, 2>::half_group_fits_runs);
 }
 
 TEST(SegmentedSum, RowsOfSeveralChunksMatchTheReference) {

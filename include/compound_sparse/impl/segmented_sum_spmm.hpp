@@ -106,16 +106,6 @@ struct SegmentedSumSpmmTiles {
       for (int j = 0; j < vectors; ++j) serial_tile(tile, j);
   }
 
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  /// X's values of vectors j0 .. j0 + N - 1 at `row`, one run of bytes (x_run_bytes > 0). A run
-  /// of N = group or half_group values starts where a group's does, so it is aligned as that is.
-  template <int N>
-  __device__ __forceinline__ void load_x_run(int row, int j0, vector_type (&xs)[N]) const {
-    if constexpr (run_fits_words<N, vector_type, 16>)
-      if (x_run_bytes == 16) return load_run_words<ReadOnly, int4>(x.at(row, j0), xs);
-    if constexpr (run_fits_words<N, vector_type, 8>) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
-  }
-
   /// Whether a whole group's X values can be read as one run in words wider than a value's
   /// (on Aos multivectors, x_run_bytes): of the library's value types, complex<float> only.
   static constexpr bool group_fits_runs =
@@ -125,10 +115,21 @@ struct SegmentedSumSpmmTiles {
   /// k = 2 is that group alone). Read as a run too where its bytes fill every word a whole
   /// group's run may take (x_run_bytes): for complex<float>, two values in one 16-byte word.
   static constexpr int half_group = group / 2;
-  static constexpr bool half_group_fits_runs =
-      group_fits_runs && group % 2 == 0 &&
-      (!run_fits_words<group, vector_type, 16> || run_fits_words<half_group, vector_type, 16>)&&(
-          !run_fits_words<group, vector_type, 8> || run_fits_words<half_group, vector_type, 8>);
+  static constexpr bool half_fills_16 =
+      !run_fits_words<group, vector_type, 16> || run_fits_words<half_group, vector_type, 16>;
+  static constexpr bool half_fills_8 =
+      !run_fits_words<group, vector_type, 8> || run_fits_words<half_group, vector_type, 8>;
+  static constexpr bool half_group_fits_runs = group_fits_runs && group % 2 == 0 && half_fills_16 && half_fills_8;
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  /// X's values of vectors j0 .. j0 + N - 1 at `row`, one run of bytes (x_run_bytes > 0). A run
+  /// of N = group or half_group values starts where a group's does, so it is aligned as that is.
+  template <int N>
+  __device__ __forceinline__ void load_x_run(int row, int j0, vector_type (&xs)[N]) const {
+    if constexpr (run_fits_words<N, vector_type, 16>)
+      if (x_run_bytes == 16) return load_run_words<ReadOnly, int4>(x.at(row, j0), xs);
+    if constexpr (run_fits_words<N, vector_type, 8>) load_run_words<ReadOnly, int2>(x.at(row, j0), xs);
+  }
 
   /// group_products for the first N vectors of a group read as runs (x_run_bytes > 0); the
   /// products of the group's other vectors are 0.
