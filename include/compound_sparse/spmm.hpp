@@ -134,8 +134,9 @@ void row_spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
 /// The segmented-sum schedule's SpMM (impl/segmented_sum_spmm.hpp): the SpMV's three passes,
 /// each entry loaded once for all k vectors, the partial sums of split rows k to a slot in the
 /// matrix's spmm_staging. One kernel per pass serves both multivector layouts (strides).
-/// On Aos multivectors a group's X values are read as one run in 16- or 8-byte words where
-/// their size and alignment allow (SegmentedSumSpmmTiles::x_run_bytes). Lab knobs (the
+/// On Aos multivectors a group's X values (or a last half group's) are read as one run in 16-
+/// or 8-byte words where their size and alignment allow (SegmentedSumSpmmTiles::x_run_bytes,
+/// the whole group's words, which a half group's bytes fill too where it takes runs). Lab knobs (the
 /// library's variants take the defaults): Group > 0, that many vectors' X values a lane at
 /// once instead of segmented_spmm_group's; wide_x_loads = false, each value in its own load.
 template <unsigned Threads, unsigned MinTeams, int Group = 0, class ExecutionSpace, class Entry, class Inner,
