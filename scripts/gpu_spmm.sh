@@ -358,23 +358,20 @@ if wants ncu; then
   done
 fi
 
+# memcheck_test TEST FILTER LOG LABEL: TEST's cases matching FILTER under compute-sanitizer
+# memcheck (output in $out/LOG.log), then LABEL, the exit status and memcheck's summary; a test
+# that TARGETS left out is named, not run.
+memcheck_test() {
+  built "$1" || return 0
+  compute-sanitizer --tool memcheck --error-exitcode 3 "build-cuda/unit_tests/$1" --gtest_filter="$2" \
+    > "$out/$3.log" 2>&1
+  echo "$4: rc=$? $(grep -a 'ERROR SUMMARY' "$out/$3.log")"
+}
 if wants sanitizer; then
   step compute-sanitizer
-  if built test_registry; then
-    compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_registry \
-      --gtest_filter='Registry.*Spmm*:Measure.SeveralVectors*' > "$out/memcheck_registry_spmm.log" 2>&1
-    echo "memcheck registry SpMM: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_registry_spmm.log")"
-  fi
-  if built test_tuned_spmv; then
-    compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_tuned_spmv \
-      --gtest_filter='*Multivector*' > "$out/memcheck_tuned_multivectors.log" 2>&1
-    echo "memcheck TunedSpmv multivectors: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_tuned_multivectors.log")"
-  fi
-  if built test_segmented_sum; then
-    compute-sanitizer --tool memcheck --error-exitcode 3 build-cuda/unit_tests/test_segmented_sum \
-      --gtest_filter='*Spmm*' > "$out/memcheck_segmented_sum_spmm.log" 2>&1
-    echo "memcheck segmented-sum SpMM: rc=$? $(grep -a 'ERROR SUMMARY' "$out/memcheck_segmented_sum_spmm.log")"
-  fi
+  memcheck_test test_registry 'Registry.*Spmm*:Measure.SeveralVectors*' memcheck_registry_spmm "memcheck registry SpMM"
+  memcheck_test test_tuned_spmv '*Multivector*' memcheck_tuned_multivectors "memcheck TunedSpmv multivectors"
+  memcheck_test test_segmented_sum '*Spmm*' memcheck_segmented_sum_spmm "memcheck segmented-sum SpMM"
 fi
 
 if wants xlbench; then
