@@ -12,7 +12,10 @@
 #   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (at
 #              ZOO_SCALE, default tune) into $WORK/tuning, continuing SEED_DB's records where given
 #              (TUNE_RESUME=extend: only adding the k they lack; ZOO_ONLY=seed: SEED_DB's matrices;
-#              SEED_DB="A B": the one measured on this GPU)
+#              SEED_DB="A B": the one measured on this GPU). On a machine of several GPUs, one
+#              compound-tune per GPU (TUNE_GPUS, default all of them), each on a share of the
+#              zoo balanced by non-zeros, all writing the one database (compound-tune merges
+#              each record into it under a file lock)
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
 #   bench      compound-bench --db that database --k $KS; report/spmm.py (BENCH_SPMM_LAYOUTS=N: its
 #              SpMM search, for matrices the database has no record of, on N layouts only; then
@@ -320,13 +323,67 @@ if [ -n "${SEED_DB:-}" ] && [ ! -f "$out/tuning/sm_90.json" ]; then
   mkdir -p "$out/tuning"
   case "$SEED_DB" in *.gz) gunzip -c "$SEED_DB" > "$out/tuning/sm_90.json" ;; *) cp "$SEED_DB" "$out/tuning/sm_90.json" ;; esac
 fi
+# tune_shares N: writes $zoo/tune_share_I.json (I = 0..N-1), the zoo's matrices dealt so that
+# each share holds about as many non-zeros times tuning jobs (the database's records of the
+# matrix when extending it, else the precisions), plus a fixed cost a job, largest first;
+# prints the shares that got matrices.
+tune_shares() {
+  python3 - "$zoo" "$1" "$out/tuning/sm_90.json" "$precisions" "${TUNE_RESUME:-yes}" <<'PY'
+import json, pathlib, sys
+zoo, shares, db_path, precisions, resume = pathlib.Path(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
+index = json.loads((zoo / "index.json").read_text())
+records = {}
+if resume == "extend" and pathlib.Path(db_path).exists():
+    for r in json.loads(pathlib.Path(db_path).read_text())["matrices"]:
+        records[r["name"]] = records.get(r["name"], 0) + 1
+def cost(m):  # a job's fixed cost (its variants' launches) counted as 500k non-zeros
+    jobs = records.get(m["name"], 0) if resume == "extend" else len(precisions.split(","))
+    return jobs * (m["nonzeros"] + 500_000)
+load = [0] * shares
+dealt = [[] for _ in range(shares)]
+for m in sorted(index["matrices"], key=cost, reverse=True):
+    i = load.index(min(load))
+    load[i] += cost(m)
+    dealt[i].append(m)
+for i, part in enumerate(dealt):
+    if part:
+        (zoo / f"tune_share_{i}.json").write_text(json.dumps(dict(index, matrices=part), indent=2) + "\n")
+        print(i, end=" ")
+PY
+}
 if wants tune; then
-  step "tune at k = $ks"
+  gpus=$(nvidia-smi -L | grep -c '^GPU')
+  tune_gpus=${TUNE_GPUS:-$gpus}
+  step "tune at k = $ks on $tune_gpus GPU(s)"
   # SPMM_LAYOUTS: compound-tune --spmm-layouts (default 4; 0: all). TUNE_RESUME: --resume
   # (default yes; extend: only give SEED_DB's records of this device the k they lack).
-  build-cuda/tuning/compound-tune --zoo $zoo/index.json --db-dir "$out/tuning" --precision "$precisions" --k $ks \
-    --spmm-layouts "${SPMM_LAYOUTS:-4}" --resume "${TUNE_RESUME:-yes}" --timing queued 2>&1 | tr '\r' '\n' |
-    grep -a -v '%'
+  tune_on() {  # tune_on ZOO_INDEX: one compound-tune on the GPUs this process sees
+    build-cuda/tuning/compound-tune --zoo "$1" --db-dir "$out/tuning" --precision "$precisions" --k $ks \
+      --spmm-layouts "${SPMM_LAYOUTS:-4}" --resume "${TUNE_RESUME:-yes}" --timing queued 2>&1 | tr '\r' '\n' |
+      grep -a -v '%'
+    return "${PIPESTATUS[0]}"
+  }
+  if [ "$tune_gpus" -le 1 ]; then
+    tune_on $zoo/index.json
+  else
+    # The database file is shared: compound-tune reads it once at its start and merges each
+    # record it tunes into the file's latest version under a lock. Each share on its own GPU
+    # (CUDA_VISIBLE_DEVICES), so that no two tuners time on one GPU.
+    pids=()
+    shares=$(tune_shares "$tune_gpus") || exit 1
+    for i in $shares; do
+      CUDA_VISIBLE_DEVICES=$i tune_on "$zoo/tune_share_$i.json" > "$out/tune_gpu$i.log" &
+      pids+=("$i:$!")
+    done
+    tune_failed=0
+    for pair in "${pids[@]}"; do
+      wait "${pair#*:}"
+      rc=$?
+      tune_failed=$((tune_failed || rc))
+      echo "GPU ${pair%%:*}: compound-tune rc $rc; $(grep -a '^compound-tune: [0-9]* tuned' "$out/tune_gpu${pair%%:*}.log")"
+    done
+    [ "$tune_failed" -eq 0 ] || echo "compound-tune failed on some GPU: see $out/tune_gpu*.log"
+  fi
 fi
 if wants examples; then
   step examples
