@@ -6,14 +6,15 @@
 #            from the extended database; 1: helmholtz-box-xl at k = 1, 8 (issue 17's k = 8 target,
 #            the repeat of session 38's single run); 2 and 3: the four irregular matrices' SpMM in
 #            float against cuSPARSE from the extended database (bench, and its rerun).
-#  H100s: nothing (the H100's database has its k buckets; the tests ran on 4 H100s at bea9106).
+#  H100s: the CUDA tests and memcheck only (the H100's database has its k buckets already).
 cd "$(dirname "$0")/.."
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 echo "card: $gpu, $(nvidia-smi -L | grep -c '^GPU') GPU(s)"
 export WORK
 tests="test_segmented_sum test_spmv_complex_float test_spmv_block3_float"
-if [[ "$gpu" != *H200* ]]; then  # the tests ran on 4 H100s at bea9106 (the call before)
-  echo "=== not an H200: nothing to do"; exit 4
+if [[ "$gpu" != *H200* ]]; then
+  STEPS="build tests sanitizer" TARGETS="$tests" bash scripts/gpu_spmm.sh
+  echo "=== job done rc $? ($(date +%T))"; exit
 fi
 STEPS="build tune" PRECISIONS=float,double KS=1,2,4,8,16 SPMM_LAYOUTS=2 TUNE_RESUME=extend \
   SEED_DB=tuning/sm_90.json ZOO_ONLY=seed \
