@@ -66,6 +66,18 @@ def main():
         rc, out = run(str(slower))
         if rc != 0 or "- c float aos: k = 2 1.20x (k = 1), k = 8 1.20x (k = 4)" not in out or "c float soa" in out:
             failures.append(f"the slower buckets of c: rc {rc}: {out}")
+        # --plot: a PNG of a's line (b, without a passing SpMV, is left out); the report as before.
+        png = pathlib.Path(tmp) / "buckets.png"
+        rc, out = run(str(path), "--plot", str(png))
+        if rc != 0 or not png.exists() or not png.read_bytes().startswith(b"\x89PNG") or png.stat().st_size < 5000:
+            failures.append(f"--plot wrote no PNG: rc {rc}: {out}")
+        if "k = 1: 1.00, k = 2: 1.33, k = 8: 2.00." not in out:
+            failures.append("--plot changed the report")
+        only_b = pathlib.Path(tmp) / "only_b.json"
+        only_b.write_text(json.dumps({"device": {"name": "Test GPU"}, "matrices": db["matrices"][1:]}))
+        rc, out = run(str(only_b), "--plot", str(pathlib.Path(tmp) / "none.png"))
+        if rc == 0 or "nothing to plot" not in out or (pathlib.Path(tmp) / "none.png").exists():
+            failures.append(f"a database with no ratio to draw was plotted: rc {rc}: {out}")
         empty = pathlib.Path(tmp) / "empty.json"
         empty.write_text(json.dumps({"matrices": []}))
         rc, out = run(str(empty))

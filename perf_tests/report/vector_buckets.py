@@ -8,10 +8,13 @@ fastest at k = 1 over the fastest SpMM, the worst record per k; and, per multive
 where a product of more vectors costs more per vector than one of fewer (where running k
 vectors as several products of fewer would pay).
 
-    vector_buckets.py DB.json[.gz] [--out FILE.md]
+    vector_buckets.py DB.json[.gz] [--out FILE.md] [--plot FILE.png]
 
+--plot draws the per-vector ratios against k: one panel per entry class, a line per record
+(solid double, dashed float, dotted mixed), the class's geometric mean in bold, and the lines
+where a product of k vectors costs one SpMV (ratio k) and where it gains nothing (ratio 1).
 Every number comes from one database, so from one tuning run on one device. A record
-without a passing SpMV measurement is reported without ratios."""
+without a passing SpMV measurement is reported without ratios (and not drawn)."""
 import argparse
 import math
 
@@ -76,6 +79,14 @@ def fewer_vectors_faster(record, margin=1.02):
     return found
 
 
+def per_vector_ratios(best):
+    """{k: one SpMV's time / (the k-vector product's time / k)} from fastest_per_k's result;
+    empty without a passing SpMV (k = 1)."""
+    if 1 not in best:
+        return {}
+    return {k: best[1][0] / (seconds / k) for k, (seconds, _) in best.items()}
+
+
 def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
@@ -97,17 +108,16 @@ def report(db):
     for r in records:
         f = r.get("features", {})
         best = fastest_per_k(r)
-        spmv = best.get(1, (None, None))[0]
+        ratios = per_vector_ratios(best)
         cells = []
         for k in ks:
             if k not in best:
                 cells.append("-")
-            elif spmv is None:
+            elif k not in ratios:
                 cells.append(f"{best[k][0] * 1e6:.1f} µs")
             else:
-                per_vector = spmv / (best[k][0] / k)
-                speedups[k].append(per_vector)
-                cells.append(f"{best[k][0] * 1e6:.1f} µs ({per_vector:.2f}x)")
+                speedups[k].append(ratios[k])
+                cells.append(f"{best[k][0] * 1e6:.1f} µs ({ratios[k]:.2f}x)")
         lines.append(f"| {r.get('name', '?')} | {f.get('entry_type', '?')} | {f.get('precision', '?')} | "
                      f"{f.get('rows', '?')} | {f.get('nnz', '?')} | " + " | ".join(cells) +
                      f" | {r.get('tuning_seconds', float('nan')):.0f} |")
@@ -140,12 +150,75 @@ def report(db):
     return "\n".join(lines) + "\n"
 
 
+# Entry classes in the variant space's order; others follow in the order first seen.
+CLASS_ORDER = ("complex", "quaternion", "block3")
+PRECISION_STYLES = {"double": "-", "float": "--", "mixed": ":"}
+
+
+def plot(db, path):
+    """Writes the per-vector ratios against k as a PNG (see the module's help)."""
+    from make_report import CLASS_PALETTE, ReportError, pyplot
+    by_class = {}
+    for r in db.get("matrices", []):
+        ratios = per_vector_ratios(fastest_per_k(r))
+        if len(ratios) > 1:  # a line needs k = 1 and a k above it
+            f = r.get("features", {})
+            by_class.setdefault(f.get("entry_type", "?"), []).append((f.get("precision", "?"), ratios))
+    if not by_class:
+        raise SystemExit("vector_buckets.py: nothing to plot: no record has a passing SpMV and a k > 1")
+    classes = [c for c in CLASS_ORDER if c in by_class] + [c for c in by_class if c not in CLASS_ORDER]
+    try:
+        plt = pyplot()
+    except ReportError as e:
+        raise SystemExit(f"vector_buckets.py: {e}") from None
+    ks = sorted({k for lines in by_class.values() for _, ratios in lines for k in ratios})
+    fig, axes = plt.subplots(1, len(classes), figsize=(4.2 * len(classes) + 0.6, 4.4), sharey=True, squeeze=False)
+    for i, (cls, ax) in enumerate(zip(classes, axes[0])):
+        color = CLASS_PALETTE[i % len(CLASS_PALETTE)]
+        for precision, ratios in by_class[cls]:
+            xs = sorted(ratios)
+            ax.plot(xs, [ratios[k] for k in xs], PRECISION_STYLES.get(precision, "-."), color=color, alpha=0.35,
+                    linewidth=1)
+        means = [(k, geomean([r[k] for _, r in by_class[cls] if k in r])) for k in ks]
+        ax.plot([k for k, _ in means], [g for _, g in means], "o-", color=color, linewidth=2.5,
+                label="geometric mean")
+        ax.plot(ks, ks, ":", color="grey", linewidth=1, label="k (the product costs one SpMV)")
+        ax.axhline(1.0, color="black", linewidth=0.8, label="1 (nothing gained)")
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log", base=2)
+        ax.set_xticks(ks)
+        ax.set_xticklabels([str(k) for k in ks])
+        ax.set_xlabel("vectors a product (k)")
+        ax.set_title(f"{cls}: {len(by_class[cls])} records")
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0][0].set_ylabel("one SpMV / time a vector")
+    ticks = [t for t in (0.5, 1, 2, 4, 8, 16) if t <= 2 * max(ks)]
+    axes[0][0].set_yticks(ticks)
+    axes[0][0].set_yticklabels([f"{t:g}" for t in ticks])
+    handles, labels = axes[0][-1].get_legend_handles_labels()
+    handles[labels.index("geometric mean")] = plt.Line2D([], [], marker="o", color="dimgrey", linewidth=2.5)
+    for precision, style in PRECISION_STYLES.items():
+        if any(p == precision for lines in by_class.values() for p, _ in lines):
+            handles.append(plt.Line2D([], [], linestyle=style, color="grey"))
+            labels.append(precision)
+    fig.legend(handles, labels, fontsize=8, loc="lower center", ncol=len(labels), frameon=False)
+    device = db.get("device", {}).get("name", "unknown device")
+    fig.suptitle(f"Several vectors at once, per vector: the fastest product at each k ({device})")
+    fig.tight_layout(rect=(0, 0.06, 1, 1))  # the legend below the panels, clear of the lines
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("db")
     parser.add_argument("--out")
+    parser.add_argument("--plot", help="write the per-vector ratios against k to this PNG")
     args = parser.parse_args(argv)
-    emit(report(load(args.db)), args.out)
+    db = load(args.db)
+    emit(report(db), args.out)
+    if args.plot:
+        plot(db, args.plot)
 
 
 if __name__ == "__main__":
