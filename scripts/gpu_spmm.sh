@@ -354,6 +354,10 @@ PY
 if wants tune; then
   gpus=$(nvidia-smi -L | grep -c '^GPU')
   tune_gpus=${TUNE_GPUS:-$gpus}
+  if [ "$tune_gpus" -gt "$gpus" ] && [ "$gpus" -ge 1 ]; then
+    echo "TUNE_GPUS=$tune_gpus, but this machine has $gpus GPU(s): $gpus tuners"
+    tune_gpus=$gpus
+  fi
   step "tune at k = $ks on $tune_gpus GPU(s)"
   # SPMM_LAYOUTS: compound-tune --spmm-layouts (default 4; 0: all). TUNE_RESUME: --resume
   # (default yes; extend: only give SEED_DB's records of this device the k they lack).
