@@ -44,7 +44,8 @@
 #   xlbench    compound-bench on XL_ONLY (default helmholtz-box-xl,dirac-torus-xl; generated during
 #              the build) at k = XL_KS (default 1,8) in XL_PRECISIONS (default double), no
 #              database: issue 17's k = 8 target on the xl matrices, after the tune-scale steps
-#   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480): the
+#   ctest      every ctest case (CTEST_REGEX: fewer) within CTEST_SECONDS (default 480), CTEST_JOBS
+#              (default 8) at once: the
 #              variant-space suites, the examples, the mpi cases (ranks sharing the one GPU),
 #              the tools; last, as the longest and the one a cut-off run loses least by
 # Needs what scripts/gpu_check.sh needs (carried third_party_src and .carry/deps). Writes
@@ -443,9 +444,10 @@ fi
 
 if wants ctest; then
   step ctest
-  # Every ctest case but the configure checks (CTEST_REGEX: fewer), at most CTEST_SECONDS.
-  timeout "${CTEST_SECONDS:-480}" ctest --test-dir build-cuda -j 8 -R "${CTEST_REGEX:-.}" -E '^configure\.' \
-    --timeout 300 --output-on-failure > "$out/ctest.log" 2>&1
+  # Every ctest case but the configure checks (CTEST_REGEX: fewer), at most CTEST_SECONDS,
+  # CTEST_JOBS (default 8) at once on the one GPU.
+  timeout "${CTEST_SECONDS:-480}" ctest --test-dir build-cuda -j "${CTEST_JOBS:-8}" -R "${CTEST_REGEX:-.}" \
+    -E '^configure\.' --timeout 300 --output-on-failure > "$out/ctest.log" 2>&1
   echo "ctest ${CTEST_REGEX:-(all)}: rc=$? $(grep -a -E 'tests passed|tests failed' "$out/ctest.log")"
   grep -a -E '^\s+[0-9]+ - |Total Test time' "$out/ctest.log"
 fi
