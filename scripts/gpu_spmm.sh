@@ -15,7 +15,8 @@
 #              SEED_DB="A B": the one measured on this GPU). On a machine of several GPUs, one
 #              compound-tune per GPU (TUNE_GPUS, default all of them), each on a share of the
 #              zoo balanced by non-zeros, all writing the one database (compound-tune merges
-#              each record into it under a file lock)
+#              each record into it under a file lock); a line a minute gives each GPU's pairs
+#              done (TUNE_PROGRESS_SECONDS), their logs $WORK/tune_gpuN.log
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
 #   bench      compound-bench --db that database --k $KS; report/spmm.py (BENCH_SPMM_LAYOUTS=N: its
 #              SpMM search, for matrices the database has no record of, on N layouts only; then
@@ -362,10 +363,12 @@ if wants tune; then
   step "tune at k = $ks on $tune_gpus GPU(s)"
   # SPMM_LAYOUTS: compound-tune --spmm-layouts (default 4; 0: all). TUNE_RESUME: --resume
   # (default yes; extend: only give SEED_DB's records of this device the k they lack).
-  tune_on() {  # tune_on ZOO_INDEX: one compound-tune on the GPUs this process sees
+  # tune_on ZOO_INDEX: one compound-tune on the GPUs this process sees, its progress bar left
+  # out, line by line as it goes (the progress below counts the lines).
+  tune_on() {
     build-cuda/tuning/compound-tune --zoo "$1" --db-dir "$out/tuning" --precision "$precisions" --k $ks \
-      --spmm-layouts "${SPMM_LAYOUTS:-4}" --resume "${TUNE_RESUME:-yes}" --timing queued 2>&1 | tr '\r' '\n' |
-      grep -a -v '%'
+      --spmm-layouts "${SPMM_LAYOUTS:-4}" --resume "${TUNE_RESUME:-yes}" --timing queued 2>&1 |
+      sed -u 's/\r/\n/g' | grep -a --line-buffered -v '%'
     return "${PIPESTATUS[0]}"
   }
   if [ "$tune_gpus" -le 1 ]; then
@@ -379,6 +382,25 @@ if wants tune; then
     for i in $shares; do
       CUDA_VISIBLE_DEVICES=$i tune_on "$zoo/tune_share_$i.json" > "$out/tune_gpu$i.log" &
       pids+=("$i:$!")
+    done
+    # Progress every minute: each tuner's pairs done (tuned, skipped or not extended) of its total.
+    tune_progress() {
+      local pair i line=
+      for pair in "${pids[@]}"; do
+        i=${pair%%:*}
+        line+=" GPU $i $(grep -a -c -E ': tuned in |^compound-tune: (skipping|not tuning) ' "$out/tune_gpu$i.log")/$(
+          grep -a -o -E '^compound-tune: [0-9]+ matrix/precision' "$out/tune_gpu$i.log" | grep -o -E '[0-9]+' || echo '?');"
+      done
+      echo "tune ($(date +%T)):$line"
+    }
+    tuners_running() {  # the tuners only: the zoo's generators may run in the background too
+      local pair
+      for pair in "${pids[@]}"; do kill -0 "${pair#*:}" 2>/dev/null && return 0; done
+      return 1
+    }
+    while tuners_running; do
+      sleep "${TUNE_PROGRESS_SECONDS:-60}"
+      tuners_running && tune_progress
     done
     tune_failed=0
     for pair in "${pids[@]}"; do
