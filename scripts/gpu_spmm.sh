@@ -377,25 +377,24 @@ if wants tune; then
     # The database file is shared: compound-tune reads it once at its start and merges each
     # record it tunes into the file's latest version under a lock. Each share on its own GPU
     # (CUDA_VISIBLE_DEVICES), so that no two tuners time on one GPU.
-    pids=()
+    tuner=()  # tuner[GPU]: the pid of that GPU's compound-tune
     shares=$(tune_shares "$tune_gpus") || exit 1
     for i in $shares; do
       CUDA_VISIBLE_DEVICES=$i tune_on "$zoo/tune_share_$i.json" > "$out/tune_gpu$i.log" &
-      pids+=("$i:$!")
+      tuner[i]=$!
     done
     # Progress every minute: each tuner's pairs done (tuned, skipped or not extended) of its total.
     tune_progress() {
-      local pair i line=
-      for pair in "${pids[@]}"; do
-        i=${pair%%:*}
+      local i line=
+      for i in "${!tuner[@]}"; do
         line+=" GPU $i $(grep -a -c -E ': tuned in |^compound-tune: (skipping|not tuning) ' "$out/tune_gpu$i.log")/$(
           grep -a -o -E '^compound-tune: [0-9]+ matrix/precision' "$out/tune_gpu$i.log" | grep -o -E '[0-9]+' || echo '?');"
       done
       echo "tune ($(date +%T)):$line"
     }
     tuners_running() {  # the tuners only: the zoo's generators may run in the background too
-      local pair
-      for pair in "${pids[@]}"; do kill -0 "${pair#*:}" 2>/dev/null && return 0; done
+      local pid
+      for pid in "${tuner[@]}"; do kill -0 "$pid" 2>/dev/null && return 0; done
       return 1
     }
     while tuners_running; do
@@ -403,11 +402,11 @@ if wants tune; then
       tuners_running && tune_progress
     done
     tune_failed=0
-    for pair in "${pids[@]}"; do
-      wait "${pair#*:}"
+    for i in "${!tuner[@]}"; do
+      wait "${tuner[i]}"
       rc=$?
       tune_failed=$((tune_failed || rc))
-      echo "GPU ${pair%%:*}: compound-tune rc $rc; $(grep -a '^compound-tune: [0-9]* tuned' "$out/tune_gpu${pair%%:*}.log")"
+      echo "GPU $i: compound-tune rc $rc; $(grep -a '^compound-tune: [0-9]* tuned' "$out/tune_gpu$i.log")"
     done
     [ "$tune_failed" -eq 0 ] || echo "compound-tune failed on some GPU: see $out/tune_gpu*.log"
   fi
