@@ -150,8 +150,6 @@ def report(db):
     return "\n".join(lines) + "\n"
 
 
-# Entry classes in the variant space's order; others follow in the order first seen.
-CLASS_ORDER = ("complex", "quaternion", "block3")
 PRECISION_STYLES = {"double": "-", "float": "--", "mixed": ":"}
 
 
@@ -166,7 +164,7 @@ def plot(db, path):
             by_class.setdefault(f.get("entry_type", "?"), []).append((f.get("precision", "?"), ratios))
     if not by_class:
         raise SystemExit("vector_buckets.py: nothing to plot: no record has a passing SpMV and a k > 1")
-    classes = [c for c in CLASS_ORDER if c in by_class] + [c for c in by_class if c not in CLASS_ORDER]
+    classes = list(by_class)  # in the database's order of records: no list of entry classes of our own
     try:
         plt = pyplot()
     except ReportError as e:
