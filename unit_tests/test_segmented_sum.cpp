@@ -249,6 +249,14 @@ void check_spmm_columns(const std::string& name, const cs::HostCsr<Entry>& host,
   }
 }
 
+/// Whole tiles of rows of 2, 3, 5, 9 and then 17 non-zeros: on CUDA their tiles' scans reach
+/// 1, 2, 4, 8 and 16 lanes (segmented_scan_reach), each a level that must still run.
+std::vector<int> short_rows_of_each_reach() {
+  std::vector<int> lengths;
+  for (int length : {2, 3, 5, 9, 17}) lengths.insert(lengths.end(), 4 * cs::impl::segmented_tile_entries, length);
+  return lengths;
+}
+
 template <class Entry>
 void check_spmm(unsigned seed) {
   std::mt19937 rng(seed);
@@ -257,7 +265,8 @@ void check_spmm(unsigned seed) {
       {"chunked rows", chunked_row_lengths()},
       {"uncut long rows", uncut_row_lengths()},
       {"rows at tile edges", {tile, 2 * tile, tile - 1, 0, tile + 1, 17 * tile, 0, 0, 17 * tile + 3, 1}},
-      {"one row", {5}}};
+      {"one row", {5}},
+      {"short rows of 2, 3, 5, 9 and 17", short_rows_of_each_reach()}};
   for (const auto& [name, lengths] : shapes) {
     const auto host = rows_of_lengths<Entry>(lengths, 70000, rng);
     const auto a = cs::to_device<cs::Csr, cs::Soa>(host);

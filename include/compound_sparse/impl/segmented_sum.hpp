@@ -9,8 +9,9 @@
 // bit num_entries is set too, so the last non-zero ends a row). In each of a
 // tile's two steps the warp's lanes take 32 consecutive non-zeros (coalesced
 // loads, no search, no scratch, no barrier), multiply them by x, and a segmented
-// inclusive scan over the lanes (5 shuffle steps; a lane adds its neighbour's sum
-// only while no row starts in between) leaves each row's sum in the lane of its
+// inclusive scan over the lanes (up to 5 shuffle steps, fewer in a tile of short
+// rows: segmented_scan_reach; a lane adds its neighbour's sum only while no row
+// starts in between) leaves each row's sum in the lane of its
 // last non-zero. That lane writes y. The row's index is the count of heads
 // before it: heads_before(tile), made with the matrix, plus the heads in the
 // tile up to the lane (a popcount of the bitmap's word). Rows without
@@ -94,6 +95,62 @@ KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
   return __builtin_popcount(v);
 #endif
 }
+
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+/// How far a tile's segmented scans reach: the most lanes, over the warp and the tile's steps,
+/// from a lane back to its row's first lane in the step (lane 0 where the row began before the
+/// step). own_head[u]: the lane's row's first lane in step u, -1 for a row begun before it.
+///
+/// Level d of the scan (d = 1, 2, 4, 8, 16) adds lane L - d's sum into lane L only where no row
+/// starts in between, so only in lanes whose reach is d or more: the levels past the tile's
+/// reach add nothing anywhere, and segmented_scans (the SpMV's) skips them. The same additions in the same
+/// order (the same bits), fewer shuffles: an irregular matrix of short rows (circuit-1m: 5.4
+/// non-zeros a row) rarely needs the levels of 8 and 16.
+template <int Steps>
+__device__ __forceinline__ int segmented_scan_reach(int lane, const int (&own_head)[Steps]) {
+  int reach = 0;
+  for (int u = 0; u < Steps; ++u) {
+    const int run = lane - (own_head[u] > 0 ? own_head[u] : 0);
+    reach = run > reach ? run : reach;
+  }
+#if __CUDA_ARCH__ >= 800
+  return static_cast<int>(__reduce_max_sync(0xffffffffu, static_cast<unsigned>(reach)));
+#else
+  for (int mask = 16; mask >= 1; mask >>= 1) {
+    const int other = __shfl_xor_sync(0xffffffffu, reach, mask);
+    reach = other > reach ? other : reach;
+  }
+  return reach;
+#endif
+}
+
+/// The segmented inclusive scans of a tile's steps, all at once: in each, lane L adds lane
+/// L - d's sum at level d where no row starts in between, levels up to `reach`
+/// (segmented_scan_reach); each level shuffles every step's sum before adding any, so that the
+/// steps' chains overlap. Leaves each lane with its row's sum up to it in the step (without the
+/// carry of a row begun before the step).
+///
+/// The SpMV's scans. Against 6facf48's (each step's five levels, one step after the other) the
+/// SpMV ran 5.0-5.6% faster on circuit-1m in complex double, and within 1.1% in complex float
+/// on circuit-1m and rmat-s20 (H100, perf_tests/results/h100/segmented_k16_lab/, run 7). The
+/// SpMM's first pass keeps its full scans, a vector after the other: with the reach, its Aos
+/// products at k >= 8 ran up to 8% faster, but its Soa products up to 24% slower and those of
+/// k = 2 up to 15% (run 7, both orders of its scans).
+template <class Entry, int Steps>
+__device__ __forceinline__ void segmented_scans(vector_type_t<Entry> (&sums)[Steps], int lane,
+                                                const int (&own_head)[Steps], int reach) {
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    if (d > reach) break;  // uniform over the warp
+#pragma unroll
+    for (int u = 0; u < Steps; ++u) {
+      const vector_type_t<Entry> below =
+          shuffle_components(sums[u], [d](auto s) { return __shfl_up_sync(0xffffffffu, s, d); });
+      if (lane >= d && own_head[u] <= lane - d) sums[u] = entry_traits<Entry>::add(below, sums[u]);
+    }
+  }
+}
+#endif
 
 /// Tiles of a matrix with `num_entries` non-zeros.
 inline int segmented_tiles(std::size_t num_entries) {
@@ -281,16 +338,22 @@ struct SegmentedSumFunctor {
     const int k0 = tile * segmented_tile_entries;
     const unsigned up_to_lane = (2u << lane) - 1u;  // bits 0..lane
     // Both steps' loads first: each lane has two products in flight.
-    vector_type products[segmented_steps];
+    vector_type sums[segmented_steps];  // the products, then their scans
     unsigned words[segmented_steps + 1];
     for (int u = 0; u < segmented_steps; ++u) {
       const int k = k0 + 32 * u + lane;
-      products[u] = traits::zero();
+      sums[u] = traits::zero();
       if (k < num_entries)
-        traits::multiply_add(products[u], load_streaming<Entry, Inner>(values, k),
+        traits::multiply_add(sums[u], load_streaming<Entry, Inner>(values, k),
                              load_readonly<vector_type, XInner>(x, load_index_streaming(col_indices, k)));
     }
     for (int u = 0; u <= segmented_steps; ++u) words[u] = state.heads(tile * segmented_steps + u);
+    int own_head[segmented_steps];  // the lane's row's first lane in the step; -1: the row began before it
+    for (int u = 0; u < segmented_steps; ++u) {
+      const unsigned heads_to_lane = words[u] & up_to_lane;
+      own_head[u] = heads_to_lane ? 31 - __clz(heads_to_lane) : -1;
+    }
+    segmented_scans<Entry>(sums, lane, own_head, segmented_scan_reach(lane, own_head));
 
     int segment = state.heads_before(tile) - 1;  // the last row begun before this step
     bool head_seen = false;                      // a row began in this tile before this step
@@ -298,16 +361,11 @@ struct SegmentedSumFunctor {
     for (int u = 0; u < segmented_steps; ++u) {
       const int k = k0 + 32 * u + lane;
       const unsigned heads_to_lane = words[u] & up_to_lane;
-      const int own_head = heads_to_lane ? 31 - __clz(heads_to_lane) : -1;  // -1: the row began before the step
-      vector_type sum = products[u];
-      for (int d = 1; d < 32; d <<= 1) {
-        const vector_type below = shuffle_components(sum, [d](auto s) { return __shfl_up_sync(0xffffffffu, s, d); });
-        if (lane >= d && own_head <= lane - d) sum = traits::add(below, sum);
-      }
-      if (own_head < 0) sum = traits::add(carry, sum);
+      vector_type sum = sums[u];
+      if (own_head[u] < 0) sum = traits::add(carry, sum);
       const bool last_of_row = lane < 31 ? (words[u] >> (lane + 1)) & 1u : words[u + 1] & 1u;
       if (last_of_row && k < num_entries) {
-        if (head_seen || own_head >= 0)
+        if (head_seen || own_head[u] >= 0)
           store(segment_row(state, segment + count_bits(heads_to_lane)), sum);
         else
           state.partials(2 * tile) = sum;  // the tile's first row, begun in an earlier tile

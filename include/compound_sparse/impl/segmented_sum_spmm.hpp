@@ -6,12 +6,15 @@
 // SegmentedSumState). A warp loads its tile's entries and columns once and works out, once
 // per step, which lanes end a row and where each sum goes; then, a group of
 // segmented_spmm_group vectors at a time, it loads X's values, multiplies, and runs the SpMV's
-// segmented scan for each vector of the group. Before this kernel the schedule ran one SpMV
-// per vector, reading the matrix k times: on an H100 the irregular records' SpMM took as long
-// per vector as k SpMVs or longer, 0.88-1.08x (perf_tests/results/h100/tuning_zoo/
-// k_buckets_d233d84/vector_buckets.md), while their dense rows leave them no other schedule
-// but the merge path. With this kernel 8 vectors cost 1.31-1.83x less per vector than one SpMV
-// on four of them (H100, double, perf_tests/results/h100/spmm_irregular_7cb5519/).
+// segmented scan for each vector of the group (all five levels: the SpMV's skipping of levels
+// past a tile's reach made this pass slower on Soa multivectors, segmented_scans).
+//
+// Before this kernel the schedule ran one SpMV per vector, reading the matrix k times: on an
+// H100 the irregular records' SpMM took as long per vector as k SpMVs or longer, 0.88-1.08x
+// (perf_tests/results/h100/tuning_zoo/k_buckets_d233d84/vector_buckets.md), while their dense
+// rows leave them no other schedule but the merge path. With this kernel 8 vectors cost
+// 1.31-1.83x less per vector than one SpMV on four of them (H100, double,
+// perf_tests/results/h100/spmm_irregular_7cb5519/).
 //
 // X's values on Aos multivectors: complex<float> at k = 16 cost more per vector than at k = 8
 // (34 -> 41 µs on circuit-1m) and lost to cuSPARSE's row-major SpMM. Nsight Compute found the
