@@ -36,7 +36,10 @@ def table(path):
     for r in csv.DictReader(io.StringIO("\n".join(lines[start:]))):
         kernel = kernels.setdefault(r["ID"], {"kernel": r["Kernel Name"]})
         kernel[r["Metric Name"]] = r["Metric Value"].replace(",", "")
-    ids = sorted(kernels, key=int)
+    # From run 7 on, the lab checks each column of the library's product against the SpMV of
+    # that column: those SpMVs' first passes (segmented_sum_tiles of a SegmentedSumFunctor) are
+    # profiled too, but are none of the printed products.
+    ids = sorted((i for i in kernels if "SegmentedSumFunctor" not in kernels[i]["kernel"]), key=int)
     if len(ids) != len(names):
         raise ValueError(f"{path}: {len(ids)} profiled kernels for {len(names)} products")
     out = ["| k | layout | product | kernel | µs | L1 sectors (M) | L1 hit % | L1 throughput % | L2 hit % | DRAM read (MB) | DRAM % | registers | occupancy % |"]

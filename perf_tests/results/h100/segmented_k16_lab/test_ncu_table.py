@@ -31,7 +31,16 @@ mutations = {
     "wrong family": [l.replace("segmented_sum_tiles", "cusparse::csrmm_alg1_kernel", 1) if l.startswith('"0"') else l
                      for l in lines],
 }
+# The SpMVs of the per-column check (run 7 on): a kernel of the SpMV's functor (the first
+# product's rows, renamed) after the last product leaves the table as it was.
+spmv_rows = [l.replace('"0"', f'"{int(last_id) + 1}"', 1).replace("SegmentedSumSpmmTiles", "SegmentedSumFunctor")
+             for l in lines[start + 1:] if l.startswith('"0"') and "SegmentedSumSpmmTiles" in l]
 with tempfile.TemporaryDirectory() as tmp:
+    path = pathlib.Path(tmp) / "with_spmv.csv"
+    path.write_text("\n".join(lines + spmv_rows) + "\n")
+    if not spmv_rows or ncu_table.table(str(path)) != ncu_table.table(str(runs[0])):
+        print("FAIL: a kernel of the SpMV's functor changed the table")
+        failures += 1
     for name, mutated in mutations.items():
         path = pathlib.Path(tmp) / f"{name.replace(' ', '_')}.csv"
         path.write_text("\n".join(mutated) + "\n")
