@@ -103,9 +103,10 @@ KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
 ///
 /// Level d of the scan (d = 1, 2, 4, 8, 16) adds lane L - d's sum into lane L only where no row
 /// starts in between, so only in lanes whose reach is d or more: the levels past the tile's
-/// reach add nothing anywhere, and segmented_scans (the SpMV's) skips them. The same additions in the same
-/// order (the same bits), fewer shuffles: an irregular matrix of short rows (circuit-1m: 5.4
-/// non-zeros a row) rarely needs the levels of 8 and 16.
+/// reach add nothing anywhere, and segmented_scans (the SpMV's) skips them. The same additions
+/// in the same order (the same bits), fewer shuffles: circuit-1m's tiles (5.4 non-zeros a row)
+/// run 3.68 levels of the five on average, rmat-s20's 4.72
+/// (perf_tests/results/h100/segmented_k16_lab/scan_levels.py).
 template <int Steps>
 __device__ __forceinline__ int segmented_scan_reach(int lane, const int (&own_head)[Steps]) {
   int reach = 0;
