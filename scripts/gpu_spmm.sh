@@ -7,8 +7,10 @@
 #              fails to compile is reported and the others are still built and run
 #   tests      the registry's SpMM (test_registry), TunedSpmv on multivectors, mixed precision,
 #              Kokkos Kernels interop, the merge path (its SpMM staging on aos multivectors,
-#              e45e642), the segmented sum (its SpMM against its SpMV per vector), and the complex, quaternion and block suites' SpMM cases (bit for bit against
-#              one SpMV per vector at every compiled launch-bounds pair)
+#              e45e642), the segmented sum (its SpMM against its SpMV per vector), the other
+#              kernel tests (those linking compound_sparse_core_objects, not the library: quick
+#              to build), and the complex, quaternion and block suites' SpMM cases (bit for bit
+#              against one SpMV per vector at every compiled launch-bounds pair)
 #   tune       compound-tune --k $KS --spmm-layouts $SPMM_LAYOUTS (default 4) on ZOO_ONLY (at
 #              ZOO_SCALE, default tune) into $WORK/tuning, continuing SEED_DB's records where given
 #              (TUNE_RESUME=extend: only adding the k they lack; ZOO_ONLY=seed: SEED_DB's matrices;
@@ -20,7 +22,8 @@
 #   examples   example_helmholtz_multisource and example_dirac_eigenvectors at GPU size
 #   bench      compound-bench --db that database --k $KS; report/spmm.py (BENCH_SPMM_LAYOUTS=N: its
 #              SpMM search, for matrices the database has no record of, on N layouts only; then
-#              the k lists of the steps run (KS, KS_RERUN, XL_KS) must hold 1, checked first)
+#              the k lists of the steps run (KS, KS_RERUN, XL_KS) must hold 1, checked first);
+#              BENCH_GPUS=N: one compound-bench per GPU on a share of the zoo, merged (bench_run)
 #   rerun      compound-bench again at k = $KS_RERUN (default 1,8) and its report/spmm.py
 #   ncu        Nsight Compute (scripts/gpu_profile.sh) at k = 1 and 8 on NCU_PAIRS (default
 #              helmholtz-box-k40, dirac-torus-l1 and elasticity-box-52 in double): DRAM bytes,
@@ -222,9 +225,10 @@ built() { [ -x "build-cuda/unit_tests/$1" ] || { echo "$1: not built"; return 1;
 if wants tests; then
   step tests
   for t in test_registry test_tuned_spmv test_mixed_precision test_interop_kokkoskernels test_merge_path \
-    test_segmented_sum; do
+    test_segmented_sum test_row_batch test_transpose test_layouts test_entry_types test_host_csr test_io \
+    test_interop test_example_eigen test_partition; do
     built $t || continue
-    build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
+    timeout 600 build-cuda/unit_tests/$t > "$out/$t.log" 2>&1
     echo "$t: rc=$? $(grep -a -E '^\[  (PASSED|FAILED)' "$out/$t.log" | tr '\n' ' ')"
   done
   # The SpMM against one SpMV per vector, bit for bit, at every compiled launch-bounds pair
@@ -306,14 +310,36 @@ if wants seglab; then
 fi
 
 # bench_run DIR KS REPORT [ZOO PRECISIONS]: compound-bench (from the tuned database, if any) at
-# k = KS into $out/DIR, then report/spmm.py into $out/REPORT.
+# k = KS into $out/DIR, then report/spmm.py into $out/REPORT. BENCH_GPUS=N (N > 1, on a machine
+# of several GPUs): one compound-bench per GPU, each on a share of the zoo (zoo_shares), into
+# $out/DIR/gpuI (logs $out/DIR_gpuI.log), merged by perf_tests/report/merge_bench.py into
+# $out/DIR/bench.json. Each matrix's ratios stay those of one process on one GPU (ours and every
+# baseline timed there); the merge refuses runs of other devices or settings.
 bench_run() {
   local zoo=${4:-$zoo} precisions=${5:-$precisions}
   local db=()  # no database (no tune step, no SEED_DB): the bench searches every matrix
   [ -f "$out/tuning/sm_90.json" ] && db=(--db "$out/tuning/sm_90.json")
-  build-cuda/perf_tests/bench/compound-bench --zoo $zoo/index.json "${db[@]}" --out "$out/$1" \
-    --precision "$precisions" --k "$2" --timing queued ${BENCH_SPMM_LAYOUTS:+--spmm-layouts $BENCH_SPMM_LAYOUTS} 2>&1 |
-    tr '\r' '\n' | grep -a -v '%'
+  local bench=(build-cuda/perf_tests/bench/compound-bench "${db[@]}" --precision "$precisions" --k "$2" --timing queued
+    ${BENCH_SPMM_LAYOUTS:+--spmm-layouts $BENCH_SPMM_LAYOUTS})
+  local gpus bench_gpus=${BENCH_GPUS:-1}
+  gpus=$(nvidia-smi -L | grep -c '^GPU')
+  [ "$bench_gpus" -gt "$gpus" ] && bench_gpus=$gpus
+  if [ "$bench_gpus" -le 1 ]; then
+    "${bench[@]}" --zoo $zoo/index.json --out "$out/$1" 2>&1 | tr '\r' '\n' | grep -a -v '%'
+  else
+    local shares i pids=() runs=()
+    shares=$(zoo_shares "$bench_gpus" "bench_share" "$zoo") || return 1
+    echo "compound-bench on $bench_gpus GPUs, shares $shares"
+    for i in $shares; do
+      CUDA_VISIBLE_DEVICES=$i "${bench[@]}" --zoo "$zoo/bench_share_$i.json" --out "$out/$1/gpu$i" 2>&1 |
+        tr '\r' '\n' | grep -a -v '%' > "$out/$1_gpu$i.log" &
+      pids+=($!)
+      runs+=("$out/$1/gpu$i")
+    done
+    for i in "${!pids[@]}"; do wait "${pids[i]}"; done
+    tail -n 3 "$out/$1"_gpu*.log
+    python3 perf_tests/report/merge_bench.py "$out/$1/bench.json" "${runs[@]}" || return 1
+  fi
   python3 perf_tests/report/spmm.py "$out/$1" --out "$out/$3" && cat "$out/$3"
 }
 if wants tune || wants bench || wants rerun; then
@@ -325,14 +351,15 @@ if [ -n "${SEED_DB:-}" ] && [ ! -f "$out/tuning/sm_90.json" ]; then
   mkdir -p "$out/tuning"
   case "$SEED_DB" in *.gz) gunzip -c "$SEED_DB" > "$out/tuning/sm_90.json" ;; *) cp "$SEED_DB" "$out/tuning/sm_90.json" ;; esac
 fi
-# tune_shares N: writes $zoo/tune_share_I.json (I = 0..N-1), the zoo's matrices dealt so that
-# each share holds about as many non-zeros times tuning jobs (the database's records of the
-# matrix when extending it, else the precisions), plus a fixed cost a job, largest first;
-# prints the shares that got matrices.
-tune_shares() {
-  python3 - "$zoo" "$1" "$out/tuning/sm_90.json" "$precisions" "${TUNE_RESUME:-yes}" <<'PY'
+# zoo_shares N [PREFIX [ZOO]]: writes ZOO/PREFIX_I.json (I = 0..N-1; default $zoo/tune_share_I.json),
+# zoo indexes of the matrices dealt so that each share holds about as many non-zeros times jobs
+# (the database's records of the matrix when extending it, else the precisions), plus a fixed
+# cost a job, largest first; prints the shares that got matrices. The tune and bench steps'
+# split over GPUs.
+zoo_shares() {
+  python3 - "${3:-$zoo}" "$1" "$out/tuning/sm_90.json" "$precisions" "${TUNE_RESUME:-yes}" "${2:-tune_share}" <<'PY'
 import json, pathlib, sys
-zoo, shares, db_path, precisions, resume = pathlib.Path(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
+zoo, shares, db_path, precisions, resume, prefix = pathlib.Path(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
 index = json.loads((zoo / "index.json").read_text())
 records = {}
 if resume == "extend" and pathlib.Path(db_path).exists():
@@ -349,7 +376,7 @@ for m in sorted(index["matrices"], key=cost, reverse=True):
     dealt[i].append(m)
 for i, part in enumerate(dealt):
     if part:
-        (zoo / f"tune_share_{i}.json").write_text(json.dumps(dict(index, matrices=part), indent=2) + "\n")
+        (zoo / f"{prefix}_{i}.json").write_text(json.dumps(dict(index, matrices=part), indent=2) + "\n")
         print(i, end=" ")
 PY
 }
@@ -378,7 +405,7 @@ if wants tune; then
     # record it tunes into the file's latest version under a lock. Each share on its own GPU
     # (CUDA_VISIBLE_DEVICES), so that no two tuners time on one GPU.
     tuner=()  # tuner[GPU]: the pid of that GPU's compound-tune
-    shares=$(tune_shares "$tune_gpus") || exit 1
+    shares=$(zoo_shares "$tune_gpus") || exit 1
     for i in $shares; do
       CUDA_VISIBLE_DEVICES=$i tune_on "$zoo/tune_share_$i.json" > "$out/tune_gpu$i.log" &
       tuner[i]=$!
