@@ -150,12 +150,17 @@ echo "commit $COMPOUND_SPARSE_COMMIT" | tee -a "$out/device.txt"
 # buckets to SEED_DB's records of this GPU only: on another GPU it would build for minutes and
 # change nothing, so it stops here. ZOO_ONLY=seed: the matrices SEED_DB has records of (with
 # TUNE_RESUME=extend, the k buckets for a whole tuned database).
-seed_db() {  # seed_db PATH device|names: a database's (.json or .json.gz) device name, or its matrices
+seed_db() {  # seed_db PATH devices|names: a database's (.json or .json.gz) devices (a line each: its
+  # records' devices, a file of one compute capability may hold several), or its matrices
   python3 - "$@" <<'PY'
 import gzip, json, sys
 path, what = sys.argv[1:]
 db = json.load(gzip.open(path, "rt") if path.endswith(".gz") else open(path))
-print(db["device"]["name"] if what == "device" else ",".join(sorted({m["name"] for m in db["matrices"]})))
+header = db["device"]["name"]
+if what == "devices":
+    print("\n".join(sorted({m.get("device") or header for m in db["matrices"]})))
+else:
+    print(",".join(sorted({m["name"] for m in db["matrices"]})))
 PY
 }
 gpu=$(head -1 "$out/device.txt" | cut -d, -f1)
@@ -163,7 +168,7 @@ if wants tune && [ "${TUNE_RESUME:-}" = extend ]; then : "${SEED_DB:?TUNE_RESUME
 if [ -n "${SEED_DB:-}" ]; then
   chosen=
   for candidate in $SEED_DB; do
-    [ "$(seed_db "$candidate" device)" = "$gpu" ] && { chosen=$candidate; break; }
+    seed_db "$candidate" devices | grep -qxF "$gpu" && { chosen=$candidate; break; }
   done
   # One database of another GPU may still seed a run that retunes; several, or an extension, may not.
   if [ -z "$chosen" ] && { [ "${SEED_DB// /}" != "$SEED_DB" ] || { wants tune && [ "${TUNE_RESUME:-}" = extend ]; }; }; then

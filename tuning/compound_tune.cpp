@@ -13,6 +13,7 @@
 //   (CLASS: an entry class compiled into the registry: complex, quaternion, block3, ...)
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
 //   compound-tune --learn-prior OUT.json --from A.json[,B.json...]  (the portable prior, prior.hpp)
+//   compound-tune --merge OUT.json --from A.json[,B.json...]  (one database of their records: run_merge)
 //   compound-tune --prior-loo DB.json --from A.json[,B.json...] --out PREFIX  (the prior alone, leave-one-out)
 //   compound-tune --check-selection DB.json --zoo DIR/index.json --out PREFIX [--best-from DB2.json]
 //                 [--quick-spmvs N] [--matrices a,b] [--entry CLASS] [--precision ...] [--neighbours K]
@@ -58,10 +59,12 @@
 // vectors, where it was measured on this device: only the missing k are searched (the SpMM's
 // layouts, with --spmm-layouts, picked from the record's SpMV measurements), and the record
 // keeps its SpMV measurements and its best. So k buckets can be added to a whole tuned
-// database for the cost of the SpMM's search alone. A record of another device is retuned
-// whole: one record's measurements all come from one device. --resume extend does the
-// extensions only: it neither retunes a record nor adds one (run on another device than the
-// database's, it changes nothing and says why for each matrix).
+// database for the cost of the SpMM's search alone. Another device's record of the matrix
+// (an H200's in the sm_90.json an H100 tunes into) is not this device's: this device's record
+// is tuned whole beside it, since one record's measurements all come from one device
+// (database.hpp). --resume extend does the extensions only: it neither retunes a record nor
+// adds one (run on another device than the records', it changes nothing and says why for
+// each matrix).
 // --spmm-layouts N searches the SpMM only on the N matrix layouts whose SpMV was fastest:
 // on the H100's first k-bucket database (perf_tests/results/h100/gpu_build/, run 3, four
 // records of 8-10 layouts) the fastest SpMM of every k was within 0.5% of it with N = 2 and
@@ -78,6 +81,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <sstream>
@@ -122,7 +126,8 @@ struct Options {
   std::string loo, out;
   int neighbours = 3;
   std::string learn_prior, prior_loo;      // --learn-prior OUT, --prior-loo DB
-  std::vector<std::string> prior_from;     // --from: the databases a prior is learned from
+  std::vector<std::string> prior_from;     // --from: the databases a prior is learned from (or --merge joins)
+  std::string merge;                       // --merge OUT
   std::string check_selection, best_from;  // --check-selection DB, --best-from DB2 (default DB)
   int quick_spmvs = cs::default_quick_tune_spmvs;
   std::vector<int> ks{1};  // --k: numbers of vectors searched (1, the SpMV, always among them)
@@ -180,7 +185,9 @@ int usage(const char* argv0, std::ostream& out, int code) {
       << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
       << " --loo DB.json --out PREFIX [--neighbours K]\n       " << argv0
       << " --learn-prior OUT.json --from A.json[,B.json...]\n       " << argv0
-      << " --prior-loo DB.json --from A.json[,B.json...] --out PREFIX\n       " << argv0
+      << " --merge OUT.json --from A.json[,B.json...]   (their records in one database; the header the last's)\n"
+         "       "
+      << argv0 << " --prior-loo DB.json --from A.json[,B.json...] --out PREFIX\n       " << argv0
       << " --check-selection DB.json --zoo DIR/index.json --out PREFIX [--best-from DB2.json] [--quick-spmvs N]\n"
          "         [--matrices a,b] [--entry CLASS] [--precision ...] [--neighbours K] [--final-samples N]\n"
          "         [--final-batch N] [--timing auto|wall|queued]\n";
@@ -460,14 +467,17 @@ int run_tuner(const Options& o) {
       using Entry = typename decltype(tag)::type;
       const auto a = compound_tools::read_zoo_matrix<Entry>(j.file);  // float: components rounded on reading
       const auto features = cs::matrix_features(a);
-      const cs::TunedMatrix* record = cs::find_record(db, j.name, j.entry, j.precision);
+      const cs::TunedMatrix* record = cs::find_record(db, j.name, j.entry, j.precision, this_device);
       std::vector<int> ks = o.ks;
       const auto leave = [&](const std::string& why) {  // --resume extend: nothing to extend
         bar.drop(j.units(o));
         std::cerr << "compound-tune: not tuning " << what << ": " << why << " (--resume extend)\n";
         not_extended.push_back(what);
       };
-      if (o.extend_only && record == nullptr) return leave("the database has no record of it to extend");
+      // Another device's record of the matrix (an H200's in an H100's sm_90.json) is not this
+      // one's: tuning adds this device's record beside it (merge_record).
+      if (o.extend_only && record == nullptr)
+        return leave("the database has no record of it from " + this_device + " to extend");
       if (o.resume && record != nullptr) {
         std::string why = retune_reason(*record, features, o);
         const std::vector<int> missing = missing_vector_counts(*record, o);
@@ -481,8 +491,6 @@ int run_tuner(const Options& o) {
         }
         const std::string lacking = "the record has no measurement with k = " + compound_tools::joined(missing, ", ");
         if (why.empty() && missing.front() == 1) why = lacking;  // no SpMV: nothing to extend
-        if (why.empty() && record->device != this_device)
-          why = lacking + ", and was measured on " + record->device + " (this device: " + this_device + ")";
         if (why.empty()) {
           extending = record;
           ks = missing;
@@ -542,6 +550,25 @@ int run_tuner(const Options& o) {
   return 0;
 }
 
+/// --merge OUT --from A,B,...: the records of every database into one, in order (merge_database:
+/// a later file's record replaces an earlier one's of the same matrix and device, and records
+/// of other devices stand side by side), written atomically to OUT. The header (device,
+/// versions) is the last file's, the launch bounds all of theirs. How an H100's records with
+/// every k bucket joined an H200's in tuning/sm_90.json.
+int run_merge(const std::string& out, const std::vector<std::string>& from) {
+  cs::TuningDatabase merged = cs::empty_tuning_database();
+  merged.matrices.clear();
+  merged.launch_bounds.clear();  // the inputs' bounds, not this build's
+  for (const auto& path : from) cs::merge_database(merged, cs::read_tuning_database(path));
+  cs::write_tuning_database(merged, out);
+  std::map<std::string, int> per_device;
+  for (const auto& m : merged.matrices) ++per_device[m.device];
+  std::cerr << "compound-tune: wrote " << out << ": " << merged.matrices.size() << " record(s)";
+  for (const auto& [device, n] : per_device) std::cerr << "; " << n << " of " << device;
+  std::cerr << "\n";
+  return 0;
+}
+
 /// --check-selection: selection_check.hpp for every matrix/precision pair of the zoo;
 /// exits 1 when a pair could not be judged (no exhaustive record, or its best failed).
 int run_selection_check(const Options& o, const std::string& command) {
@@ -573,7 +600,8 @@ int run_selection_check(const Options& o, const std::string& command) {
       using Entry = typename decltype(tag)::type;
       const auto a = compound_tools::read_zoo_matrix<Entry>(j.file);
       rows.push_back(compound_tune::check_selection<Entry>(
-          a, j.name, dir, cs::find_record(best_db, j.name, j.entry, j.precision), options));
+          a, j.name, dir,
+          cs::find_record_preferring(best_db, j.name, j.entry, j.precision, cs::default_device_info().name), options));
     });
     const auto& r = rows.back();
     bar.advance(1, "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + what);
@@ -643,6 +671,7 @@ int main(int argc, char** argv) {
       {"--out", [&](const std::string& v) { o.out = v; }},
       {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }},
       {"--learn-prior", [&](const std::string& v) { o.learn_prior = v; }},
+      {"--merge", [&](const std::string& v) { o.merge = v; }},
       {"--prior-loo", [&](const std::string& v) { o.prior_loo = v; }},
       {"--from", [&](const std::string& v) { o.prior_from = compound_tools::split_list(v); }},
       {"--check-selection", [&](const std::string& v) { o.check_selection = v; }},
@@ -665,6 +694,13 @@ int main(int argc, char** argv) {
       compound_tune::write_loo_report(cs::read_tuning_database(o.loo), o.loo, o.neighbours, o.out);
       std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
       return 0;
+    }
+    if (!o.merge.empty()) {
+      if (o.prior_from.empty()) {
+        std::cerr << "compound-tune: --merge needs --from\n";
+        return usage(argv[0], std::cerr, 2);
+      }
+      return run_merge(o.merge, o.prior_from);
     }
     if (!o.learn_prior.empty() || !o.prior_loo.empty()) {
       if (o.prior_from.empty() || (!o.prior_loo.empty() && o.out.empty())) return usage(argv[0], std::cerr, 2);

@@ -77,8 +77,10 @@ std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours, 
     LooRow row;
     row.rule = s.rule;
     row.neighbour = s.record;
+    row.neighbour_device = s.record_device;
     row.distance = s.distance;
     row.name = m.name;
+    row.device = m.device;
     row.entry_type = m.features.entry_type;
     row.precision = m.features.precision;
     // The heuristic picks lanes freely; a search may have measured only some lane
@@ -156,8 +158,10 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
     j_rows.push_back({{"matrix", r.name},
                       {"entry_type", r.entry_type},
                       {"precision", r.precision},
+                      {"device", r.device},
                       {"rule", r.rule},
                       {"neighbour", r.neighbour},
+                      {"neighbour_device", r.neighbour_device},
                       {"distance", r.distance},
                       {"selected", r.selected},
                       {"selected_seconds", r.selected_seconds},
@@ -202,6 +206,14 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
       {"rows", j_rows}};
   write_json_report(j, out);
 
+  // A database of several devices' records (devices of one compute capability share a file):
+  // each row names its record's device and its neighbour's, and each device is summed up too.
+  std::map<std::string, std::vector<LooRow>> per_device;
+  for (const auto& r : rows) per_device[r.device].push_back(r);
+  const bool several_devices = per_device.size() > 1;
+  const auto with_device = [several_devices](const std::string& name, const std::string& device) {
+    return several_devices && !name.empty() ? name + " (" + device + ")" : name;
+  };
   std::ofstream md(out + ".md");
   md << "# Selection quality: leave-one-out\n\n"
      << "Database `" << db_path << "` (" << db.device.name << ", " << db.device.backend << ", CC "
@@ -211,14 +223,24 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
      << "| matrix | entry | precision | rule | nearest record (distance) | selected | best | ratio |\n"
      << "|---|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows)
-    md << "| " << r.name << " | " << r.entry_type << " | " << r.precision << " | " << r.rule << " | "
-       << (r.neighbour.empty() ? "-" : r.neighbour) << " (" << std::setprecision(2) << std::fixed << r.distance
-       << ") | `" << r.selected << "` | `" << r.best << "` | " << (r.ratio > 0 ? fixed(r.ratio, 3) : "not measured")
-       << " |\n";
+    md << "| " << with_device(r.name, r.device) << " | " << r.entry_type << " | " << r.precision << " | " << r.rule
+       << " | " << (r.neighbour.empty() ? "-" : with_device(r.neighbour, r.neighbour_device)) << " ("
+       << std::setprecision(2) << std::fixed << r.distance << ") | `" << r.selected << "` | `" << r.best << "` | "
+       << (r.ratio > 0 ? fixed(r.ratio, 3) : "not measured") << " |\n";
   md << "\n**Median " << std::setprecision(3) << summary.median << ", worst " << summary.worst << ", geometric mean "
      << summary.geometric_mean << "** over " << summary.count
-     << " matrices (target: median <= 1.05, worst <= 1.25: " << (pass ? "met" : "NOT met") << ").\n\n"
-     << "Neighbour count sweep:\n\n| k | median | worst | geometric mean |\n|---|---|---|---|\n"
+     << " matrices (target: median <= 1.05, worst <= 1.25: " << (pass ? "met" : "NOT met") << ").\n\n";
+  if (several_devices) {
+    md << "Per device (each record selected for as TunedSpmv on its device would, preferring that device's "
+       << "records):\n\n| device | records | median | worst | geometric mean |\n|---|---|---|---|---|\n";
+    for (const auto& [device, device_rows] : per_device) {
+      const auto s = summarize(device_rows);
+      md << "| " << device << " | " << s.count << " | " << s.median << " | " << s.worst << " | " << s.geometric_mean
+         << " |\n";
+    }
+    md << "\n";
+  }
+  md << "Neighbour count sweep:\n\n| k | median | worst | geometric mean |\n|---|---|---|---|\n"
      << sweep_md.str()
      << "\n## Quick tuning (simulated)\n\nThe candidates TunedSpmv's quick tuning would time on the left-out matrix "
      << "(docs/tuning.md), judged by that matrix's stored times (the noise of the quick timing itself is not "
@@ -229,8 +251,8 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
      << "| auto | " << automatic.median << " | " << automatic.worst << " | " << automatic.geometric_mean << " |\n\n"
      << "| matrix | precision | candidates with times | quick choice | ratio |\n|---|---|---|---|---|\n";
   for (const auto& r : rows)
-    md << "| " << r.name << " | " << r.precision << " | " << r.quick_candidates << " | `" << r.quick_selected << "` | "
-       << (r.quick_ratio > 0 ? fixed(r.quick_ratio, 3) : "not measured") << " |\n";
+    md << "| " << with_device(r.name, r.device) << " | " << r.precision << " | " << r.quick_candidates << " | `"
+       << r.quick_selected << "` | " << (r.quick_ratio > 0 ? fixed(r.quick_ratio, 3) : "not measured") << " |\n";
   COMPOUND_SPARSE_REQUIRE(md, "writing " << out << ".md failed");
 }
 

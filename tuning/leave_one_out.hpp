@@ -14,8 +14,10 @@ namespace compound_tune {
 
 struct LooRow {
   std::string name, entry_type, precision;
-  std::string rule;       ///< exact, nearest, heuristic
-  std::string neighbour;  ///< the closest record used
+  std::string device;            ///< the device that measured the left-out record
+  std::string rule;              ///< exact, nearest, heuristic
+  std::string neighbour;         ///< the closest record used
+  std::string neighbour_device;  ///< the device that measured it
   double distance = 0;
   std::string selected, best;
   double selected_seconds = 0, best_seconds = 0;

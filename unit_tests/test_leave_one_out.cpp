@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <compound_sparse.hpp>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -59,4 +61,41 @@ TEST(LeaveOneOut, JudgesTheSpmvByItsSpmvTimesOnly) {
     EXPECT_DOUBLE_EQ(rows[i].best_seconds, 1.0) << rows[i].name;
     EXPECT_DOUBLE_EQ(rows[i].ratio, 1.0) << rows[i].name;
   }
+}
+
+TEST(LeaveOneOut, ARecordIsJudgedAsOnItsDeviceAndTheReportNamesDevices) {
+  // Devices of one compute capability share a file (an H200's and an H100's records of the
+  // same matrices in sm_90.json). Each left-out record is selected for as on its own device:
+  // that device's records preferred (selection.hpp), the matrix's records of every device left out.
+  const auto names = two_compiled_variants();
+  ASSERT_EQ(names.size(), 2u);
+  const std::string& a = names[0];
+  const std::string& b = names[1];
+  const auto f = cs::matrix_features(banded<C>(1000, 7));
+  const auto on = [](cs::TunedMatrix r, const std::string& device) {
+    r.device = device;
+    return r;
+  };
+  auto db = cs::empty_tuning_database();
+  db.device.name = "GPU A";
+  db.matrices = {
+      on(record("one", f, {{a, 1.0}, {b, 2.0}}), "GPU A"), on(record("one", f, {{a, 2.0}, {b, 1.0}}), "GPU B"),
+      on(record("two", f, {{a, 1.0}, {b, 2.0}}), "GPU A"), on(record("two", f, {{a, 2.0}, {b, 1.0}}), "GPU B")};
+  const auto rows = compound_tune::leave_one_out(db, 3);
+  ASSERT_EQ(rows.size(), 4u);
+  for (const auto& r : rows) {
+    EXPECT_EQ(r.neighbour, r.name == "one" ? "two" : "one") << r.name << " " << r.device;
+    EXPECT_EQ(r.neighbour_device, r.device) << r.name;
+    EXPECT_EQ(r.selected, r.device == "GPU A" ? a : b) << r.name << " " << r.device;
+    EXPECT_DOUBLE_EQ(r.ratio, 1.0) << r.name << " " << r.device;
+  }
+  const ScratchDir dir("loo_devices");
+  const std::string out = dir.str() + "/loo";
+  compound_tune::write_loo_report(db, "test.json", 3, out);
+  std::ifstream md(out + ".md");
+  std::stringstream text;
+  text << md.rdbuf();
+  EXPECT_NE(text.str().find("| one (GPU B) | complex | double |"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("two (GPU B) (0.00)"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("| GPU A | 2 | 1.000 | 1.000 | 1.000 |"), std::string::npos) << text.str();
 }

@@ -207,7 +207,9 @@ inline const cs::Measurement* best_of(const std::vector<cs::Measurement>& ms) {
 inline std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string& name,
                                                   const std::string& entry_type, const std::string& precision, int k) {
   static const cs::TuningDatabase database = cs::read_tuning_database(db.string());
-  const cs::TunedMatrix* record = cs::find_record(database, name, entry_type, precision);
+  // This device's record where the file holds several devices' (database.hpp).
+  const cs::TunedMatrix* record =
+      cs::find_record_preferring(database, name, entry_type, precision, cs::default_device_info().name);
   if (record == nullptr) return {};
   std::vector<cs::Measurement> usable;
   for (const auto& m : record->measurements) {

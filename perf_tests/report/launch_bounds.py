@@ -2,7 +2,7 @@
 """Which launch bounds a tuning database needs: the measurement behind the default GPU
 launch bounds of cmake/CompoundSparseVariantSpace.cmake (issue 17's pruning).
 
-    launch_bounds.py DB.json[.gz] [--keep 256:1,256:2,...] [--max-loss 1.03] [--out FILE.md]
+    launch_bounds.py DB.json[.gz] [--device NAME] [--keep 256:1,256:2,...] [--max-loss 1.03] [--out FILE.md]
 
 Per record (matrix and precision) of the database, the fastest SpMV time of each launch-
 bounds pair (threads:min_teams_per_sm) among its measurements that passed the check. A set
@@ -13,7 +13,10 @@ chosen, tuning/selection.hpp). Reported:
   - for every size of set, the set with the smallest worst loss (ties: geometric mean);
   - the smallest set whose worst loss is at most --max-loss;
   - with --keep, that set's loss per record.
-Only the database's pairs are seen: a pair never measured can be neither kept nor judged."""
+Only the database's pairs are seen: a pair never measured can be neither kept nor judged.
+A database that holds several devices' records (devices of one compute capability share a
+file: an H200's and an H100's in tuning/sm_90.json) is judged one device at a time: --device
+names it, and without it such a file is refused with the devices it holds."""
 import argparse
 import gzip
 import itertools
@@ -32,6 +35,28 @@ def load(path):
             return json.load(fh)
     except (OSError, json.JSONDecodeError) as e:
         raise SystemExit(f"launch_bounds.py: cannot read {path}: {e}") from None
+
+
+def records_of_device(db, device=None, tool="launch_bounds.py"):
+    """The database restricted to one device's records: a record names its device, or is
+    the file's (its header's "device"). `device` None: the file must hold one device's records
+    only; otherwise SystemExit names the devices and their record counts."""
+    header = db.get("device", {}).get("name", "")
+    def device_of(record):
+        return record.get("device") or header
+    counts = {}
+    for record in db.get("matrices", []):
+        counts[device_of(record)] = counts.get(device_of(record), 0) + 1
+    if device is None:
+        if len(counts) <= 1:
+            return db
+        held = ", ".join(f"{d} ({n} records)" for d, n in sorted(counts.items()))
+        raise SystemExit(f"{tool}: the database holds several devices' records: {held}; choose one with --device")
+    if device not in counts:
+        held = ", ".join(sorted(counts)) or "none"
+        raise SystemExit(f"{tool}: the database has no record of {device!r} (devices: {held})")
+    kept = [r for r in db.get("matrices", []) if device_of(r) == device]
+    return dict(db, matrices=kept, device=dict(db.get("device", {}), name=device))
 
 
 def emit(text, out=None):
@@ -119,6 +144,7 @@ def report(db, keep=None, max_loss=1.03):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("db")
+    parser.add_argument("--device", help="judge this device's records (a database of several devices needs it)")
     parser.add_argument("--keep", help="comma-separated pairs, e.g. 256:1,256:2,256:4,256:8")
     parser.add_argument("--max-loss", type=float, default=1.03)
     parser.add_argument("--out")
@@ -129,7 +155,7 @@ def main(argv=None):
     for p in keep or []:
         if not re.fullmatch(r"\d+:\d+", p):
             parser.error(f"--keep: {p!r} is not threads:min_teams_per_sm")
-    emit(report(load(args.db), keep, args.max_loss), args.out)
+    emit(report(records_of_device(load(args.db), args.device), keep, args.max_loss), args.out)
 
 
 if __name__ == "__main__":

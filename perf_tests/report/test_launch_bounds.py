@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tests launch_bounds.py (ctest: report.launch_bounds) on a synthetic tuning database whose
 losses are known by construction, and on the committed tuning/sm_90.json, whose pruned set
-must be the default GPU launch bounds of cmake/CompoundSparseVariantSpace.cmake."""
+(of its H200 records) must be the default GPU launch bounds of cmake/CompoundSparseVariantSpace.cmake."""
 import json
 import pathlib
 import re
@@ -50,15 +50,35 @@ def main():
         rc, out = run(str(path), "--keep", "bogus")
         if rc == 0 or "is not threads:min_teams_per_sm" not in out:
             failures.append(f"--keep bogus accepted: {out}")
+        # Two devices' records in one file: refused without --device, each judged alone with it.
+        both = dict(db, device={"name": "GPU A"}, matrices=db["matrices"] + [
+            dict(db["matrices"][0], device="GPU B",
+                 measurements=[measurement("512:4", 1.0), measurement("256:4", 2.0)])])
+        mixed = pathlib.Path(tmp) / "mixed.json"
+        mixed.write_text(json.dumps(both))
+        rc, out = run(str(mixed))
+        if rc == 0 or "several devices' records: GPU A (2 records), GPU B (1 records)" not in out:
+            failures.append(f"a database of two devices was judged as one: {out}")
+        rc, out = run(str(mixed), "--device", "GPU B")
+        if rc != 0 or "(1 records, pairs measured: 256:4, 512:4)" not in out or "| 512:4 | 1 |" not in out:
+            failures.append(f"--device GPU B did not judge that device's record alone: {out}")
+        rc, out = run(str(mixed), "--device", "GPU A")
+        if rc != 0 or "(2 records, pairs measured: 128:4, 256:4)" not in out:
+            failures.append(f"--device GPU A did not judge the header's device's records: {out}")
+        rc, out = run(str(mixed), "--device", "GPU C")
+        if rc == 0 or "no record of 'GPU C' (devices: GPU A, GPU B)" not in out:
+            failures.append(f"--device of no record accepted: {out}")
         (pathlib.Path(tmp) / "broken.json").write_text("{")
         rc, out = run(str(pathlib.Path(tmp) / "broken.json"))
         if rc == 0 or "cannot read" not in out:
             failures.append(f"a broken database read: {out}")
 
-    # The committed database's pruned set is the default GPU build's.
+    # The committed database's pruned set is the default GPU build's: judged on the H200's
+    # records, the ones measured with seven pairs (the H100's beside them measured the
+    # default build's four only).
     cmake = (ROOT / "cmake" / "CompoundSparseVariantSpace.cmake").read_text()
     default = re.search(r'set\(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU "([^"]+)"\)', cmake).group(1)
-    rc, out = run(str(ROOT / "tuning" / "sm_90.json"), "--max-loss", "1.03")
+    rc, out = run(str(ROOT / "tuning" / "sm_90.json"), "--device", "NVIDIA H200", "--max-loss", "1.03")
     if f"Smallest set within 1.03x of every record's fastest: {default} " not in out:
         failures.append(f"tuning/sm_90.json's smallest set is not the default GPU bounds {default}:\n{out}")
 

@@ -78,6 +78,18 @@ def main():
         rc, out = run(str(only_b), "--plot", str(pathlib.Path(tmp) / "none.png"))
         if rc == 0 or "nothing to plot" not in out or (pathlib.Path(tmp) / "none.png").exists():
             failures.append(f"a database with no ratio to draw was plotted: rc {rc}: {out}")
+        # Another device's record of a beside it: refused without --device; with it, that
+        # device's records only, titled by it.
+        mixed = pathlib.Path(tmp) / "mixed.json"
+        other = dict(db["matrices"][0], device="Other GPU",
+                     measurements=[m("csr.aos.aos.static.t256.b2.l1", 10e-6), m("csr.aos.aos.static.t256.b2.l1", 20e-6, k=8)])
+        mixed.write_text(json.dumps(dict(db, matrices=db["matrices"] + [other])))
+        rc, out = run(str(mixed))
+        if rc == 0 or "vector_buckets.py: the database holds several devices' records: Other GPU (1 records), Test GPU (2 records)" not in out:
+            failures.append(f"a database of two devices was reported as one: rc {rc}: {out}")
+        rc, out = run(str(mixed), "--device", "Other GPU")
+        if rc != 0 or "# Vector buckets of 1 records (Other GPU)" not in out or "k = 1: 1.00, k = 8: 4.00." not in out:
+            failures.append(f"--device Other GPU: rc {rc}: {out}")
         empty = pathlib.Path(tmp) / "empty.json"
         empty.write_text(json.dumps({"matrices": []}))
         rc, out = run(str(empty))

@@ -8,17 +8,19 @@ fastest at k = 1 over the fastest SpMM, the worst record per k; and, per multive
 where a product of more vectors costs more per vector than one of fewer (where running k
 vectors as several products of fewer would pay).
 
-    vector_buckets.py DB.json[.gz] [--out FILE.md] [--plot FILE.png]
+    vector_buckets.py DB.json[.gz] [--device NAME] [--out FILE.md] [--plot FILE.png]
 
 --plot draws the per-vector ratios against k: one panel per entry class, a line per record
 (solid double, dashed float, dotted mixed), the class's geometric mean in bold, and the lines
 where a product of k vectors costs one SpMV (ratio k) and where it gains nothing (ratio 1).
-Every number comes from one database, so from one tuning run on one device. A record
-without a passing SpMV measurement is reported without ratios (and not drawn)."""
+Every number comes from one device's records: a database that holds several devices'
+(tuning/sm_90.json: an H200's and an H100's) needs --device NAME, and is otherwise refused
+with the devices it holds. A record without a passing SpMV measurement is reported without
+ratios (and not drawn)."""
 import argparse
 import math
 
-from launch_bounds import emit, load
+from launch_bounds import emit, load, records_of_device
 
 
 def fastest_per_k(record):
@@ -210,10 +212,11 @@ def plot(db, path):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("db")
+    parser.add_argument("--device", help="this device's records (a database of several devices needs it)")
     parser.add_argument("--out")
     parser.add_argument("--plot", help="write the per-vector ratios against k to this PNG")
     args = parser.parse_args(argv)
-    db = load(args.db)
+    db = records_of_device(load(args.db), args.device, "vector_buckets.py")
     emit(report(db), args.out)
     if args.plot:
         plot(db, args.plot)

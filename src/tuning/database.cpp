@@ -464,19 +464,28 @@ TuningDatabase update_tuning_database(const std::string& path, const std::vector
 }
 
 const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name, const std::string& entry_type,
-                               const std::string& precision) {
+                               const std::string& precision, const std::string& device) {
   for (const auto& r : db.matrices)
-    if (r.name == name && r.features.entry_type == entry_type && r.features.precision == precision) return &r;
+    if (r.name == name && r.features.entry_type == entry_type && r.features.precision == precision &&
+        (device.empty() || r.device.empty() || r.device == device))
+      return &r;
   return nullptr;
 }
 
+const TunedMatrix* find_record_preferring(const TuningDatabase& db, const std::string& name,
+                                          const std::string& entry_type, const std::string& precision,
+                                          const std::string& device) {
+  const TunedMatrix* own = find_record(db, name, entry_type, precision, device);
+  return own != nullptr ? own : find_record(db, name, entry_type, precision, std::string());
+}
+
 void merge_record(TuningDatabase& db, TunedMatrix m) {
-  if (const TunedMatrix* existing = find_record(db, m.name, m.features.entry_type, m.features.precision)) {
+  // Only a record of the same device is replaced (or extended): selection compares a
+  // record's measurements with each other, which must come from one device.
+  if (const TunedMatrix* existing = find_record(db, m.name, m.features.entry_type, m.features.precision, m.device)) {
     // The same matrix (fingerprint) tuned at other numbers of vectors keeps those
-    // measurements: compound-tune --k 8 adds k = 8 to a record tuned at k = 1. Only from
-    // the same device: selection compares a record's measurements with each other.
-    const bool same_device = existing->device.empty() || m.device.empty() || existing->device == m.device;
-    if (existing->features.fingerprint == m.features.fingerprint && same_device) {
+    // measurements: compound-tune --k 8 adds k = 8 to a record tuned at k = 1.
+    if (existing->features.fingerprint == m.features.fingerprint) {
       const auto measured_k = [&m](int k) {
         return std::any_of(m.measurements.begin(), m.measurements.end(),
                            [k](const Measurement& x) { return x.k == k; });

@@ -206,6 +206,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
           for (const auto& candidate : c) s.ranked.push_back(candidate.key);
           s.rule = "exact";
           s.record = m->name;
+          s.record_device = m->device;
           why << "rule exact: fingerprint " << f.fingerprint << " matches record '" << m->name << "'" << measured_on(*m)
               << "; its fastest usable variant";
           if (!skipped.empty()) why << " (" << summary(skipped) << ")";
@@ -227,6 +228,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
         for (const auto& candidate : c) s.ranked.push_back(candidate.key);
         s.rule = "nearest";
         s.record = nearest.front().first->name;
+        s.record_device = nearest.front().first->device;
         s.distance = nearest.front().second;
         why << "rule nearest: " << k << " nearest " << f.entry_type << "/" << f.precision << " record(s)";
         for (const auto& [m, d] : nearest) why << " '" << m->name << "' (distance " << d << measured_on(*m) << ")";

@@ -5,9 +5,12 @@
 // compound-tune and read at run time by TunedSpmv (tuned_spmv.hpp). The JSON
 // itself stays in src/tuning/ so that users of this header need no JSON library.
 //
-// A record is one matrix in one entry type and precision, with its features,
-// every measurement the tuner made and the best variant. Records are identified
-// by (name, entry_type, precision): tuning the same matrix again replaces them.
+// A record is one matrix in one entry type and precision, measured on one device,
+// with its features, every measurement the tuner made and the best variant. Records
+// are identified by (name, entry_type, precision, device): tuning the same matrix
+// again on the same device replaces its record, while devices of one compute
+// capability (an H100 and an H200 share sm_90.json) keep their records side by side,
+// and selection prefers the records of the device it runs on (selection.hpp).
 //
 // Records are found by their features and fingerprint (features.hpp); their
 // measurements are the measurer's own records (measurement.hpp).
@@ -156,17 +159,26 @@ void write_file_atomically(const std::string& text, const std::string& path,
                            const std::function<void(const std::string& temporary)>& before_rename = {});
 }  // namespace detail
 
-/// The record of matrix `name` in `entry_type` and `precision` (the three identify a
-/// record), or null when `db` has none.
+/// The record of matrix `name` in `entry_type` and `precision` measured on `device` (the
+/// four identify a record; an unnamed device, here or in a record, matches any), or null
+/// when `db` has none.
 const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name, const std::string& entry_type,
-                               const std::string& precision);
+                               const std::string& precision, const std::string& device);
 
-/// Adds `m`, replacing a record with the same name, entry type and precision; where
-/// that record has the same fingerprint and device (either unnamed counts as the same),
-/// its measurements at numbers of vectors (k) that `m` has none of are kept in `m`.
+/// find_record of `device`, else the first record of the matrix from any device: for tools
+/// that may read a database measured on another GPU (compound-bench --db).
+const TunedMatrix* find_record_preferring(const TuningDatabase& db, const std::string& name,
+                                          const std::string& entry_type, const std::string& precision,
+                                          const std::string& device);
+
+/// Adds `m`, replacing the record with the same name, entry type, precision and device
+/// (find_record with m.device); where that record has the same fingerprint, its
+/// measurements at numbers of vectors (k) that `m` has none of are kept in `m`. A record
+/// of the same matrix from another device stays beside it.
 void merge_record(TuningDatabase& db, TunedMatrix m);
-/// Merges every record of `from` into `into`; device and versions become `from`'s, the
-/// launch bounds both's (joined_launch_bounds).
+/// Merges every record of `from` into `into`; device and versions become `from`'s (the
+/// file's header names its last writer; each record names its own device), the launch
+/// bounds both's (joined_launch_bounds).
 void merge_database(TuningDatabase& into, const TuningDatabase& from);
 /// The pairs of two launch-bounds lists ("256:1,256:2"; ',' or ';' between pairs) once each,
 /// ordered by threads, then teams: a database whose records were measured by builds of

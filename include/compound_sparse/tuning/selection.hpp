@@ -75,10 +75,11 @@ struct SelectionContext {
 
 struct Selection {
   VariantKey key;
-  std::string rule;         ///< "exact", "nearest", "prior" or "heuristic"
-  std::string record;       ///< the database record used (exact, nearest: the closest)
-  double distance = 0;      ///< feature distance to `record` (with the other-device term, if it applies)
-  std::string explanation;  ///< human-readable: rule, neighbours, fallbacks
+  std::string rule;           ///< "exact", "nearest", "prior" or "heuristic"
+  std::string record;         ///< the database record used (exact, nearest: the closest)
+  std::string record_device;  ///< the device `record` was measured on (find_record's key with `record`)
+  double distance = 0;        ///< feature distance to `record` (with the other-device term, if it applies)
+  std::string explanation;    ///< human-readable: rule, neighbours, fallbacks
   std::vector<std::string> warnings;
   /// Rules exact, nearest and prior: every usable variant they ranked, best first (`key` is
   /// the first); empty for the heuristic. Quick tuning (tuned_spmv.hpp) times the first few.

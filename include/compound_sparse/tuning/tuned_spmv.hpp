@@ -304,7 +304,8 @@ class TunedSpmv {
       // The primary selection chose A's layout (and the multivector layout) for the SpMM;
       // the SpMV's schedule on that layout is selected at k = 1.
       const bool measured = s.from_record() && !cached;
-      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, s.key, measured ? s.record : "");
+      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, s.key,
+                           measured ? RecordName{s.record, s.record_device} : RecordName{});
       std::string how;
       key_ = select_on_layout(features, loaded, context, compiled_and_fits, 1, false, s.key, vector_layout, how);
       explanation_ += "; the SpMV on that layout: " + key_.name() + " (" + how + ")";
@@ -313,7 +314,7 @@ class TunedSpmv {
         key_.vector = vector_layout;  // every variant is compiled for both vector layouts
         explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
       }
-      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, key_, "");
+      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, key_, RecordName{});
     }
     for (const auto& w : warnings) {
       warn_once(w);
@@ -447,6 +448,12 @@ class TunedSpmv {
   /// Whether a variant is compiled and its layout holds the matrix; with `spmm`, whether it
   /// has an SpMM in its vector layout too (VariantRegistry::supports_spmm).
   using usable_check = std::function<bool(const VariantKey&, bool spmm, std::string& why)>;
+  /// A database record's identity beside its entry type and precision: a matrix may have a
+  /// record from each device of the file's compute capability (database.hpp).
+  struct RecordName {
+    std::string name;    ///< "" when no record decided
+    std::string device;  ///< the device it was measured on
+  };
 
   /// The variant for k vectors on `on`'s matrix layout with `vector` as its vector (for k >
   /// 1, multivector) layout ("" for any): the database's choice at k (rules exact and nearest, among the
@@ -455,7 +462,7 @@ class TunedSpmv {
   static VariantKey select_on_layout(const MatrixFeatures& features, const LoadedDatabase& loaded,
                                      SelectionContext context, const usable_check& fits, int k, bool spmm,
                                      const VariantKey& on, const std::string& vector, std::string& how,
-                                     std::string* record = nullptr) {
+                                     RecordName* record = nullptr) {
     context.vectors = k;
     context.prior = nullptr;
     context.usable = [&](const VariantKey& key, std::string& why) {
@@ -468,7 +475,7 @@ class TunedSpmv {
     const Selection s = select_variant(features, loaded.db.get(), loaded.note, context);
     if (s.from_record()) {
       how = "rule " + s.rule + (s.record.empty() ? std::string() : ", record " + s.record);
-      if (record != nullptr) *record = s.record;
+      if (record != nullptr) *record = RecordName{s.record, s.record_device};
       return s.key;
     }
     VariantKey key = on;
@@ -507,10 +514,10 @@ class TunedSpmv {
 
   /// The multivector layout, the SpMM variant and the block (spmm_block) of every vector
   /// bucket, on `chosen`'s matrix layout (`chosen_record`: the database record that chose it
-  /// at options.vectors' bucket, "" if none).
+  /// at options.vectors' bucket, unnamed if none).
   void choose_spmm_variants(const MatrixFeatures& features, const LoadedDatabase& loaded,
                             const SelectionContext& context, const usable_check& fits, const TunedSpmvOptions& options,
-                            const VariantKey& chosen, const std::string& chosen_record) {
+                            const VariantKey& chosen, const RecordName& chosen_record) {
     const int primary = vector_bucket(options.vectors);
     std::string origin, primary_why;
     if (!options.multivector_layout.empty()) {
@@ -543,7 +550,7 @@ class TunedSpmv {
       }
     }
     explanation_ += "; SpMM on " + multivector_layout_ + " multivectors (" + origin + "):";
-    std::map<int, std::string> records;  // the record of each bucket's selection, if any
+    std::map<int, RecordName> records;  // the record of each bucket's selection, if any
     for (const int k : vector_buckets) {
       std::string how;
       const bool primary_choice = k == primary && chosen.vector == multivector_layout_ && fits(chosen, true, how);
@@ -556,8 +563,9 @@ class TunedSpmv {
     }
     for (const int k : vector_buckets) {
       spmm_blocks_[k] = k;
-      if (multivector_layout_ != Soa::name() || records[k].empty() || !loaded.db) continue;
-      const TunedMatrix* r = find_record(*loaded.db, records[k], features.entry_type, features.precision);
+      if (multivector_layout_ != Soa::name() || records[k].name.empty() || !loaded.db) continue;
+      const TunedMatrix* r =
+          find_record(*loaded.db, records[k].name, features.entry_type, features.precision, records[k].device);
       if (r == nullptr) continue;
       // Each bucket j <= k with its own variant, timed on that record: the cheapest per vector.
       const auto per_vector = [&](int j) {
@@ -579,7 +587,7 @@ class TunedSpmv {
         std::ostringstream why;
         why << std::setprecision(3) << whole / cheapest;
         explanation_ += "; soa products of k=" + std::to_string(k) + " run as blocks of " +
-                        std::to_string(spmm_blocks_[k]) + " vectors (record " + records[k] + ": " + why.str() +
+                        std::to_string(spmm_blocks_[k]) + " vectors (record " + records[k].name + ": " + why.str() +
                         "x less a vector)";
       }
     }
