@@ -360,17 +360,37 @@ fi
 # zoo indexes of the matrices dealt so that each share holds about as many non-zeros times jobs
 # (the database's records of the matrix when extending it, else the precisions), plus a fixed
 # cost a job, largest first; prints the shares that got matrices. The tune and bench steps'
-# split over GPUs.
+# split over GPUs. BENCH_COSTS=FILE (a bench.json or .json.gz of the same matrices, e.g.
+# perf_tests/results/h100/current/bench.json.gz) deals the bench's shares by the seconds that
+# run spent on each matrix instead (host_phase_seconds, all its precisions and k; a matrix it
+# lacks at its non-zeros times the median seconds per non-zero): non-zeros are the tuner's
+# cost, not the bench's, whose cuSPARSE forms of the expanded quaternions dominate (session
+# 41's bench on four GPUs: shares of 329 to over 602 s).
 zoo_shares() {
-  python3 - "${3:-$zoo}" "$1" "$out/tuning/sm_90.json" "$precisions" "${TUNE_RESUME:-yes}" "${2:-tune_share}" <<'PY'
-import json, pathlib, sys
-zoo, shares, db_path, precisions, resume, prefix = pathlib.Path(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
+  python3 - "${3:-$zoo}" "$1" "$out/tuning/sm_90.json" "$precisions" "${TUNE_RESUME:-yes}" "${2:-tune_share}" \
+    "${BENCH_COSTS:-}" <<'PY'
+import gzip, json, pathlib, statistics, sys
+zoo, shares, db_path, precisions, resume, prefix, bench_costs = pathlib.Path(sys.argv[1]), int(sys.argv[2]), *sys.argv[3:]
 index = json.loads((zoo / "index.json").read_text())
 records = {}
 if resume == "extend" and pathlib.Path(db_path).exists():
     for r in json.loads(pathlib.Path(db_path).read_text())["matrices"]:
         records[r["name"]] = records.get(r["name"], 0) + 1
+seconds = {}  # bench shares with BENCH_COSTS: each matrix's seconds in that run
+if prefix == "bench_share" and bench_costs:
+    opener = gzip.open if bench_costs.endswith(".gz") else open
+    with opener(bench_costs, "rt") as f:
+        for r in json.load(f)["matrices"]:
+            if r.get("host_phase_seconds"):
+                seconds[r["name"]] = seconds.get(r["name"], 0) + sum(r["host_phase_seconds"].values())
+    known = [seconds[m["name"]] / max(1, m["nonzeros"]) for m in index["matrices"] if m["name"] in seconds]
+    if not known:  # none of this zoo's matrices: deal by non-zeros as the tuner does
+        print(f"BENCH_COSTS: {bench_costs} times none of the zoo's matrices; dealing by non-zeros", file=sys.stderr)
+        seconds = {}
+    per_nonzero = statistics.median(known) if known else 0
 def cost(m):  # a job's fixed cost (its variants' launches) counted as 500k non-zeros
+    if seconds:
+        return seconds.get(m["name"], per_nonzero * m["nonzeros"])
     jobs = records.get(m["name"], 0) if resume == "extend" else len(precisions.split(","))
     return jobs * (m["nonzeros"] + 500_000)
 load = [0] * shares
