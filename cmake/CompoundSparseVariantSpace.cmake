@@ -77,8 +77,8 @@ compound_sparse_schedule_kind(merge_path MergePath FIXED_LANES SPLITS_ROWS OUTER
 compound_sparse_schedule_kind(segmented_sum SegmentedSum FIXED_LANES SPLITS_ROWS OUTER "compound_sparse::Csr")
 
 # Launch bounds threads:min_teams_per_sm (n_t:n_b). GPUs: teams of 256 threads at 256,
-# 512, 1024 and 2048 threads per SM, pruned by measurement (issue 17): over the 74 records
-# of tuning/sm_90.json (H200, pairs 128:4, 128:16, 256:1, 256:2, 256:4, 256:8, 512:4), these
+# 512, 1024 and 2048 threads per SM, pruned by measurement (issue 17): over the H200's 74 records
+# of tuning/sm_90.json (pairs 128:4, 128:16, 256:1, 256:2, 256:4, 256:8, 512:4), these
 # four are the smallest set within 3% of every record's fastest variant (worst 2.2%,
 # geometric mean 0.23%; perf_tests/report/launch_bounds.py, checked by ctest
 # report.launch_bounds). 128:n and 512:n pairs give the same threads per SM with other

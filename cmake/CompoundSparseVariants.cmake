@@ -87,9 +87,12 @@ set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
 # vectors. On GPUs
 # three pairs: 256:2 and 256:8, the two the first SpMM lab measured, each the fastest on some
 # matrix and k (perf_tests/results/h200/spmm/), and 256:4, where the shared loads were fastest
-# at k = 8 on helmholtz-box-xl and dirac-torus-xl (perf_tests/results/h200/spmm_k8_lab/). A
-# variant of other bounds runs its SpMM with the nearest of these (TunedSpmv; the registry
-# refuses it, supports_spmm).
+# at k = 8 on helmholtz-box-xl and dirac-torus-xl (perf_tests/results/h200/spmm_k8_lab/).
+# Measured over the H100's 74 records of tuning/sm_90.json at k = 2, 4, 8, 16 (296 cases,
+# perf_tests/results/h100/current/spmm_launch_bounds.md, `launch_bounds.py --k 2,4,8,16`):
+# 256:4 the fastest on 211, 256:2 on 68, 256:8 on 17; without 256:8 nine cases, small meshes,
+# lose 2-12%, so none of the three is pruned. A variant of other bounds runs its SpMM with
+# the nearest of these (TunedSpmv; the registry refuses it, supports_spmm).
 if(COMPOUND_SPARSE_CUDA)
   set(_cs_default_spmm_bounds "256:2;256:4;256:8")
 else()

@@ -2,7 +2,8 @@
 """Which launch bounds a tuning database needs: the measurement behind the default GPU
 launch bounds of cmake/CompoundSparseVariantSpace.cmake (issue 17's pruning).
 
-    launch_bounds.py DB.json[.gz] [--device NAME] [--keep 256:1,256:2,...] [--max-loss 1.03] [--out FILE.md]
+    launch_bounds.py DB.json[.gz] [--device NAME] [--k 1|2,4,8,16] [--keep 256:1,256:2,...] [--max-loss 1.03]
+                     [--out FILE.md]
 
 Per record (matrix and precision) of the database, the fastest SpMV time of each launch-
 bounds pair (threads:min_teams_per_sm) among its measurements that passed the check. A set
@@ -14,6 +15,9 @@ chosen, tuning/selection.hpp). Reported:
   - the smallest set whose worst loss is at most --max-loss;
   - with --keep, that set's loss per record.
 Only the database's pairs are seen: a pair never measured can be neither kept nor judged.
+--k judges the measurements at those numbers of vectors instead of the SpMV's (k = 1): each
+record and k is then a case, named "NAME ENTRY k=K" (the SpMM's own launch bounds,
+COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS in cmake/CompoundSparseVariants.cmake).
 A database that holds several devices' records (devices of one compute capability share a
 file: an H200's and an H100's in tuning/sm_90.json) is judged one device at a time: --device
 names it, and without it such a file is refused with the devices it holds."""
@@ -74,19 +78,21 @@ def pair_of(variant):
     return f"{match.group(1)}:{match.group(2)}"
 
 
-def fastest_per_pair(db):
-    """[(record name, {pair: fastest seconds})] over the SpMV (k = 1) measurements that passed."""
+def fastest_per_pair(db, ks=(1,)):
+    """[(case name, {pair: fastest seconds})] over the measurements that passed at each k of
+    `ks` (default the SpMV's, k = 1): a case per record and k."""
     records = []
     for record in db.get("matrices", []):
-        best = {}
-        for m in record.get("measurements", []):
-            if not m.get("ok") or m.get("k", 1) != 1:
-                continue
-            pair = pair_of(m["variant"])
-            best[pair] = min(best.get(pair, math.inf), m["seconds"])
-        if best:
-            name = record["name"] + " " + record.get("features", {}).get("entry_type", "")
-            records.append((name.strip(), best))
+        for k in ks:
+            best = {}
+            for m in record.get("measurements", []):
+                if not m.get("ok") or m.get("k", 1) != k:
+                    continue
+                pair = pair_of(m["variant"])
+                best[pair] = min(best.get(pair, math.inf), m["seconds"])
+            if best:
+                name = record["name"] + " " + record.get("features", {}).get("entry_type", "")
+                records.append((name.strip() + (f" k={k}" if ks != (1,) else ""), best))
     if not records:
         raise SystemExit("launch_bounds.py: the database has no record with a passing measurement")
     return records
@@ -107,8 +113,8 @@ def summary(values):
     return worst, geomean
 
 
-def report(db, keep=None, max_loss=1.03):
-    records = fastest_per_pair(db)
+def report(db, keep=None, max_loss=1.03, ks=(1,)):
+    records = fastest_per_pair(db, ks)
     pairs = sorted({p for _, best in records for p in best}, key=lambda p: tuple(int(x) for x in p.split(":")))
     wins = {p: 0 for p in pairs}
     for _, best in records:
@@ -145,6 +151,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("db")
     parser.add_argument("--device", help="judge this device's records (a database of several devices needs it)")
+    parser.add_argument("--k", default="1", help="numbers of vectors judged, e.g. 2,4,8,16 (default 1: the SpMV)")
     parser.add_argument("--keep", help="comma-separated pairs, e.g. 256:1,256:2,256:4,256:8")
     parser.add_argument("--max-loss", type=float, default=1.03)
     parser.add_argument("--out")
@@ -155,7 +162,13 @@ def main(argv=None):
     for p in keep or []:
         if not re.fullmatch(r"\d+:\d+", p):
             parser.error(f"--keep: {p!r} is not threads:min_teams_per_sm")
-    emit(report(records_of_device(load(args.db), args.device), keep, args.max_loss), args.out)
+    try:
+        ks = tuple(sorted({int(k) for k in args.k.split(",") if k.strip()}))
+    except ValueError:
+        parser.error(f"--k: {args.k!r} is not a list of numbers of vectors")
+    if not ks or min(ks) < 1:
+        parser.error(f"--k: {args.k!r} is not a list of numbers of vectors")
+    emit(report(records_of_device(load(args.db), args.device), keep, args.max_loss, ks), args.out)
 
 
 if __name__ == "__main__":

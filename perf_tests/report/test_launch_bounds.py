@@ -47,6 +47,16 @@ def main():
         failures += [f"missing {e!r}" for e in expect if e not in out]
         if "256:8" in out or "256:2" in out:
             failures.append("a failed or k > 1 measurement was counted:\n" + out)
+        # --k 4: the SpMM's measurements at k = 4 instead (a's one, at 256:2), a case per record and k.
+        rc, out = run(str(path), "--k", "4")
+        if rc != 0 or "(1 records, pairs measured: 256:2)" not in out or "| 256:2 | 1 |" not in out:
+            failures.append(f"--k 4 did not judge the k = 4 measurement alone: {out}")
+        rc, out = run(str(path), "--k", "4", "--keep", "256:2")
+        if rc != 0 or "| a complex k=4 | 1.000 |" not in out:
+            failures.append(f"--k 4 --keep 256:2 did not name the case by its k: {out}")
+        rc, out = run(str(path), "--k", "two")
+        if rc == 0 or "is not a list of numbers of vectors" not in out:
+            failures.append(f"--k two accepted: {out}")
         rc, out = run(str(path), "--keep", "bogus")
         if rc == 0 or "is not threads:min_teams_per_sm" not in out:
             failures.append(f"--keep bogus accepted: {out}")
