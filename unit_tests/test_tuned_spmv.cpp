@@ -540,6 +540,40 @@ TEST(TunedSpmv, SoaMultivectorsRunInBlocksWhereTheRecordFoundFewerVectorsCheaper
                cs::InvalidInput);
 }
 
+TEST(TunedSpmv, SoaBlocksFollowTheRecordOfTheDeviceThatChoseTheBucket) {
+  // One matrix, two devices' records (an H100's and an H200's in sm_90.json): the other
+  // device's, first in the file, found products of 4 cheaper per vector at k = 8 and 16;
+  // this device's found each larger bucket cheaper. Selection takes this device's record, and
+  // so must the blocks: a lookup by name alone would find the other device's first.
+  const ScratchDir dir("tuned_spmm_blocks_devices");
+  const auto a = banded<C>(300, 7);
+  const std::string soa = variant("sell32.soa.soa.static", "l1");
+  const auto with_soa = [&](const std::string& device, const std::vector<double>& per_vector) {
+    auto r = record("me", cs::matrix_features(a), {{kExactBest, 2e-6}});
+    r.device = device;
+    const int ks[] = {2, 4, 8, 16};
+    for (int i = 0; i < 4; ++i) r.measurements.push_back(at_k(soa, ks[i], per_vector[i] * ks[i]));
+    return r;
+  };
+  write(dir, {with_soa("Other GPU", {2e-6, 1e-6, 2e-6, 1.5e-6}),
+              with_soa(cs::default_device_info().name, {2e-6, 1.5e-6, 1e-6, 0.5e-6})});
+  auto o = in(dir);
+  o.multivector_layout = "soa";
+  const cs::TunedSpmv<C> op(a, o);
+  SCOPED_TRACE(op.explanation());
+  EXPECT_EQ(op.spmm_variant(16).name(), soa);
+  EXPECT_EQ(op.spmm_block(8), 8);
+  EXPECT_EQ(op.spmm_block(16), 16);
+  EXPECT_FALSE(contains(op.explanation(), "blocks of"));
+  // Alone, the other device's record blocks them (what the lookup by name alone found).
+  const ScratchDir other_dir("tuned_spmm_blocks_other");
+  write(other_dir, {with_soa("Other GPU", {2e-6, 1e-6, 2e-6, 1.5e-6})});
+  auto o_other = in(other_dir);
+  o_other.multivector_layout = "soa";
+  const cs::TunedSpmv<C> op_other(a, o_other);
+  EXPECT_EQ(op_other.spmm_block(16), 4) << op_other.explanation();
+}
+
 TEST(TunedSpmv, MultivectorsWithoutADatabaseRunTheSpmvSchedule) {
   const ScratchDir dir("tuned_spmm_none");
   std::mt19937 rng(12);
