@@ -72,8 +72,8 @@
 //
 // Records are added to the database one matrix at a time under a file lock
 // (update_tuning_database), so tuners running at once into one --db-dir keep each
-// other's records. --resume yes (the default) skips a matrix whose record the
-// database already holds with the same fingerprint, search and timing, so that an
+// other's records. --resume yes (the default) skips a matrix whose record of this device
+// the database already holds with the same fingerprint, search and timing, so that an
 // interrupted run continues where it stopped. A matrix on which no variant ran
 // correctly is not recorded, and the tuner exits 1 naming it.
 #include <algorithm>
