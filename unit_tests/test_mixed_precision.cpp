@@ -233,6 +233,41 @@ TYPED_TEST(MixedPrecision, TunedSpmvRunsItFromTheRegistry) {
   op.apply(alpha, op.make_vector(x), beta, y);
   const auto want = cs::reference_spmv<double>(alpha, m, x, beta, y0);
   EXPECT_LE(cs::relative_error(y.to_host(), want), 1e-14) << op.variant().name();
+
+  // A database with the matrix's float record only (no mixed one): it stands in, and its best
+  // variant, not the heuristic's, runs.
+  cs::VariantKey other;
+  for (const auto& k : cs::variant_registry<M>().variants())
+    if (k.lanes_per_row == 1 && k.name() != op.variant().name() && k.vector == op.variant().vector) other = k;
+  ASSERT_FALSE(other.name().empty());
+  auto features = cs::matrix_features(m);
+  ASSERT_EQ(features.precision, "mixed");
+  features.precision = "float";
+  cs::TunedMatrix floats;
+  floats.name = "stored-floats";
+  floats.features = features;
+  floats.search = "full";
+  floats.best = other.name();
+  floats.best_seconds = 1e-6;
+  cs::Measurement timed;
+  timed.variant = other.name();
+  timed.ok = true;
+  timed.seconds = timed.min_seconds = timed.max_seconds = 1e-6;
+  floats.measurements = {timed};
+  auto db = cs::empty_tuning_database();
+  db.matrices = {floats};
+  const auto with_floats = std::filesystem::temp_directory_path() / "compound_sparse_mixed_precision_float_db";
+  std::filesystem::create_directories(with_floats);
+  cs::write_tuning_database(db, (with_floats / cs::database_file_name(cs::default_device_info())).string());
+  options.database_dir = with_floats.string();
+  const cs::TunedSpmv<M> from_floats(m, options);
+  EXPECT_EQ(from_floats.variant().name(), other.name()) << from_floats.explanation();
+  EXPECT_NE(from_floats.explanation().find("its float records stand in"), std::string::npos)
+      << from_floats.explanation();
+  const auto y2 = from_floats.make_vector(y0);
+  from_floats.apply(alpha, from_floats.make_vector(x), beta, y2);
+  EXPECT_LE(cs::relative_error(y2.to_host(), want), 1e-14) << from_floats.variant().name();
+  std::filesystem::remove_all(with_floats);
 }
 
 }  // namespace

@@ -513,6 +513,56 @@ TEST(TuningDatabase, RecordsNameTheirDeviceAndSelectionPrefersThisOne) {
   EXPECT_EQ(s.explanation.find("preferred"), std::string::npos) << s.explanation;
 }
 
+TEST(TuningDatabase, MixedPrecisionWithoutItsOwnRecordsIsSelectedFromFloats) {
+  // Mixed stores float entries: with no mixed record (at that k) the float records of the
+  // entry type stand in, by rule nearest (a fingerprint holds the precision); a mixed record
+  // of its own, however far, is used instead.
+  auto f = cs::matrix_features(banded<C>(200, 5));
+  auto as = [&f](const std::string& precision, const std::string& fingerprint) {
+    auto g = f;
+    g.precision = precision;
+    g.fingerprint = fingerprint;
+    return g;
+  };
+  const auto mixed = as("mixed", "00000000000000a1");
+  auto db = cs::empty_tuning_database();
+  db.matrices = {record("band", as("float", "00000000000000f1"),
+                        {{"ell.soa.aos.static.t128.b4.l2", 1e-5}, {"csr.aos.aos.static.t128.b4.l1", 2e-5}}),
+                 record("band", as("double", "00000000000000d1"),
+                        {{"csr.aos.aos.static.t128.b4.l1", 1e-5}, {"ell.soa.aos.static.t128.b4.l2", 2e-5}})};
+  db.matrices[0].measurements.push_back(at_k("csr.aos.soa.static.t128.b4.l2", 8, 4e-5));
+  cs::SelectionContext context;
+  context.compiled = cs::variant_registry<C>().variants();
+  auto s = cs::select_variant(mixed, &db, "test", context);
+  EXPECT_EQ(s.rule, "nearest");
+  EXPECT_EQ(s.key.name(), "ell.soa.aos.static.t128.b4.l2") << s.explanation;  // the float record's best
+  EXPECT_EQ(s.distance, 0);
+  EXPECT_NE(s.explanation.find("no complex/mixed record: its float records stand in"), std::string::npos)
+      << s.explanation;
+  EXPECT_NE(s.explanation.find("nearest complex/float record(s)"), std::string::npos) << s.explanation;
+  context.vectors = 8;
+  s = cs::select_variant(mixed, &db, "test", context);
+  EXPECT_EQ(s.key.name(), "csr.aos.soa.static.t128.b4.l2") << s.explanation;
+  EXPECT_NE(s.explanation.find("record at this k: its float records stand in"), std::string::npos) << s.explanation;
+  // A mixed record of its own (another matrix, measured at k = 1 only) decides the SpMV; at
+  // k = 8, which it lacks, the float records still stand in.
+  auto far = as("mixed", "00000000000000a2");
+  far.rows *= 64;
+  far.nnz *= 64;
+  db.matrices.push_back(record("far", far, {{"csr.aos.aos.static.t128.b4.l1", 1e-4}}));
+  s = cs::select_variant(mixed, &db, "test", context);
+  EXPECT_EQ(s.key.name(), "csr.aos.soa.static.t128.b4.l2") << s.explanation;
+  context.vectors = 1;
+  s = cs::select_variant(mixed, &db, "test", context);
+  EXPECT_EQ(s.record, "far") << s.explanation;
+  EXPECT_EQ(s.key.name(), "csr.aos.aos.static.t128.b4.l1");
+  EXPECT_EQ(s.explanation.find("stand in"), std::string::npos) << s.explanation;
+  // Double and float matrices never borrow another precision's records.
+  s = cs::select_variant(as("double", "00000000000000d9"), &db, "test", context);
+  EXPECT_EQ(s.record, "band");
+  EXPECT_EQ(s.key.name(), "csr.aos.aos.static.t128.b4.l1") << s.explanation;  // the double record's best
+}
+
 TEST(TuningDatabase, AVectorBucketOnlyAnotherDeviceMeasuredIsSelectedFromItsRecord) {
   // tuning/sm_90.json: an H200's records of the SpMV and an H100's of the same matrices at
   // every k. On the H200, k = 1 comes from its own record, k = 8 from the H100's, and the

@@ -180,13 +180,29 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
     };
     std::vector<std::pair<const TunedMatrix*, double>> same_type;
     bool others = false;
-    for (const auto& m : db->matrices)
-      if (m.features.entry_type == f.entry_type && m.features.precision == f.precision &&
-          m.name != context.skip_record_name && !ranked(m, context.vectors).empty()) {
-        others = others || other_device(m);
-        same_type.push_back(
-            {&m, feature_distance(f, m.features) + (other_device(m) ? context.other_device_distance : 0.0)});
-      }
+    const auto collect = [&](const std::string& precision) {
+      for (const auto& m : db->matrices)
+        if (m.features.entry_type == f.entry_type && m.features.precision == precision &&
+            m.name != context.skip_record_name && !ranked(m, context.vectors).empty()) {
+          others = others || other_device(m);
+          same_type.push_back(
+              {&m, feature_distance(f, m.features) + (other_device(m) ? context.other_device_distance : 0.0)});
+        }
+    };
+    collect(f.precision);
+    // Mixed precision stores float entries, and its variants are named as float's: where no
+    // mixed record was measured at this k, the entry type's float records stand in (rule
+    // nearest; a fingerprint holds the precision, so never rule exact). On the H200's six
+    // mixed-precision matrices float's best ran within 1.00-1.11x of mixed's own best
+    // (perf_tests/results/h200/mixed_precision/).
+    std::string precision = f.precision;
+    if (same_type.empty() && f.precision == "mixed") {
+      precision = "float";
+      collect(precision);
+      if (!same_type.empty())
+        why << "no " << f.entry_type << "/mixed record" << (context.vectors != 1 ? " at this k" : "")
+            << ": its float records stand in (mixed stores float entries); ";
+    }
     std::stable_sort(same_type.begin(), same_type.end(),
                      [](const auto& a, const auto& b) { return a.second < b.second; });
     if (others)
@@ -230,7 +246,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
         s.record = nearest.front().first->name;
         s.record_device = nearest.front().first->device;
         s.distance = nearest.front().second;
-        why << "rule nearest: " << k << " nearest " << f.entry_type << "/" << f.precision << " record(s)";
+        why << "rule nearest: " << k << " nearest " << f.entry_type << "/" << precision << " record(s)";
         for (const auto& [m, d] : nearest) why << " '" << m->name << "' (distance " << d << measured_on(*m) << ")";
         why << "; lowest weighted mean slowdown " << std::exp(c.front().score);
         if (!skipped.empty()) why << " (" << summary(skipped) << ")";

@@ -11,7 +11,9 @@
 //    by the weighted mean of log(time / that record's best time), weights
 //    1 / (distance + 0.05); the lowest score wins. With k = 1 this is "the
 //    nearest neighbour's best variant". Variants that ran on only some of the k
-//    are scored with a slowdown of 4 where they are missing.
+//    are scored with a slowdown of 4 where they are missing. Mixed precision without a
+//    mixed record at that k takes the entry type's float records instead (it stores float
+//    entries; the explanation says so).
 // 3. prior: when the database is missing, unreadable, has no record of this
 //    entry type and precision, or names no usable variant, and a portable prior
 //    (prior.hpp, tuning/prior.json) of this kind of device is given: its
