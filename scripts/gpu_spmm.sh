@@ -314,6 +314,18 @@ if wants seglab; then
   fi
 fi
 
+# gpus_for N NAME: N, or this machine's GPU count where N asks for more (saying so on stderr,
+# NAME the variable that asked): how many processes the tune and bench steps split over.
+gpus_for() {
+  local gpus
+  gpus=$(nvidia-smi -L | grep -c '^GPU')
+  if [ "$1" -gt "$gpus" ] && [ "$gpus" -ge 1 ]; then
+    echo "$2=$1, but this machine has $gpus GPU(s): $gpus" >&2
+    echo "$gpus"
+  else
+    echo "$1"
+  fi
+}
 # bench_run DIR KS REPORT [ZOO PRECISIONS]: compound-bench (from the tuned database, if any) at
 # k = KS into $out/DIR, then report/spmm.py into $out/REPORT. BENCH_GPUS=N (N > 1, on a machine
 # of several GPUs): one compound-bench per GPU, each on a share of the zoo (zoo_shares), into
@@ -326,9 +338,8 @@ bench_run() {
   [ -f "$out/tuning/sm_90.json" ] && db=(--db "$out/tuning/sm_90.json")
   local bench=(build-cuda/perf_tests/bench/compound-bench "${db[@]}" --precision "$precisions" --k "$2" --timing queued
     ${BENCH_SPMM_LAYOUTS:+--spmm-layouts $BENCH_SPMM_LAYOUTS})
-  local gpus bench_gpus=${BENCH_GPUS:-1}
-  gpus=$(nvidia-smi -L | grep -c '^GPU')
-  [ "$bench_gpus" -gt "$gpus" ] && bench_gpus=$gpus
+  local bench_gpus
+  bench_gpus=$(gpus_for "${BENCH_GPUS:-1}" BENCH_GPUS)
   if [ "$bench_gpus" -le 1 ]; then
     "${bench[@]}" --zoo $zoo/index.json --out "$out/$1" 2>&1 | tr '\r' '\n' | grep -a -v '%'
   else
@@ -406,12 +417,7 @@ for i, part in enumerate(dealt):
 PY
 }
 if wants tune; then
-  gpus=$(nvidia-smi -L | grep -c '^GPU')
-  tune_gpus=${TUNE_GPUS:-$gpus}
-  if [ "$tune_gpus" -gt "$gpus" ] && [ "$gpus" -ge 1 ]; then
-    echo "TUNE_GPUS=$tune_gpus, but this machine has $gpus GPU(s): $gpus tuners"
-    tune_gpus=$gpus
-  fi
+  tune_gpus=$(gpus_for "${TUNE_GPUS:-$(nvidia-smi -L | grep -c '^GPU')}" TUNE_GPUS)
   step "tune at k = $ks on $tune_gpus GPU(s)"
   # SPMM_LAYOUTS: compound-tune --spmm-layouts (default 4; 0: all). TUNE_RESUME: --resume
   # (default yes; extend: only give SEED_DB's records of this device the k they lack).

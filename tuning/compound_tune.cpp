@@ -126,7 +126,7 @@ struct Options {
   std::string loo, out;
   int neighbours = 3;
   std::string learn_prior, prior_loo;      // --learn-prior OUT, --prior-loo DB
-  std::vector<std::string> prior_from;     // --from: the databases a prior is learned from (or --merge joins)
+  std::vector<std::string> from;           // --from: the databases a prior is learned from, or --merge joins
   std::string merge;                       // --merge OUT
   std::string check_selection, best_from;  // --check-selection DB, --best-from DB2 (default DB)
   int quick_spmvs = cs::default_quick_tune_spmvs;
@@ -673,7 +673,7 @@ int main(int argc, char** argv) {
       {"--learn-prior", [&](const std::string& v) { o.learn_prior = v; }},
       {"--merge", [&](const std::string& v) { o.merge = v; }},
       {"--prior-loo", [&](const std::string& v) { o.prior_loo = v; }},
-      {"--from", [&](const std::string& v) { o.prior_from = compound_tools::split_list(v); }},
+      {"--from", [&](const std::string& v) { o.from = compound_tools::split_list(v); }},
       {"--check-selection", [&](const std::string& v) { o.check_selection = v; }},
       {"--best-from", [&](const std::string& v) { o.best_from = v; }},
       {"--quick-spmvs", [&](const std::string& v) { o.quick_spmvs = integer_at_least(v, 0); }},
@@ -696,25 +696,24 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (!o.merge.empty()) {
-      if (o.prior_from.empty()) {
+      if (o.from.empty()) {
         std::cerr << "compound-tune: --merge needs --from\n";
         return usage(argv[0], std::cerr, 2);
       }
-      return run_merge(o.merge, o.prior_from);
+      return run_merge(o.merge, o.from);
     }
     if (!o.learn_prior.empty() || !o.prior_loo.empty()) {
-      if (o.prior_from.empty() || (!o.prior_loo.empty() && o.out.empty())) return usage(argv[0], std::cerr, 2);
+      if (o.from.empty() || (!o.prior_loo.empty() && o.out.empty())) return usage(argv[0], std::cerr, 2);
       std::vector<cs::TuningDatabase> read;
-      for (const auto& path : o.prior_from) read.push_back(cs::read_tuning_database(path));
+      for (const auto& path : o.from) read.push_back(cs::read_tuning_database(path));
       std::vector<const cs::TuningDatabase*> dbs;
       for (const auto& db : read) dbs.push_back(&db);
       if (!o.learn_prior.empty()) {
-        cs::write_variant_prior(cs::learn_prior(dbs, o.prior_from), o.learn_prior);
+        cs::write_variant_prior(cs::learn_prior(dbs, o.from), o.learn_prior);
         std::cerr << "compound-tune: wrote " << o.learn_prior << "\n";
       }
       if (!o.prior_loo.empty()) {
-        compound_tune::write_prior_loo_report(cs::read_tuning_database(o.prior_loo), o.prior_loo, dbs, o.prior_from,
-                                              o.out);
+        compound_tune::write_prior_loo_report(cs::read_tuning_database(o.prior_loo), o.prior_loo, dbs, o.from, o.out);
         std::cerr << "compound-tune: wrote " << o.out << ".md\n";
       }
       return 0;
