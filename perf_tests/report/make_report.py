@@ -633,8 +633,25 @@ def ratio_target(label, cm, base, factor):
     return target_line(label, pairs, factor, excl)
 
 
-def targets(ms, gpu):
-    """Targets of the project, computed for ours_tuned; no explanations here (ANALYSIS.md)."""
+def analysis_file(files):
+    """The ANALYSIS.md that explains these runs, if there is one: the first found in a run
+    file's directory or up to two directories above it (perf_tests/results/h200/current/
+    bench.json.gz is explained by perf_tests/results/h200/ANALYSIS.md). None when there is
+    none: a device's directory name is not derived from its name, so the report names only
+    a file that exists."""
+    for f in files:
+        d = os.path.dirname(os.path.abspath(f))
+        for _ in range(3):
+            candidate = os.path.join(d, "ANALYSIS.md")
+            if os.path.isfile(candidate):
+                return os.path.relpath(candidate)
+            d = os.path.dirname(d)
+    return None
+
+
+def targets(ms, analysis):
+    """Targets of the project, computed for ours_tuned; no explanations here (`analysis`,
+    an ANALYSIS.md beside the runs, where there is one)."""
     out = ["Each target is judged on the geometric mean and on the minimum over the matrices of the "
            "class (worst matrix named), per precision, for ours_tuned. Failed runs are excluded and listed.", ""]
     for p in PRECISIONS:
@@ -661,11 +678,12 @@ def targets(ms, gpu):
                 out.append(f"- {label}: no Kokkos Kernels results")
             else:
                 out.append(ratio_target(label, cm, "kokkos_kernels", KK_TARGET))
-    return out + ["", f"Analysis: see perf_tests/results/{gpu}/ANALYSIS.md"]
+    return out + (["", f"Analysis: see {analysis}"] if analysis else [])
 
 
-def device_sections(device, ms, out_dir, suffix, level):
-    """All tables and plots of one GPU; `suffix` keeps file names apart when there are several."""
+def device_sections(device, ms, files, out_dir, suffix, level):
+    """All tables and plots of one GPU (its runs read from `files`); `suffix` keeps file names
+    apart when there are several."""
     h = "#" * level
     out, ms = [], ordered(ms)
     out += ["", f"{h} Speedup over the fastest cuSPARSE form — {device}", "",
@@ -700,19 +718,20 @@ def device_sections(device, ms, out_dir, suffix, level):
         name = f"heatmap{suffix}.png" if len(maps) == 1 else f"heatmap_{slug(m['name'])}_{m['precision']}{suffix}.png"
         plot_heatmap(m, device, os.path.join(out_dir, name))
         out += ["", f"![schedule heat map, {m['name']} {m['precision']}]({name})"]
-    out += ["", f"{h} Targets — {device}", ""] + targets(ms, slug(device))
+    out += ["", f"{h} Targets — {device}", ""] + targets(ms, analysis_file(files))
     return out
 
 
 def build_report(runs, paths, out_dir):
-    by_device = {}
+    by_device, files = {}, {}
     for run in runs:
         by_device.setdefault(run["device"]["name"], []).extend(run["matrices"])
+        files.setdefault(run["device"]["name"], []).append(run["_file"])
     lines = header(runs, paths)
     for device, ms in by_device.items():
         if len(by_device) > 1:
             lines += ["", f"## {device}"]
-        lines += device_sections(device, ms, out_dir, f"_{slug(device)}" if len(by_device) > 1 else "",
+        lines += device_sections(device, ms, files[device], out_dir, f"_{slug(device)}" if len(by_device) > 1 else "",
                                  3 if len(by_device) > 1 else 2)
     return "\n".join(lines) + "\n"
 
