@@ -349,10 +349,13 @@ struct SegmentedSumFunctor {
                              load_readonly<vector_type, XInner>(x, load_index_streaming(col_indices, k)));
     }
     for (int u = 0; u <= segmented_steps; ++u) words[u] = state.heads(tile * segmented_steps + u);
-    int own_head[segmented_steps];  // the lane's row's first lane in the step; -1: the row began before it
+    // The step's row heads up to this lane, and this lane's row's first lane in the step (-1: the
+    // row began before it); the stores below count the heads again to find their rows.
+    unsigned heads_to_lane[segmented_steps];
+    int own_head[segmented_steps];
     for (int u = 0; u < segmented_steps; ++u) {
-      const unsigned heads_to_lane = words[u] & up_to_lane;
-      own_head[u] = heads_to_lane ? 31 - __clz(heads_to_lane) : -1;
+      heads_to_lane[u] = words[u] & up_to_lane;
+      own_head[u] = heads_to_lane[u] ? 31 - __clz(heads_to_lane[u]) : -1;
     }
     segmented_scans<Entry>(sums, lane, own_head, segmented_scan_reach(lane, own_head));
 
@@ -361,13 +364,12 @@ struct SegmentedSumFunctor {
     vector_type carry = traits::zero();          // the sum of the row lane 31 was in at the last step
     for (int u = 0; u < segmented_steps; ++u) {
       const int k = k0 + 32 * u + lane;
-      const unsigned heads_to_lane = words[u] & up_to_lane;
       vector_type sum = sums[u];
       if (own_head[u] < 0) sum = traits::add(carry, sum);
       const bool last_of_row = lane < 31 ? (words[u] >> (lane + 1)) & 1u : words[u + 1] & 1u;
       if (last_of_row && k < num_entries) {
         if (head_seen || own_head[u] >= 0)
-          store(segment_row(state, segment + count_bits(heads_to_lane)), sum);
+          store(segment_row(state, segment + count_bits(heads_to_lane[u])), sum);
         else
           state.partials(2 * tile) = sum;  // the tile's first row, begun in an earlier tile
       }
