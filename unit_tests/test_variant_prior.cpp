@@ -76,6 +76,22 @@ TEST(VariantPrior, RanksByMeanLogSlowdownWithMissingVariantsAtFour) {
   EXPECT_EQ(cs::learn_prior({&db}, {"db.json"}, "", 2).rankings[0].variants.size(), 2u);
 }
 
+TEST(VariantPrior, NamesEachDeviceOfAFileWithItsRecords) {
+  // tuning/sm_90.json holds an H200's and an H100's records: learned_from counts each device's
+  // (it named the header's device with every record's count), and both pool in one ranking.
+  const auto f = cs::matrix_features(banded<C>(1000, 7));
+  auto other = record("one", f, {{"A", 2.0}, {"B", 1.0}});
+  other.device = "Other GPU";
+  const auto db = gpu_database({record("one", f, {{"A", 1.0}, {"B", 1.2}}), other, record("two", f, {{"A", 1.0}})});
+  const auto prior = cs::learn_prior({&db}, {"db.json"});
+  ASSERT_EQ(prior.learned_from.size(), 1u);
+  EXPECT_EQ(prior.learned_from[0], "db.json: Test GPU, 2 record(s) + Other GPU, 1 record(s)");
+  ASSERT_EQ(prior.rankings.size(), 1u);
+  EXPECT_EQ(prior.rankings[0].records, 3);
+  // Leaving a matrix out leaves out its records of every device.
+  EXPECT_EQ(cs::learn_prior({&db}, {"db.json"}, "one").learned_from[0], "db.json: Test GPU, 1 record(s)");
+}
+
 TEST(VariantPrior, LearnsFromTheSpmvMeasurementsOnly) {
   // SpMM measurements (k > 1) share the SpMV's variant names; the prior is the SpMV's.
   const auto f = cs::matrix_features(banded<C>(1000, 7));

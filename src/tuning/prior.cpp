@@ -58,7 +58,9 @@ VariantPrior learn_prior(const std::vector<const TuningDatabase*>& databases, co
   };
   std::map<RegionKey, Pool> pools;
   for (std::size_t i = 0; i < databases.size(); ++i) {
-    int used = 0;
+    // Records used per device, in the file's order: a file may hold several devices' records
+    // (tuning/sm_90.json: the H200's and the H100's), each named with its count.
+    std::vector<std::pair<std::string, int>> used;
     for (const auto& m : databases[i]->matrices) {
       if (m.name == skip_record_name) continue;
       // The SpMV's measurements only (k = 1): the prior ranks the SpMV's variants.
@@ -77,10 +79,16 @@ VariantPrior learn_prior(const std::vector<const TuningDatabase*>& databases, co
       auto& pool = pools[{r.entry_type, r.precision, r.irregular, r.size_class}];
       pool.region = r;
       pool.records.push_back(std::move(slowdowns));
-      ++used;
+      const std::string& device = m.device.empty() ? databases[i]->device.name : m.device;
+      auto it = std::find_if(used.begin(), used.end(), [&](const auto& u) { return u.first == device; });
+      if (it == used.end()) it = used.insert(used.end(), {device, 0});
+      ++it->second;
     }
+    if (used.empty()) used.push_back({databases[i]->device.name, 0});
     std::ostringstream line;
-    line << sources[i] << ": " << databases[i]->device.name << ", " << used << " record(s)";
+    line << sources[i] << ": ";
+    for (std::size_t u = 0; u < used.size(); ++u)
+      line << (u ? " + " : "") << used[u].first << ", " << used[u].second << " record(s)";
     prior.learned_from.push_back(line.str());
   }
   const double missing = std::log(4.0);
