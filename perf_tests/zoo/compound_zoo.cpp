@@ -5,6 +5,12 @@
 //                [--mhd1280b FILE]
 //                [--only NAME[,NAME...]]
 //
+// --only NAME-rcm (NAME a matrix of the scale) writes NAME reordered by reverse Cuthill-McKee
+// (P A Pᵀ, compound_sparse/distributed/partition.hpp) under that name: the same matrix with
+// each row's columns gathered near it, for measuring what the numbering costs (dirac-torus-xl:
+// Loop subdivision numbers a vertex's neighbours far from it; docs/zoo.md). A name of --only
+// that is neither a matrix of the scale nor one of them with -rcm is an error that lists them.
+//
 // --scale small (default) is the test set: generated inputs only (plus mhd1280b and
 // the mesh woody.obj when they are present), done in seconds. --scale full mirrors
 // the published Table 1 (4 complex, 4 quaternion and 5 3x3-block matrices) and adds
@@ -14,6 +20,7 @@
 // and an irregular one per class, as binary CSR files (compound_sparse/io/binary_csr.hpp).
 // --scale xl2 is the xl grids twice as large (the weak scaling of the distributed product,
 // docs/scaling.md: twice the rows on twice the GPUs), also binary.
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -28,7 +35,8 @@
 #include <string>
 #include <vector>
 
-#include "command_line.hpp"  // tuning/: the tools' "--name value" parsing
+#include "command_line.hpp"                           // tuning/: the tools' "--name value" parsing
+#include "compound_sparse/distributed/partition.hpp"  // reverse_cuthill_mckee, permuted (--only NAME-rcm)
 #include "compound_sparse/io/binary_csr.hpp"
 #include "compound_sparse/io/harwell_boeing.hpp"
 #include "compound_sparse/io/matrix_market.hpp"
@@ -69,14 +77,25 @@ struct Recipe {
   std::function<Json(const Recipe&, const fs::path&)> build;
   std::string missing;  // non-empty: why this matrix cannot be built here
   bool binary = false;  // written as binary CSR (io/binary_csr.hpp) instead of Matrix Market: the xl scale
+  bool rcm = false;     // reordered by reverse Cuthill-McKee before it is written (--only NAME-rcm)
 };
+
+/// The suffix of a matrix's name that asks for it reordered (--only NAME-rcm).
+constexpr const char* rcm_suffix = "-rcm";
 
 Json quartiles_json(const zoo::Quartiles& q) {
   return {{"min", q.min}, {"q1", q.q1}, {"median", q.median}, {"q3", q.q3}, {"max", q.max}};
 }
 
 template <class Entry>
-Json write_matrix(const Recipe& r, const fs::path& dir, const cs::HostCsr<Entry>& a, cs::io::Symmetry symmetry) {
+Json write_matrix(const Recipe& r, const fs::path& dir, const cs::HostCsr<Entry>& made, cs::io::Symmetry symmetry) {
+  // P A Pᵀ keeps a symmetric matrix symmetric, so the Matrix Market symmetry still holds.
+  cs::HostCsr<Entry> reordered;
+  if (r.rcm) {
+    std::cerr << "  reordering by reverse Cuthill-McKee\n";
+    reordered = cs::permuted(made, cs::reverse_cuthill_mckee(made));
+  }
+  const cs::HostCsr<Entry>& a = r.rcm ? reordered : made;
   const std::string file = r.name + (r.binary ? ".csrb" : ".mtx");
   std::cerr << "  writing " << file << " (" << a.num_rows << " rows, " << a.num_entries() << " non-zeros)\n";
   if (r.binary)  // every entry stored, whatever the symmetry (index.json still names it)
@@ -420,7 +439,7 @@ std::vector<Recipe> xl2_zoo() {
 int usage(const char* argv0, std::ostream& out = std::cerr, int code = 2) {
   out << "usage: " << argv0
       << " --out DIR [--scale small|full|tune|unseen|xl|xl2] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]\n"
-         "       [--only NAME[,NAME...]]\n";
+         "       [--only NAME[,NAME...]]   (NAME-rcm: NAME in reverse Cuthill-McKee order)\n";
   return code;
 }
 
@@ -463,6 +482,38 @@ int main(int argc, char** argv) {
                    : o.scale == "xl2"    ? xl2_zoo()
                                          : standard_zoo(o);
     for (auto& r : recipes) r.binary = o.format == "binary";
+    // --only NAME-rcm: the recipe of NAME, reordered, under the longer name; a name of
+    // neither kind stops here, listing the scale's matrices.
+    std::set<std::string> unknown;
+    for (const auto& name : o.only) {
+      const auto known = [&](const std::string& n) {
+        return std::find_if(recipes.begin(), recipes.end(), [&](const Recipe& r) { return r.name == n; });
+      };
+      if (known(name) != recipes.end()) continue;
+      const std::size_t base_length = name.size() - std::string(rcm_suffix).size();
+      const bool rcm =
+          name.size() > std::string(rcm_suffix).size() && name.compare(base_length, std::string::npos, rcm_suffix) == 0;
+      const auto base = rcm ? known(name.substr(0, base_length)) : recipes.end();
+      if (base == recipes.end()) {
+        unknown.insert(name);
+        continue;
+      }
+      Recipe reordered = *base;
+      reordered.name = name;
+      reordered.rcm = true;
+      reordered.source += ", reordered by reverse Cuthill-McKee";
+      recipes.push_back(reordered);
+    }
+    if (!unknown.empty()) {
+      std::ostringstream why;
+      why << "--only names no matrix of --scale " << o.scale << ":";
+      for (const auto& name : unknown) why << " " << name;
+      why << " (its matrices:";
+      for (const auto& r : recipes)
+        if (!r.rcm) why << " " << r.name;
+      why << "; any of them with " << rcm_suffix << " for its reverse Cuthill-McKee order)";
+      throw cs::InvalidInput(why.str(), __FILE__, __LINE__);
+    }
     Json matrices = Json::array(), skipped = Json::array();
     const auto start = std::chrono::steady_clock::now();
     int done = 0;
