@@ -37,7 +37,8 @@
 #              K8LAB_MATRICES of the zoo as NAME:complex|quaternion (default
 #              helmholtz-box-k40:complex; .mtx or the xl zoo's .csrb), then under memcheck, and
 #              with K8LAB_NCU=1 under Nsight Compute (runs right after tests); K8LAB_CHECK_ONLY=PARTS
-#              (comma-separated) keeps only the kernels whose names hold one of them in those two
+#              (comma-separated) keeps only the kernels whose names hold one of them in those two;
+#              K8LAB_MEMCHECK=0 leaves the memcheck run out
 #   seglab     perf_tests/results/h100/segmented_k16_lab (the segmented sum's SpMM of complex
 #              vectors at k = 8 and 16 with other groups of vectors a lane, against cuSPARSE) on
 #              SEGLAB_MATRICES of the zoo as NAME:float|double (default circuit-1m:float
@@ -268,9 +269,12 @@ if wants k8lab; then
       file=$(ls "$zoo/$name".mtx "$zoo/$name".csrb 2>/dev/null | head -1)
       [ -n "$file" ] || { echo "k8lab: $name is not in the zoo"; continue; }
       /tmp/k8-lab/coop_spmm "$entry" "$file" "$out/k8lab_$name.csv" 2>&1 | tee "$out/k8lab_$name.log"
-      compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/k8-lab/coop_spmm "$entry" "$file" \
-        "$out/k8lab_memcheck_$name.csv" check ${K8LAB_CHECK_ONLY:-} > "$out/k8lab_memcheck_$name.log" 2>&1
-      echo "k8lab memcheck $name: rc=$? $(grep -a 'ERROR SUMMARY' "$out/k8lab_memcheck_$name.log")"
+      # K8LAB_MEMCHECK=0: no memcheck run (the lab's kernels unchanged, a matrix's times wanted).
+      if [ "${K8LAB_MEMCHECK:-1}" != 0 ]; then
+        compute-sanitizer --tool memcheck --error-exitcode 3 /tmp/k8-lab/coop_spmm "$entry" "$file" \
+          "$out/k8lab_memcheck_$name.csv" check ${K8LAB_CHECK_ONLY:-} > "$out/k8lab_memcheck_$name.log" 2>&1
+        echo "k8lab memcheck $name: rc=$? $(grep -a 'ERROR SUMMARY' "$out/k8lab_memcheck_$name.log")"
+      fi
       # K8LAB_NCU=1: each kernel of the check run (one product each) under Nsight Compute: its
       # throughputs, occupancy, registers and stall reasons (the details page, as CSV).
       if [ -n "${K8LAB_NCU:-}" ]; then
