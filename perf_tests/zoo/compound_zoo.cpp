@@ -484,21 +484,21 @@ int main(int argc, char** argv) {
     for (auto& r : recipes) r.binary = o.format == "binary";
     // --only NAME-rcm: the recipe of NAME, reordered, under the longer name; a name of
     // neither kind stops here, listing the scale's matrices.
+    const auto recipe_named = [&recipes](const std::string& name) {
+      return std::find_if(recipes.begin(), recipes.end(), [&](const Recipe& r) { return r.name == name; });
+    };
+    const std::string suffix = rcm_suffix;
     std::set<std::string> unknown;
     for (const auto& name : o.only) {
-      const auto known = [&](const std::string& n) {
-        return std::find_if(recipes.begin(), recipes.end(), [&](const Recipe& r) { return r.name == n; });
-      };
-      if (known(name) != recipes.end()) continue;
-      const std::size_t base_length = name.size() - std::string(rcm_suffix).size();
-      const bool rcm =
-          name.size() > std::string(rcm_suffix).size() && name.compare(base_length, std::string::npos, rcm_suffix) == 0;
-      const auto base = rcm ? known(name.substr(0, base_length)) : recipes.end();
+      if (recipe_named(name) != recipes.end()) continue;
+      const bool reordered_name =
+          name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+      const auto base = reordered_name ? recipe_named(name.substr(0, name.size() - suffix.size())) : recipes.end();
       if (base == recipes.end()) {
         unknown.insert(name);
         continue;
       }
-      Recipe reordered = *base;
+      Recipe reordered = *base;  // copied before push_back moves the recipes
       reordered.name = name;
       reordered.rcm = true;
       reordered.source += ", reordered by reverse Cuthill-McKee";
@@ -511,7 +511,7 @@ int main(int argc, char** argv) {
       why << " (its matrices:";
       for (const auto& r : recipes)
         if (!r.rcm) why << " " << r.name;
-      why << "; any of them with " << rcm_suffix << " for its reverse Cuthill-McKee order)";
+      why << "; any of them with " << suffix << " for its reverse Cuthill-McKee order)";
       throw cs::InvalidInput(why.str(), __FILE__, __LINE__);
     }
     Json matrices = Json::array(), skipped = Json::array();
