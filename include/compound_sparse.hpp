@@ -14,6 +14,7 @@
 #include "compound_sparse/multi_vector.hpp"
 #include "compound_sparse/quaternion.hpp"
 #include "compound_sparse/reference.hpp"
+#include "compound_sparse/reordering.hpp"
 #include "compound_sparse/schedule.hpp"
 #include "compound_sparse/sparse_matrix.hpp"
 #include "compound_sparse/spmm.hpp"
