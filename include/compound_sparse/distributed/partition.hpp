@@ -14,8 +14,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <numeric>
-#include <utility>
 #include <vector>
 
 #include "../error.hpp"
