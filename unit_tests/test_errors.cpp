@@ -13,11 +13,14 @@
 #include <utility>
 #include <vector>
 
+#include "error_helpers.hpp"
 #include "test_matrices.hpp"
 #include "tuning_test_helpers.hpp"
 
 namespace cs = compound_sparse;
 using C = Kokkos::complex<double>;
+using compound_sparse_test::contains;
+using compound_sparse_test::error_of_kind;
 
 namespace {
 template <class F>
@@ -28,23 +31,6 @@ std::string error_of(F&& f) {
     return e.what();
   }
   return "no exception";
-}
-
-/// what() of the error `f` throws when it is a Kind; otherwise says what came instead.
-template <class Kind, class F>
-std::string error_of_kind(F&& f) {
-  try {
-    f();
-  } catch (const Kind& e) {
-    return e.what();
-  } catch (const cs::Error& e) {
-    return std::string("wrong kind '") + e.kind() + "': " + e.what();
-  }
-  return "no exception";
-}
-
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
 }
 
 /// A small valid matrix and vectors through the registry, for the registry's errors.

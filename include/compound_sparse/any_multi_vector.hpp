@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "error.hpp"
+#include "impl/overlap.hpp"
 #include "multi_vector.hpp"
 
 namespace compound_sparse {
@@ -27,6 +28,7 @@ class AnyMultiVector {
       : layout_(Layout::name()),
         size_(m.size()),
         count_(m.count()),
+        footprint_(impl::footprint_of(m.data)),
         to_host_(&copy_to_host<Layout>),
         fill_(&fill_typed<Layout>),
         distance_(&distance_typed<Layout>),
@@ -43,6 +45,8 @@ class AnyMultiVector {
   const std::string& layout() const { return layout_; }  ///< "aos" or "soa" (MultiVector's layouts)
   int size() const { return size_; }                     ///< n, values per vector
   int count() const { return count_; }                   ///< k, vectors
+  /// Where its values lie (impl/overlap.hpp): whether an output overlaps an input.
+  const impl::MemoryFootprint& footprint() const { return footprint_; }
   /// The k vectors copied to the host (result[j][i]).
   std::vector<std::vector<Value>> to_host() const {
     COMPOUND_SPARSE_REQUIRE(to_host_ != nullptr, "empty AnyMultiVector");
@@ -79,6 +83,7 @@ class AnyMultiVector {
   std::string layout_;
   int size_ = 0;
   int count_ = 0;
+  impl::MemoryFootprint footprint_;
   std::vector<std::vector<Value>> (*to_host_)(const std::any&) = nullptr;
   void (*fill_)(const std::any&, scalar_type) = nullptr;
   double (*distance_)(const std::any&, const reference_view&) = nullptr;

@@ -136,9 +136,10 @@ CompoundVector<Value, Aos, MemorySpace> vector_of(const MultiVector<Value, Soa, 
 /// lives.
 template <class Value, class MemorySpace>
 MultiVector<Value, Soa, MemorySpace> vectors_of(const MultiVector<Value, Soa, MemorySpace>& m, int first, int count) {
-  COMPOUND_SPARSE_REQUIRE(first >= 0 && count >= 1 && first + count <= m.count(),
-                          "vectors_of: vectors " << first << " to " << first + count - 1 << " of a multivector of "
-                                                 << m.count() << " vectors");
+  // count <= m.count() - first, not first + count <= m.count(): the sum wraps for large ints.
+  COMPOUND_SPARSE_REQUIRE(first >= 0 && count >= 1 && first <= m.count() && count <= m.count() - first,
+                          "vectors_of: " << count << " vectors from vector " << first << " of a multivector of "
+                                         << m.count() << " vectors");
   MultiVector<Value, Soa, MemorySpace> part;
   part.data = Kokkos::subview(m.data, Kokkos::ALL, std::make_pair(first, first + count));
   return part;

@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "impl/overlap.hpp"
 #include "impl/segmented_sum_spmm.hpp"
 #include "impl/spmm_functor.hpp"
 #include "multi_vector.hpp"
@@ -190,7 +191,7 @@ void segmented_sum_spmm(const ExecutionSpace& exec, const RowResult<Entry, Aos>&
 
 /// Runs on the execution space instance `exec` (asynchronously, like any Kokkos
 /// kernel). Throws compound_sparse::InvalidInput if X or Y do not match A's columns
-/// or rows, X and Y hold different numbers of vectors, or the lanes are invalid
+/// or rows, X and Y hold different numbers of vectors, Y shares memory with X, or the lanes are invalid
 /// (as spmv). A kind runs only on the outer layouts it is declared for (checked at
 /// compile time).
 template <class ExecutionSpace, ScheduleKind Kind, unsigned Threads, unsigned MinTeams, class Entry, class Outer,
@@ -209,6 +210,7 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   COMPOUND_SPARSE_REQUIRE(y.size() == a.num_rows,
                           "spmm: Y has " << y.size() << " rows but A has " << a.num_rows << " rows");
   COMPOUND_SPARSE_REQUIRE(x.count() == y.count(), "spmm: X has " << x.count() << " vectors but Y has " << y.count());
+  impl::require_disjoint_output(impl::footprint_of(x.data), impl::footprint_of(y.data), "spmm");
   impl::check_schedule<ExecutionSpace>(schedule, "spmm");
   if (a.num_rows == 0 || x.count() == 0) return;
   if (x.count() == 1) {

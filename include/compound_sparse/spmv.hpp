@@ -16,6 +16,7 @@
 #include "entry_traits.hpp"
 #include "error.hpp"
 #include "impl/merge_path.hpp"
+#include "impl/overlap.hpp"
 #include "impl/segmented_sum.hpp"
 #include "impl/spmv_functor.hpp"
 #include "impl/team_launch.hpp"
@@ -267,7 +268,8 @@ void row_spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams
 }  // namespace impl
 
 /// Runs on the execution space instance `exec` (asynchronously, like any Kokkos kernel).
-/// Throws compound_sparse::InvalidInput if x or y do not match A's columns/rows or
+/// Throws compound_sparse::InvalidInput if x or y do not match A's columns/rows, y shares
+/// memory with x (the product would read values it has overwritten), or
 /// lanes_per_row is not one of 1, 2, 4, 8, 16, 32 (1 for a kind that does not use
 /// lanes, schedule_kind_uses_lanes). A kind runs only on the outer layouts it is
 /// declared for (schedule_supports_outer_v; MergePath, SegmentedSum: Csr), checked at compile time.
@@ -285,6 +287,7 @@ void spmv(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
                           "spmv: x has " << x.size() << " elements but A has " << a.num_cols << " columns");
   COMPOUND_SPARSE_REQUIRE(y.size() == a.num_rows,
                           "spmv: y has " << y.size() << " elements but A has " << a.num_rows << " rows");
+  impl::require_disjoint_output(impl::footprint_of(x.data), impl::footprint_of(y.data), "spmv");
   impl::check_schedule<ExecutionSpace>(schedule, "spmv");
   if (a.num_rows == 0) return;
   const auto result = impl::RowResult<Entry, YInner>::make(alpha, beta);
