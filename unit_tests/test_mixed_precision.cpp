@@ -14,6 +14,7 @@
 #include <compound_sparse/tuning/tuned_spmv.hpp>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 #include <sstream>
 
 #include "test_matrices.hpp"
@@ -268,6 +269,34 @@ TYPED_TEST(MixedPrecision, TunedSpmvRunsItFromTheRegistry) {
   from_floats.apply(alpha, from_floats.make_vector(x), beta, y2);
   EXPECT_LE(cs::relative_error(y2.to_host(), want), 1e-14) << from_floats.variant().name();
   std::filesystem::remove_all(with_floats);
+}
+
+TYPED_TEST(MixedPrecision, ToMixedRefusesValuesBeyondFloatsRange) {
+  // Rounded to float they would be infinities, and every product NaN; float's largest
+  // finite value itself is kept.
+  using Wide = typename cs::entry_traits<TypeParam>::template rebind<double>;
+  using traits = cs::component_traits<Wide>;
+  std::mt19937 rng(61);
+  auto a = random_csr<Wide>(30, 30, 1, 4, -1, rng);
+  const int row = 17, entry = a.row_offsets[row];
+  traits::get(a.values[entry], traits::size - 1) = static_cast<double>(std::numeric_limits<float>::max());
+  EXPECT_EQ(cs::component_traits<TypeParam>::get(cs::to_mixed(a).values[entry].stored, traits::size - 1),
+            std::numeric_limits<float>::max());
+  for (const double bad : {1e300, -4e38, std::numeric_limits<double>::infinity(), std::nan("")}) {
+    traits::get(a.values[entry], traits::size - 1) = bad;
+    std::string what = "no exception";
+    try {
+      cs::to_mixed(a);
+    } catch (const cs::InvalidInput& e) {
+      what = e.what();
+    }
+    std::ostringstream where;
+    where << "to_mixed: entry " << entry << " (row " << row << ", column " << a.col_indices[entry] << ") component "
+          << traits::size - 1 << " is ";
+    EXPECT_NE(what.find(where.str()), std::string::npos) << bad << ": " << what;
+    EXPECT_NE(what.find(std::isfinite(bad) ? "outside float's range" : "not a finite number"), std::string::npos)
+        << what;
+  }
 }
 
 }  // namespace

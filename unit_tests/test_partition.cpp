@@ -9,6 +9,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "error_helpers.hpp"
 #include "test_matrices.hpp"
 #include "tuning_test_helpers.hpp"
 
@@ -140,4 +141,65 @@ TEST(Partition, HaloSizesCountDistinctRemoteColumns) {
   EXPECT_EQ(cs::halo_sizes(a, p), (std::vector<std::int64_t>{0}));
   p.starts = {0, 5};
   EXPECT_THROW(cs::halo_sizes(a, p), cs::InvalidInput);
+}
+
+namespace {
+template <class F>
+std::string invalid_input_of(F&& f) {
+  return error_of_kind<cs::InvalidInput>(f);
+}
+}  // namespace
+
+TEST(Partition, ReorderingRefusesAMalformedMatrix) {
+  // Both used to read far past the arrays (a crash) where transposed and TunedSpmv refused.
+  auto wild_column = banded<C>(40, 3);
+  wild_column.col_indices[7] = 5000000;
+  auto short_offsets = banded<C>(40, 3);
+  short_offsets.row_offsets.resize(20);
+  const std::vector<int> identity = [] {
+    std::vector<int> order(40);
+    std::iota(order.begin(), order.end(), 0);
+    return order;
+  }();
+  for (const auto* bad : {&wild_column, &short_offsets}) {
+    const std::string rcm = invalid_input_of([&] { cs::reverse_cuthill_mckee(*bad); });
+    EXPECT_TRUE(contains(rcm, "reverse_cuthill_mckee: ")) << rcm;
+    const std::string moved = invalid_input_of([&] { cs::permuted(*bad, identity); });
+    EXPECT_TRUE(contains(moved, "permuted: ")) << moved;
+  }
+  EXPECT_TRUE(contains(invalid_input_of([&] { cs::reverse_cuthill_mckee(wild_column); }),
+                       "column index 5000000 in row 2 (entry 7) is outside [0, 40)"));
+  EXPECT_TRUE(contains(invalid_input_of([&] { cs::permuted(short_offsets, identity); }),
+                       "row_offsets has 20 entries, expected num_rows + 1 = 41"));
+  // The partition helpers check the matrix and the partition the same way.
+  cs::RowPartition p;
+  p.starts = {0, 20, 40};
+  EXPECT_TRUE(contains(invalid_input_of([&] { cs::halo_sizes(wild_column, p); }), "halo_sizes: column index"));
+  EXPECT_TRUE(contains(invalid_input_of([&] { cs::balanced_row_partition(short_offsets, 2); }),
+                       "balanced_row_partition: row_offsets"));
+  p.starts = {0, 30, 20, 40};
+  EXPECT_TRUE(contains(invalid_input_of([&] { cs::halo_sizes(banded<C>(40, 3), p); }),
+                       "halo_sizes: part 1 of the partition starts at row 30, after part 2 (row 20)"));
+  p.starts = {3, 40};
+  EXPECT_TRUE(contains(invalid_input_of([&] { cs::halo_sizes(banded<C>(40, 3), p); }), "starts at row 3, not 0"));
+}
+
+TEST(Partition, VectorPermutationsRefuseAnythingButAPermutation) {
+  const std::vector<C> v = {C(1, 0), C(2, 0), C(3, 0), C(4, 0)};
+  EXPECT_EQ(cs::permuted_vector(v, {3, 1, 0, 2}), (std::vector<C>{C(4, 0), C(2, 0), C(1, 0), C(3, 0)}));
+  EXPECT_EQ(cs::unpermuted_vector(cs::permuted_vector(v, {3, 1, 0, 2}), {3, 1, 0, 2}), v);
+  // A longer order, a repeated index, an index out of range, a shorter order: each used to
+  // read or write past a vector, return garbage or throw std::out_of_range.
+  const std::vector<std::pair<std::vector<int>, std::string>> bad = {
+      {{0, 1, 2, 3, 4}, "an order of 5 positions for 4 rows or values"},
+      {{0, 1, 1, 3}, "1 is at positions 1 and 2"},
+      {{0, 1, 2, 7}, "position 3 holds 7, outside [0, 4)"},
+      {{0, 1, -1, 3}, "position 2 holds -1, outside [0, 4)"},
+      {{0, 1, 2}, "an order of 3 positions for 4 rows or values"}};
+  for (const auto& [order, reason] : bad) {
+    const std::string forward = invalid_input_of([&] { cs::permuted_vector(v, order); });
+    EXPECT_TRUE(contains(forward, "permuted_vector: ") && contains(forward, reason)) << forward;
+    const std::string back = invalid_input_of([&] { cs::unpermuted_vector(v, order); });
+    EXPECT_TRUE(contains(back, "unpermuted_vector: ") && contains(back, reason)) << back;
+  }
 }

@@ -76,6 +76,7 @@ inline std::uint64_t round_up(std::uint64_t value, std::uint64_t multiple) {
 
 template <class Outer, class Entry>
 LayoutShape layout_shape(const HostCsr<Entry>& a) {
+  validate(a);  // the slices index the offsets and columns; every layout query comes through here
   LayoutShape shape;
   const std::uint64_t n = static_cast<std::uint64_t>(a.num_rows);
   if constexpr (std::is_same<Outer, Csr>::value) {
@@ -190,8 +191,7 @@ template <class Outer, class Inner, class MemorySpace = typename Kokkos::Default
 SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a, MemoryBudget budget = {}) {
   using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
   using traits = component_traits<Entry>;
-  validate(a);
-  const LayoutShape shape = layout_shape<Outer>(a);
+  const LayoutShape shape = layout_shape<Outer>(a);  // validates `a` first
   const std::uint64_t bytes = layout_memory_bytes<Outer, Entry>(shape);
   COMPOUND_SPARSE_REQUIRE_KIND(
       BudgetExceeded, bytes <= budget.max_bytes,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -52,31 +53,44 @@ struct CooEntry {
   Entry value;
 };
 
-/// Throws compound_sparse::Error if `a` is not a consistent CSR matrix: negative
-/// sizes, offsets of the wrong length, decreasing or out-of-range offsets, column
-/// indices outside [0, num_cols), or values and column indices of different length.
+/// Throws compound_sparse::InvalidInput unless num_rows, num_cols, row_offsets and
+/// col_indices are a consistent CSR pattern: sizes not negative, num_rows + 1 offsets from
+/// 0, never decreasing, to the number of column indices, each column in [0, num_cols).
+/// `operation`, where given, names the caller at the start of the message.
+inline void validate_pattern(int num_rows, int num_cols, const std::vector<int>& row_offsets,
+                             const std::vector<int>& col_indices, const char* operation = nullptr) {
+  const std::string at = operation != nullptr ? std::string(operation) + ": " : std::string();
+  COMPOUND_SPARSE_REQUIRE(num_rows >= 0 && num_cols >= 0,
+                          at << "matrix size " << num_rows << " x " << num_cols << " is negative");
+  COMPOUND_SPARSE_REQUIRE(row_offsets.size() == static_cast<std::size_t>(num_rows) + 1,
+                          at << "row_offsets has " << row_offsets.size()
+                             << " entries, expected num_rows + 1 = " << static_cast<std::int64_t>(num_rows) + 1);
+  COMPOUND_SPARSE_REQUIRE(row_offsets.front() == 0,
+                          at << "row_offsets[0] is " << row_offsets.front() << ", expected 0");
+  COMPOUND_SPARSE_REQUIRE(
+      row_offsets.back() >= 0 && static_cast<std::size_t>(row_offsets.back()) == col_indices.size(),
+      at << "row_offsets[num_rows] is " << row_offsets.back() << " but there are " << col_indices.size() << " entries");
+  for (int r = 0; r < num_rows; ++r)
+    COMPOUND_SPARSE_REQUIRE(row_offsets[r] <= row_offsets[r + 1], at << "row_offsets decrease at row " << r << " ("
+                                                                     << row_offsets[r] << " > " << row_offsets[r + 1]
+                                                                     << ")");
+  for (int r = 0; r < num_rows; ++r)
+    for (int k = row_offsets[r]; k < row_offsets[r + 1]; ++k)
+      COMPOUND_SPARSE_REQUIRE(col_indices[k] >= 0 && col_indices[k] < num_cols,
+                              at << "column index " << col_indices[k] << " in row " << r << " (entry " << k
+                                 << ") is outside [0, " << num_cols << ")");
+}
+
+/// Throws compound_sparse::InvalidInput if `a` is not a consistent CSR matrix: its
+/// pattern (validate_pattern), and as many values as column indices. Every public
+/// function that takes a HostCsr calls it (or reaches it before reading the rows).
 template <class Entry>
-void validate(const HostCsr<Entry>& a) {
-  COMPOUND_SPARSE_REQUIRE(a.num_rows >= 0 && a.num_cols >= 0,
-                          "matrix size " << a.num_rows << " x " << a.num_cols << " is negative");
-  COMPOUND_SPARSE_REQUIRE(
-      a.row_offsets.size() == static_cast<std::size_t>(a.num_rows) + 1,
-      "row_offsets has " << a.row_offsets.size() << " entries, expected num_rows + 1 = " << a.num_rows + 1);
+void validate(const HostCsr<Entry>& a, const char* operation = nullptr) {
   COMPOUND_SPARSE_REQUIRE(a.values.size() == a.col_indices.size(),
-                          "values has " << a.values.size() << " entries but col_indices has " << a.col_indices.size());
-  COMPOUND_SPARSE_REQUIRE(a.row_offsets.front() == 0, "row_offsets[0] is " << a.row_offsets.front() << ", expected 0");
-  COMPOUND_SPARSE_REQUIRE(
-      static_cast<std::size_t>(a.row_offsets.back()) == a.col_indices.size(),
-      "row_offsets[num_rows] is " << a.row_offsets.back() << " but there are " << a.col_indices.size() << " entries");
-  for (int r = 0; r < a.num_rows; ++r)
-    COMPOUND_SPARSE_REQUIRE(a.row_offsets[r] <= a.row_offsets[r + 1], "row_offsets decrease at row "
-                                                                          << r << " (" << a.row_offsets[r] << " > "
-                                                                          << a.row_offsets[r + 1] << ")");
-  for (int r = 0; r < a.num_rows; ++r)
-    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k)
-      COMPOUND_SPARSE_REQUIRE(
-          a.col_indices[k] >= 0 && a.col_indices[k] < a.num_cols,
-          "column index " << a.col_indices[k] << " in row " << r << " is outside [0, " << a.num_cols << ")");
+                          (operation != nullptr ? std::string(operation) + ": " : std::string())
+                              << "values has " << a.values.size() << " entries but col_indices has "
+                              << a.col_indices.size());
+  validate_pattern(a.num_rows, a.num_cols, a.row_offsets, a.col_indices, operation);
 }
 
 /// Component-wise sum, valid for every entry type (entries are linear in their components).

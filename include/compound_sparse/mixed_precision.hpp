@@ -18,6 +18,8 @@
 // product with a float copy of A.
 
 #include <Kokkos_Core.hpp>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 
@@ -86,10 +88,27 @@ struct entry_traits<Mixed<Entry>> {
 };
 
 /// The single-precision storage of `a` for mixed-precision products: every entry
-/// rounded to float (the nearest float, component by component).
+/// rounded to float (the nearest float, component by component). InvalidInput, naming the
+/// first such entry, for a component that is not finite or lies outside float's range:
+/// rounded, it would be an infinity that turns the product into NaN.
 template <class WideEntry>
 HostCsr<Mixed<typename entry_traits<WideEntry>::template rebind<float>>> to_mixed(const HostCsr<WideEntry>& a) {
   using stored = typename entry_traits<WideEntry>::template rebind<float>;
+  using traits = component_traits<WideEntry>;
+  validate(a, "to_mixed");
+  for (int r = 0; r < a.num_rows; ++r)
+    for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k)
+      for (int c = 0; c < traits::size; ++c) {
+        const double v = static_cast<double>(traits::get(a.values[k], c));
+        COMPOUND_SPARSE_REQUIRE(
+            std::isfinite(v) && std::abs(v) <= static_cast<double>(std::numeric_limits<float>::max()),
+            "to_mixed: entry " << k << " (row " << r << ", column " << a.col_indices[k] << ") component " << c << " is "
+                               << v
+                               << (std::isfinite(v) ? ", outside float's range (magnitude at most "
+                                                    : ", not a finite number (float's range: "
+                                                      "magnitude at most ")
+                               << std::numeric_limits<float>::max() << ")");
+      }
   return map_entries(a, [](const WideEntry& e) { return convert_components<Mixed<stored>>(e); });
 }
 
@@ -97,6 +116,7 @@ HostCsr<Mixed<typename entry_traits<WideEntry>::template rebind<float>>> to_mixe
 /// widened exactly (what a double product of the same rounded matrix uses).
 template <class Entry>
 HostCsr<typename entry_traits<Mixed<Entry>>::wide_entry> widened(const HostCsr<Mixed<Entry>>& a) {
+  validate(a, "widened");
   return map_entries(a, [](const Mixed<Entry>& e) { return entry_traits<Mixed<Entry>>::widen(e); });
 }
 

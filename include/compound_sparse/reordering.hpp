@@ -59,6 +59,25 @@ HostCsr<Entry> rows_sorted_and_summed(const HostCsr<Entry>& a, int num_rows, int
   return p;
 }
 
+/// The inverse of `order` (position[old] = new), after checking that it is a permutation of
+/// 0 .. n - 1: InvalidInput naming `operation`, the first bad position and why. An order of
+/// the wrong length, a repeated or an out-of-range index would read or write past a vector.
+inline std::vector<int> inverse_permutation(const std::vector<int>& order, std::size_t n, const char* operation) {
+  COMPOUND_SPARSE_REQUIRE(order.size() == n, operation << ": an order of " << order.size() << " positions for " << n
+                                                       << " rows or values; it must be a permutation of them");
+  std::vector<int> position(n, -1);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int old = order[i];
+    COMPOUND_SPARSE_REQUIRE(old >= 0 && static_cast<std::size_t>(old) < n,
+                            operation << ": the order is not a permutation: position " << i << " holds " << old
+                                      << ", outside [0, " << n << ")");
+    COMPOUND_SPARSE_REQUIRE(position[old] < 0, operation << ": the order is not a permutation: " << old
+                                                         << " is at positions " << position[old] << " and " << i);
+    position[old] = static_cast<int>(i);
+  }
+  return position;
+}
+
 }  // namespace impl
 
 /// Reverse Cuthill-McKee on the symmetrised pattern of the square matrix a: each
@@ -67,6 +86,7 @@ HostCsr<Entry> rows_sorted_and_summed(const HostCsr<Entry>& a, int num_rows, int
 /// (ties by index).
 template <class Entry>
 std::vector<int> reverse_cuthill_mckee(const HostCsr<Entry>& a) {
+  validate(a, "reverse_cuthill_mckee");  // its loops index by the offsets and columns
   COMPOUND_SPARSE_REQUIRE(a.num_rows == a.num_cols, "reverse_cuthill_mckee: the matrix is "
                                                         << a.num_rows << " x " << a.num_cols << ", not square");
   const int n = a.num_rows;
@@ -125,36 +145,33 @@ std::vector<int> reverse_cuthill_mckee(const HostCsr<Entry>& a) {
 }
 
 /// P A Pᵀ for the permutation `order` (order[new] = old): row and column `new` of the
-/// result are row and column order[new] of a. InvalidInput unless a is square and
-/// `order` a permutation of its rows.
+/// result are row and column order[new] of a. InvalidInput unless a is a valid (validate),
+/// square matrix and `order` a permutation of its rows.
 template <class Entry>
 HostCsr<Entry> permuted(const HostCsr<Entry>& a, const std::vector<int>& order) {
+  validate(a, "permuted");
   COMPOUND_SPARSE_REQUIRE(a.num_rows == a.num_cols,
                           "permuted: the matrix is " << a.num_rows << " x " << a.num_cols << ", not square");
-  COMPOUND_SPARSE_REQUIRE(order.size() == static_cast<std::size_t>(a.num_rows),
-                          "permuted: " << order.size() << " positions for " << a.num_rows << " rows");
-  std::vector<int> position(a.num_rows, -1);  // old -> new
-  for (int i = 0; i < a.num_rows; ++i) {
-    COMPOUND_SPARSE_REQUIRE(
-        order[i] >= 0 && order[i] < a.num_rows && position[order[i]] < 0,
-        "permuted: the order is not a permutation (row " << order[i] << " at position " << i << ")");
-    position[order[i]] = i;
-  }
+  const std::vector<int> position =
+      impl::inverse_permutation(order, static_cast<std::size_t>(a.num_rows), "permuted");  // old -> new
   return impl::rows_sorted_and_summed(
       a, a.num_rows, a.num_cols, [&](int row) { return order[row]; }, [&](int column) { return position[column]; });
 }
 
 /// The values v[order[i]] in order i = 0 .. n - 1 (x in the permuted numbering), and back.
+/// InvalidInput unless `order` is a permutation of v's n positions.
 template <class Value>
 std::vector<Value> permuted_vector(const std::vector<Value>& v, const std::vector<int>& order) {
+  impl::inverse_permutation(order, v.size(), "permuted_vector");
   std::vector<Value> out(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) out[i] = v.at(order[i]);
+  for (std::size_t i = 0; i < order.size(); ++i) out[i] = v[order[i]];
   return out;
 }
 template <class Value>
 std::vector<Value> unpermuted_vector(const std::vector<Value>& v, const std::vector<int>& order) {
+  impl::inverse_permutation(order, v.size(), "unpermuted_vector");
   std::vector<Value> out(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) out.at(order[i]) = v[i];
+  for (std::size_t i = 0; i < order.size(); ++i) out[order[i]] = v[i];
   return out;
 }
 

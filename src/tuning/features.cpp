@@ -33,6 +33,7 @@ struct Fnv1a {
 MatrixFeatures pattern_features(int num_rows, int num_cols, const std::vector<int>& row_offsets,
                                 const std::vector<int>& col_indices, const std::string& entry_type,
                                 const std::string& precision) {
+  validate_pattern(num_rows, num_cols, row_offsets, col_indices, "matrix features");
   MatrixFeatures f;
   f.entry_type = entry_type;
   f.precision = precision;

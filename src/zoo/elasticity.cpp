@@ -45,6 +45,7 @@ HostCsr<Block<double, 3>> elasticity_matrix(const TetMesh& mesh, double lambda, 
 }
 
 void apply_dirichlet(HostCsr<Block<double, 3>>& k, const std::vector<char>& fixed) {
+  validate(k, "apply_dirichlet");
   COMPOUND_SPARSE_REQUIRE(fixed.size() == static_cast<std::size_t>(k.num_rows),
                           "fixed has " << fixed.size() << " flags for " << k.num_rows << " block rows");
   for (int r = 0; r < k.num_rows; ++r)

@@ -38,6 +38,7 @@ B cross_matrix(const Point3& r, double s) {
 
 HostCsr<B> add_rigid_links(const HostCsr<B>& k, const std::vector<Point3>& points, const std::vector<RigidLink>& links,
                            double penalty) {
+  validate(k, "add_rigid_links");
   COMPOUND_SPARSE_REQUIRE(k.num_rows == k.num_cols && points.size() == static_cast<std::size_t>(k.num_rows),
                           "rigid links need a square matrix with a point per block row, got "
                               << k.num_rows << " x " << k.num_cols << " blocks and " << points.size() << " points");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 
 namespace compound_sparse {
 namespace zoo {
@@ -20,6 +21,8 @@ Quartiles quartiles(std::vector<long long>& v) {
 }
 
 RowStatistics row_statistics(int num_rows, const std::vector<int>& row_offsets, const std::vector<int>& col_indices) {
+  // Columns are not bounded by a width here; any non-negative column is a band.
+  validate_pattern(num_rows, std::numeric_limits<int>::max(), row_offsets, col_indices, "row_statistics");
   std::vector<long long> nnz(num_rows), band(num_rows);
   for (int r = 0; r < num_rows; ++r) {
     nnz[r] = row_offsets[r + 1] - row_offsets[r];

@@ -40,11 +40,27 @@ struct RowPartition {
   }
 };
 
+/// Throws InvalidInput unless `partition` is well formed: at least one part, its first
+/// block starting at row 0 and no block starting before the previous one. `operation`
+/// names the caller in the message.
+inline void validate(const RowPartition& partition, const char* operation) {
+  const auto& s = partition.starts;
+  COMPOUND_SPARSE_REQUIRE(s.size() >= 2, operation << ": a partition into " << static_cast<long long>(s.size()) - 1
+                                                   << " parts; it needs at least one");
+  COMPOUND_SPARSE_REQUIRE(s.front() == 0,
+                          operation << ": the partition's first part starts at row " << s.front() << ", not 0");
+  for (std::size_t p = 1; p < s.size(); ++p)
+    COMPOUND_SPARSE_REQUIRE(s[p - 1] <= s[p], operation << ": part " << p - 1 << " of the partition starts at row "
+                                                        << s[p - 1] << ", after part " << p << " (row " << s[p]
+                                                        << "); blocks must follow each other");
+}
+
 /// Contiguous blocks of rows, part p ending where the running weight (the row's non-zeros
 /// plus 1, so that empty rows count too) first reaches p + 1 shares of the total. A part
 /// may be empty when a single row outweighs a share. InvalidInput for parts < 1.
 template <class Entry>
 RowPartition balanced_row_partition(const HostCsr<Entry>& a, int parts) {
+  validate(a, "balanced_row_partition");
   COMPOUND_SPARSE_REQUIRE(parts >= 1, "balanced_row_partition: " << parts << " parts; at least 1");
   RowPartition p;
   p.starts.assign(static_cast<std::size_t>(parts) + 1, a.num_rows);
@@ -63,6 +79,8 @@ RowPartition balanced_row_partition(const HostCsr<Entry>& a, int parts) {
 /// read: the values its halo exchange receives per product.
 template <class Entry>
 std::vector<std::int64_t> halo_sizes(const HostCsr<Entry>& a, const RowPartition& partition) {
+  validate(a, "halo_sizes");
+  validate(partition, "halo_sizes");
   COMPOUND_SPARSE_REQUIRE(partition.rows() == a.num_rows && a.num_rows == a.num_cols,
                           "halo_sizes: a partition of " << partition.rows() << " rows for a " << a.num_rows << " x "
                                                         << a.num_cols << " matrix");

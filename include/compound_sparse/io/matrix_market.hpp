@@ -205,6 +205,7 @@ HostCsr<Entry> read_matrix_market(const std::string& path) {
 template <class Entry>
 void require_symmetry(const HostCsr<Entry>& a, Symmetry s) {
   if (s == Symmetry::general) return;
+  validate(a, "require_symmetry");
   COMPOUND_SPARSE_REQUIRE(a.num_rows == a.num_cols,
                           to_string(s) << " matrix must be square, got " << a.num_rows << " x " << a.num_cols);
   // (column, row, position) sorted: the transpose's entries, found by binary search.
