@@ -18,6 +18,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "error_helpers.hpp"    // contains
 #include "spmv_test_suite.hpp"  // expect_matches_reference
 #include "test_matrices.hpp"
 #include "tuning_test_helpers.hpp"
@@ -226,6 +227,149 @@ TEST(Distributed, RefusesMismatchedPartitionsAndVectors) {
   EXPECT_THROW(cs::DistributedSpmv<C>(MPI_COMM_WORLD, right, wrong_rows, quiet()), cs::InvalidInput);
   const cs::DistributedSpmv<C> op(MPI_COMM_WORLD, right, cs::local_rows(band, right, rank()), quiet());
   EXPECT_THROW(op.make_vector(std::vector<C>(op.local_rows() + 1)), cs::InvalidInput);
+}
+
+// A check that fails on one rank only must stop every rank, not leave the others waiting in
+// the next collective (they used to hang: ctest runs this suite with 2 and 3 ranks under a
+// short timeout). The last rank is the one given bad arguments.
+namespace {
+using C = Kokkos::complex<double>;
+
+bool last_rank() {
+  return rank() == ranks() - 1;
+}
+
+/// The kind and message of what `f` throws on this rank, "none" if nothing.
+template <class F>
+std::string thrown(F&& f) {
+  try {
+    f();
+  } catch (const cs::Error& e) {
+    return std::string(e.kind()) + ": " + e.what();
+  } catch (const std::exception& e) {
+    return std::string("not a compound_sparse::Error: ") + e.what();
+  }
+  return "none";
+}
+
+/// On the last rank its own reason; on the others, that the last rank refused the call.
+void expect_stopped_by_last_rank(const std::string& error, const std::string& reason) {
+  EXPECT_TRUE(contains(error, "invalid input: ")) << error;
+  if (last_rank())
+    EXPECT_TRUE(contains(error, reason)) << error;
+  else
+    EXPECT_TRUE(contains(error, "rank " + std::to_string(ranks() - 1) + " refused the call, so every rank stops: ") &&
+                contains(error, reason))
+        << error;
+}
+}  // namespace
+
+TEST(DistributedAgreement, VectorsOfTheWrongLengthOnOneRankStopEveryRank) {
+  const auto band = banded<C>(60, 5);
+  const auto p = cs::balanced_row_partition(band, ranks());
+  const cs::DistributedSpmv<C> op(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), quiet());
+  const auto x = cs::to_device<cs::Aos>(std::vector<C>(op.local_rows() + (last_rank() ? 1 : 0), C(1, 0)));
+  const auto y = op.make_vector(std::vector<C>(op.local_rows()));
+  expect_stopped_by_last_rank(thrown([&] { op.apply(C(1, 0), x, C(0, 0), y); }), "DistributedSpmv::apply: x has");
+  // Nothing was exchanged: the next product with good vectors runs on every rank.
+  const auto good = op.make_vector(std::vector<C>(op.local_rows(), C(1, 0)));
+  op.apply(C(1, 0), good, C(0, 0), y);
+  const auto all = cs::allgathered(MPI_COMM_WORLD, p, cs::to_host(y));
+  const auto want = cs::reference_spmv<double>(C(1, 0), band, std::vector<C>(60, C(1, 0)), C(0, 0), std::vector<C>(60));
+  EXPECT_LE(cs::relative_error(all, want), 1e-14);
+}
+
+TEST(DistributedAgreement, AnOutputThatIsTheInputOnOneRankStopsEveryRank) {
+  const auto band = banded<C>(60, 5);
+  const auto p = cs::balanced_row_partition(band, ranks());
+  const cs::DistributedSpmv<C> op(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), quiet());
+  const auto x = op.make_vector(std::vector<C>(op.local_rows(), C(1, 0)));
+  const auto y = last_rank() ? x : op.make_vector(std::vector<C>(op.local_rows()));
+  expect_stopped_by_last_rank(thrown([&] { op.apply(C(1, 0), x, C(0, 0), y); }),
+                              "DistributedSpmv::apply: the output shares memory with the input");
+  expect_stopped_by_last_rank(thrown([&] { op.time_phases(C(1, 0), x, C(0, 0), y, 2); }),
+                              "DistributedSpmv::time_phases: the output shares memory");
+}
+
+TEST(DistributedAgreement, APartitionOfTheWrongSizeOnOneRankStopsEveryRank) {
+  const auto band = banded<C>(40, 3);
+  const auto p = cs::balanced_row_partition(band, last_rank() ? ranks() + 1 : ranks());
+  expect_stopped_by_last_rank(
+      thrown([&] { cs::DistributedSpmv<C>(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), quiet()); }),
+      "DistributedSpmv: a partition into " + std::to_string(ranks() + 1) + " parts for " + std::to_string(ranks()) +
+          " ranks");
+  expect_stopped_by_last_rank(thrown([&] { cs::allgathered(MPI_COMM_WORLD, p, std::vector<C>(p.size(rank()))); }),
+                              "allgathered: a partition into");
+}
+
+TEST(DistributedAgreement, RowsOfTheWrongCountOrAMalformedMatrixOnOneRankStopEveryRank) {
+  const auto band = banded<C>(40, 3);
+  const auto p = cs::balanced_row_partition(band, ranks());
+  auto rows = cs::local_rows(band, p, rank());
+  if (last_rank()) rows.col_indices.back() = 40;  // outside the matrix
+  expect_stopped_by_last_rank(thrown([&] { cs::DistributedSpmv<C>(MPI_COMM_WORLD, p, rows, quiet()); }),
+                              "DistributedSpmv: column index 40");
+  rows = cs::local_rows(band, p, rank());
+  if (last_rank()) {  // its last row left out
+    rows.num_rows -= 1;
+    rows.row_offsets.pop_back();
+    rows.col_indices.resize(rows.row_offsets.back());
+    rows.values.resize(rows.row_offsets.back());
+  }
+  expect_stopped_by_last_rank(thrown([&] { cs::DistributedSpmv<C>(MPI_COMM_WORLD, p, rows, quiet()); }),
+                              "DistributedSpmv: rank " + std::to_string(ranks() - 1) + " owns rows [" +
+                                  std::to_string(p.begin(ranks() - 1)) + ", 40), " +
+                                  std::to_string(p.size(ranks() - 1)) + " rows, but was given " +
+                                  std::to_string(p.size(ranks() - 1) - 1));
+  // A vector part of the wrong length for allgathered.
+  expect_stopped_by_last_rank(
+      thrown([&] { cs::allgathered(MPI_COMM_WORLD, p, std::vector<C>(p.size(rank()) + (last_rank() ? 2 : 0))); }),
+      "allgathered: rank " + std::to_string(ranks() - 1) + " gave");
+}
+
+TEST(DistributedAgreement, ABlockThatCannotBeTunedOnOneRankStopsEveryRank) {
+  const auto band = banded<C>(40, 3);
+  const auto p = cs::balanced_row_partition(band, ranks());
+  auto options = quiet();
+  if (last_rank()) options.neighbours = 0;
+  expect_stopped_by_last_rank(
+      thrown([&] { cs::DistributedSpmv<C>(MPI_COMM_WORLD, p, cs::local_rows(band, p, rank()), options); }),
+      "TunedSpmvOptions::neighbours must be at least 1");
+}
+
+TEST(DistributedAgreement, PartitionsOrArgumentsThatDifferBetweenRanksStopEveryRank) {
+  // A diagonal matrix reads no remote column, so differing partitions used to go unnoticed
+  // and leave rows owned by no rank.
+  cs::HostCsr<C> diagonal;
+  diagonal.num_rows = diagonal.num_cols = 40;
+  for (int r = 0; r < 40; ++r) {
+    diagonal.col_indices.push_back(r);
+    diagonal.values.push_back(C(r + 1, 0));
+    diagonal.row_offsets.push_back(r + 1);
+  }
+  cs::RowPartition p;
+  for (int q = 1; q < ranks(); ++q) p.starts.push_back(q * 40 / ranks() + (last_rank() ? 3 : 0));
+  p.starts.push_back(40);
+  const std::string error =
+      thrown([&] { cs::DistributedSpmv<C>(MPI_COMM_WORLD, p, cs::local_rows(diagonal, p, rank()), quiet()); });
+  EXPECT_TRUE(contains(error, "invalid input: ") &&
+              contains(error, "DistributedSpmv: the ranks were given different partitions or halo exchanges"))
+      << error;
+  EXPECT_TRUE(contains(thrown([&] { cs::allgathered(MPI_COMM_WORLD, p, std::vector<C>(p.size(rank()))); }),
+                       "allgathered: the ranks were given different partitions"));
+  // The same partition with another halo exchange on one rank.
+  const auto same = cs::balanced_row_partition(diagonal, ranks());
+  EXPECT_TRUE(contains(thrown([&] {
+                         cs::DistributedSpmv<C>(MPI_COMM_WORLD, same, cs::local_rows(diagonal, same, rank()), quiet(),
+                                                last_rank() ? cs::HaloExchange::Mpi : cs::HaloExchange::Auto);
+                       }),
+                       "the ranks were given different partitions or halo exchanges"));
+  // time_phases times the same number of collectives on every rank.
+  const cs::DistributedSpmv<C> op(MPI_COMM_WORLD, same, cs::local_rows(diagonal, same, rank()), quiet());
+  const auto x = op.make_vector(std::vector<C>(op.local_rows(), C(1, 0)));
+  const auto y = op.make_vector(std::vector<C>(op.local_rows()));
+  EXPECT_TRUE(contains(thrown([&] { op.time_phases(C(1, 0), x, C(0, 0), y, last_rank() ? 3 : 4); }),
+                       "DistributedSpmv::time_phases: the ranks were given different numbers of repetitions"));
 }
 
 int main(int argc, char** argv) {

@@ -40,6 +40,8 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,6 +52,7 @@
 #include "../compound_vector.hpp"
 #include "../error.hpp"
 #include "../host_csr.hpp"
+#include "../impl/overlap.hpp"
 #include "../impl/segmented_sum.hpp"  // impl::device_list
 #include "../tuning/tuned_spmv.hpp"
 #include "partition.hpp"
@@ -65,6 +68,61 @@ inline void check_mpi(int code, const char* call) {
   int length = 0;
   MPI_Error_string(code, text, &length);
   COMPOUND_SPARSE_REQUIRE(false, call << " failed: " << std::string(text, static_cast<std::size_t>(length)));
+}
+
+/// FNV-1a over `values`, then `extra`: a digest of arguments every rank must pass alike.
+inline std::uint64_t digest_of(const std::vector<int>& values, std::uint64_t extra = 0) {
+  std::uint64_t h = 1469598103934665603ull;
+  const auto mix = [&h](std::uint64_t v) {
+    for (int byte = 0; byte < 8; ++byte, v >>= 8) h = (h ^ (v & 0xff)) * 1099511628211ull;
+  };
+  mix(values.size());
+  for (const int v : values) mix(static_cast<std::uint32_t>(v));
+  mix(extra);
+  return h;
+}
+
+/// Runs `checks` (this rank's validation of its arguments), then agrees with every rank of
+/// `comm` in one MPI_Allreduce whether any rank's checks threw and whether every rank
+/// passed the same `shared` digest (digest_of). Where a rank failed, its reason is
+/// broadcast and every rank throws: that rank its own exception, the others InvalidInput
+/// naming it. Where the digests differ, every rank throws InvalidInput saying the ranks
+/// were given different `shared_what`. Collective: a check that fails on one rank
+/// would otherwise leave the others waiting forever in the next collective.
+template <class Checks>
+void agree_across_ranks(MPI_Comm comm, const char* operation, std::uint64_t shared, const char* shared_what,
+                        Checks&& checks) {
+  std::exception_ptr failure;
+  std::string reason;
+  try {
+    checks();
+  } catch (const Error& e) {
+    failure = std::current_exception();
+    reason = e.reason();
+  } catch (const std::exception& e) {
+    failure = std::current_exception();
+    reason = e.what();
+  }
+  int rank = 0, size = 1;
+  check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
+  // The first failing rank (size if none) and the digest's minimum and maximum (as the
+  // minimum of its complement), all by MPI_MIN.
+  const std::uint64_t mine[3] = {static_cast<std::uint64_t>(failure ? rank : size), shared, ~shared};
+  std::uint64_t agreed[3] = {0, 0, 0};
+  check_mpi(MPI_Allreduce(mine, agreed, 3, MPI_UINT64_T, MPI_MIN, comm), "MPI_Allreduce");
+  if (agreed[0] < static_cast<std::uint64_t>(size)) {
+    const int failed = static_cast<int>(agreed[0]);
+    int length = static_cast<int>(reason.size());
+    check_mpi(MPI_Bcast(&length, 1, MPI_INT, failed, comm), "MPI_Bcast");
+    std::string text(static_cast<std::size_t>(length), ' ');
+    if (rank == failed) text = reason;
+    check_mpi(MPI_Bcast(text.data(), length, MPI_CHAR, failed, comm), "MPI_Bcast");
+    if (failure) std::rethrow_exception(failure);
+    COMPOUND_SPARSE_REQUIRE(false,
+                            operation << ": rank " << failed << " refused the call, so every rank stops: " << text);
+  }
+  COMPOUND_SPARSE_REQUIRE(agreed[1] == ~agreed[2], operation << ": the ranks were given different " << shared_what);
 }
 
 /// The MPI type of a scalar component.
@@ -143,8 +201,12 @@ constexpr bool nccl_available() {
 /// the rows a rank passes to DistributedSpmv.
 template <class Entry>
 HostCsr<Entry> local_rows(const HostCsr<Entry>& a, const RowPartition& partition, int part) {
+  validate(a, "local_rows");
+  validate(partition, "local_rows");
   COMPOUND_SPARSE_REQUIRE(partition.rows() == a.num_rows,
                           "local_rows: a partition of " << partition.rows() << " rows for a matrix of " << a.num_rows);
+  COMPOUND_SPARSE_REQUIRE(part >= 0 && part < partition.parts(),
+                          "local_rows: part " << part << " of a partition into " << partition.parts() << " parts");
   HostCsr<Entry> rows;
   const int first = partition.begin(part), last = partition.end(part);
   rows.num_rows = last - first;
@@ -162,13 +224,21 @@ HostCsr<Entry> local_rows(const HostCsr<Entry>& a, const RowPartition& partition
 
 /// The whole vector on every rank from each rank's part (its rows of `partition`), by
 /// MPI_Allgatherv of the raw values: checking a distributed result, gathering a solution.
-/// Collective; the parts must be trivially copyable values.
+/// Collective; the parts must be trivially copyable values. A part of the wrong length or
+/// a partition that differs between ranks makes every rank throw (agree_across_ranks).
 template <class Value>
 std::vector<Value> allgathered(MPI_Comm comm, const RowPartition& partition, const std::vector<Value>& own) {
-  int size = 1;
+  int size = 1, rank = 0;
   impl::check_mpi(MPI_Comm_size(comm, &size), "MPI_Comm_size");
-  COMPOUND_SPARSE_REQUIRE(partition.parts() == size,
-                          "allgathered: a partition into " << partition.parts() << " parts for " << size << " ranks");
+  impl::check_mpi(MPI_Comm_rank(comm, &rank), "MPI_Comm_rank");
+  impl::agree_across_ranks(comm, "allgathered", impl::digest_of(partition.starts), "partitions", [&] {
+    validate(partition, "allgathered");
+    COMPOUND_SPARSE_REQUIRE(partition.parts() == size,
+                            "allgathered: a partition into " << partition.parts() << " parts for " << size << " ranks");
+    COMPOUND_SPARSE_REQUIRE(own.size() == static_cast<std::size_t>(partition.size(rank)),
+                            "allgathered: rank " << rank << " gave " << own.size() << " values for its "
+                                                 << partition.size(rank) << " rows");
+  });
   std::vector<int> counts(size), offsets(size);
   for (int q = 0; q < size; ++q) {
     counts[q] = partition.size(q) * int(sizeof(Value));
@@ -198,12 +268,33 @@ class DistributedSpmv {
   DistributedSpmv(MPI_Comm comm, const RowPartition& partition, const HostCsr<Entry>& own_rows,
                   TunedSpmvOptions options = {}, HaloExchange exchange = HaloExchange::Auto)
       : comm_(comm), partition_(partition) {
-    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, exchange != HaloExchange::Nccl || nccl_available(),
-                                 "DistributedSpmv: HaloExchange::Nccl asked for, but this build has no NCCL "
-                                 "(configure with CUDA and NCCL present: COMPOUND_SPARSE_WITH_NCCL)");
-    nccl_ = exchange != HaloExchange::Mpi && nccl_available();
     impl::check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
     impl::check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
+    // Each step that can fail on one rank is agreed among all of them before the next
+    // collective, so that every rank throws instead of some waiting forever.
+    impl::agree_across_ranks(
+        comm, "DistributedSpmv", impl::digest_of(partition.starts, static_cast<std::uint64_t>(exchange)),
+        "partitions or halo exchanges (every rank passes the same RowPartition and HaloExchange)", [&] {
+          COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, exchange != HaloExchange::Nccl || nccl_available(),
+                                       "DistributedSpmv: HaloExchange::Nccl asked for, but this build has no NCCL "
+                                       "(configure with CUDA and NCCL present: COMPOUND_SPARSE_WITH_NCCL)");
+          validate(partition, "DistributedSpmv");
+          validate(own_rows, "DistributedSpmv");
+          COMPOUND_SPARSE_REQUIRE(partition.parts() == size_, "DistributedSpmv: a partition into "
+                                                                  << partition.parts() << " parts for " << size_
+                                                                  << " ranks");
+          const int first = partition.begin(rank_), n = partition.size(rank_);
+          COMPOUND_SPARSE_REQUIRE(own_rows.num_rows == n, "DistributedSpmv: rank " << rank_ << " owns rows [" << first
+                                                                                   << ", " << first + n << "), " << n
+                                                                                   << " rows, but was given "
+                                                                                   << own_rows.num_rows);
+          COMPOUND_SPARSE_REQUIRE(own_rows.num_cols == partition.rows(),
+                                  "DistributedSpmv: the matrix must be square: " << partition.rows() << " rows, "
+                                                                                 << own_rows.num_cols << " columns");
+          first_ = first;
+          split(own_rows);
+        });
+    nccl_ = exchange != HaloExchange::Mpi && nccl_available();
 #ifdef COMPOUND_SPARSE_WITH_NCCL
     if (nccl_) {
       // NCCL needs a GPU per rank: Auto falls back to MPI where ranks share one, Nccl says why not.
@@ -218,34 +309,25 @@ class DistributedSpmv {
       }
     }
 #endif
-    validate(own_rows);
-    COMPOUND_SPARSE_REQUIRE(partition.parts() == size_, "DistributedSpmv: a partition into "
-                                                            << partition.parts() << " parts for " << size_ << " ranks");
-    first_ = partition.begin(rank_);
-    const int n = partition.size(rank_);
-    COMPOUND_SPARSE_REQUIRE(own_rows.num_rows == n, "DistributedSpmv: rank "
-                                                        << rank_ << " owns rows [" << first_ << ", " << first_ + n
-                                                        << "), " << n << " rows, but was given " << own_rows.num_rows);
-    COMPOUND_SPARSE_REQUIRE(own_rows.num_cols == partition.rows(),
-                            "DistributedSpmv: the matrix must be square: " << partition.rows() << " rows, "
-                                                                           << own_rows.num_cols << " columns");
-    split(own_rows);
-    plan_exchange();
+    const std::vector<int> requested = plan_exchange();
     options.vector_layout = Aos::name();
     options.transposes.clear();
-    diagonal_ = std::make_unique<TunedSpmv<Entry>>(diagonal_rows_, options);
-    if (!halo_columns_.empty()) off_diagonal_ = std::make_unique<TunedSpmv<Entry>>(off_diagonal_rows_, options);
-    diagonal_rows_ = HostCsr<Entry>();  // the devices hold them now
-    off_diagonal_rows_ = HostCsr<Entry>();
-    halo_ = vector_type{typename vector_type::view_type("compound_sparse::halo", halo_columns_.size())};
-    boundary_ = vector_type{typename vector_type::view_type("compound_sparse::boundary", boundary_rows_.extent(0))};
-    send_ = vector_type{typename vector_type::view_type("compound_sparse::send", send_rows_.extent(0))};
-    halo_host_ = Kokkos::create_mirror_view(halo_.data);
-    send_host_ = Kokkos::create_mirror_view(send_.data);
+    impl::agree_across_ranks(comm, "DistributedSpmv", 0, "", [&] {
+      set_send_rows(requested);
+      diagonal_ = std::make_unique<TunedSpmv<Entry>>(diagonal_rows_, options);
+      if (!halo_columns_.empty()) off_diagonal_ = std::make_unique<TunedSpmv<Entry>>(off_diagonal_rows_, options);
+      diagonal_rows_ = HostCsr<Entry>();  // the devices hold them now
+      off_diagonal_rows_ = HostCsr<Entry>();
+      halo_ = vector_type{typename vector_type::view_type("compound_sparse::halo", halo_columns_.size())};
+      boundary_ = vector_type{typename vector_type::view_type("compound_sparse::boundary", boundary_rows_.extent(0))};
+      send_ = vector_type{typename vector_type::view_type("compound_sparse::send", send_rows_.extent(0))};
+      halo_host_ = Kokkos::create_mirror_view(halo_.data);
+      send_host_ = Kokkos::create_mirror_view(send_.data);
+    });
     if (nccl_) start_nccl();
     // One exchange now, of zeros: NCCL connects a communicator's GPUs on first use, which
     // would otherwise land in the first product (collective, as the constructor is).
-    const vector_type zeros{typename vector_type::view_type("compound_sparse::warm_up", n)};
+    const vector_type zeros{typename vector_type::view_type("compound_sparse::warm_up", local_rows())};
     auto requests = start_exchange(zeros);
     finish_exchange(requests);
   }
@@ -317,10 +399,12 @@ class DistributedSpmv {
   }
 
   /// y = alpha A x + beta y on this rank's rows (collective). Not for concurrent calls on
-  /// one object: the exchange buffers are the object's.
+  /// one object: the exchange buffers are the object's. Vectors of the wrong length, or a
+  /// y that shares memory with x, on any rank make every rank throw (one MPI_Allreduce a
+  /// product agrees on it before the exchange starts).
   void apply(const coefficient_type& alpha, const vector_type& x, const coefficient_type& beta,
              const vector_type& y) const {
-    check_vectors(x, y, "apply");
+    impl::agree_across_ranks(comm_, "DistributedSpmv::apply", 0, "", [&] { check_vectors(x, y, "apply"); });
     auto requests = start_exchange(x);
     diagonal_->apply(alpha, x, beta, y);  // queued while the messages travel
     finish_exchange(requests);
@@ -341,8 +425,12 @@ class DistributedSpmv {
   };
   PhaseTimes time_phases(const coefficient_type& alpha, const vector_type& x, const coefficient_type& beta,
                          const vector_type& y, int repetitions = 20) const {
-    check_vectors(x, y, "time_phases");
-    COMPOUND_SPARSE_REQUIRE(repetitions >= 1, "DistributedSpmv::time_phases: " << repetitions << " repetitions");
+    // Every rank runs the same number of timed collectives, or the others would wait.
+    impl::agree_across_ranks(
+        comm_, "DistributedSpmv::time_phases", static_cast<std::uint64_t>(repetitions), "numbers of repetitions", [&] {
+          check_vectors(x, y, "time_phases");
+          COMPOUND_SPARSE_REQUIRE(repetitions >= 1, "DistributedSpmv::time_phases: " << repetitions << " repetitions");
+        });
     const auto slowest_median = [&](auto&& phase) {
       std::vector<double> times;
       for (int i = 0; i < repetitions; ++i) {
@@ -383,6 +471,8 @@ class DistributedSpmv {
     COMPOUND_SPARSE_REQUIRE(x.size() == local_rows() && y.size() == local_rows(),
                             "DistributedSpmv::" << what << ": x has " << x.size() << " and y " << y.size()
                                                 << " values, rank " << rank_ << " owns " << local_rows() << " rows");
+    const std::string operation = std::string("DistributedSpmv::") + what;
+    impl::require_disjoint_output(impl::footprint_of(x.data), impl::footprint_of(y.data), operation.c_str());
   }
 
   static bool rows_increase_strictly(const HostCsr<Entry>& a) {
@@ -500,8 +590,9 @@ class DistributedSpmv {
   /// Who sends what: the halo's columns grouped by owner (contiguous: the halo is sorted
   /// and the partition's blocks are contiguous), their counts exchanged with MPI_Alltoall
   /// and the columns themselves with MPI_Alltoallv, so each rank learns which of its rows
-  /// each neighbour needs, in the order that neighbour's halo stores them.
-  void plan_exchange() {
+  /// each neighbour needs, in the order that neighbour's halo stores them (returned, global
+  /// columns, for set_send_rows).
+  std::vector<int> plan_exchange() {
     receive_counts_.assign(size_, 0);
     for (const int c : halo_columns_) ++receive_counts_[partition_.owner(c)];
     receive_offsets_.assign(size_, 0);
@@ -516,6 +607,11 @@ class DistributedSpmv {
     impl::check_mpi(MPI_Alltoallv(halo_columns_.data(), receive_counts_.data(), receive_offsets_.data(), MPI_INT,
                                   requested.data(), send_counts_.data(), send_offsets_.data(), MPI_INT, comm_),
                     "MPI_Alltoallv");
+    return requested;
+  }
+
+  /// The local rows of the columns the neighbours asked for (plan_exchange), on the device.
+  void set_send_rows(std::vector<int> requested) {
     for (int& column : requested) {  // to the local row that holds it
       COMPOUND_SPARSE_REQUIRE(column >= first_ && column < first_ + local_rows(),
                               "DistributedSpmv: rank " << rank_ << " was asked for column " << column
