@@ -175,8 +175,8 @@ TEST(QuickTune, CorruptCacheIsAWarningAndIsReplaced) {
   const cs::TunedSpmv<C> op(a, no_database(database, cache));
   EXPECT_EQ(op.rule(), "quick") << op.explanation();
   EXPECT_TRUE(contains(op.explanation(), "warning: tuning cache not used")) << op.explanation();
-  EXPECT_TRUE(contains(op.explanation(), "moved to " + cache_file(cache) + ".unreadable")) << op.explanation();
-  EXPECT_TRUE(std::filesystem::exists(cache_file(cache) + ".unreadable"));
+  EXPECT_TRUE(contains(op.explanation(), "moved to " + cache_file(cache) + ".unreadable.1")) << op.explanation();
+  EXPECT_TRUE(std::filesystem::exists(cache_file(cache) + ".unreadable.1"));
   EXPECT_EQ(cs::read_tuning_database(cache_file(cache)).matrices.size(), 1u);
   expect_reference(op, a);
   // A cache directory that cannot be written is a warning too.
@@ -191,7 +191,8 @@ TEST(QuickTune, CloseRecordNeedsNoQuickTuning) {
   const ScratchDir database("quick_close"), cache("quick_close_cache");
   const auto a = banded<C>(600, 7);
   auto near = cs::matrix_features(a);
-  near.fingerprint = "0123456789abcdef";  // the same features, another pattern: distance 0
+  near.fingerprint = "0123456789abcdef";  // another pattern, 5% more rows: close, not exact
+  near.rows = near.rows * 21 / 20;
   auto db = cs::empty_tuning_database();
   const auto variant = cs::heuristic_variant(near, cs::variant_registry<C>().variants()).name();
   db.matrices = {record("near", near, {{variant, 1e-5}})};
@@ -203,7 +204,7 @@ TEST(QuickTune, CloseRecordNeedsNoQuickTuning) {
   EXPECT_FALSE(std::filesystem::exists(cache_file(cache)));
 
   auto strict = no_database(database, cache);
-  strict.close_distance = -1;  // nothing is close
+  strict.close_distance = 0;  // only an exact match is close
   const cs::TunedSpmv<C> tuned(a, strict);
   EXPECT_EQ(tuned.rule(), "quick") << tuned.explanation();
   EXPECT_TRUE(contains(tuned.explanation(), "the nearest record is at distance")) << tuned.explanation();
@@ -275,4 +276,39 @@ TEST(QuickTune, ConcurrentWritersKeepEveryRecord) {
   }
   for (char o : ok) EXPECT_TRUE(o);
   EXPECT_EQ(cs::read_tuning_database(path).matrices.size(), 35u);  // (3 + 4) writers x 5 records
+}
+
+TEST(QuickTune, EveryUnreadableCacheIsKeptUnderANameOfItsOwn) {
+  // Two library versions that cannot read each other's cache, used in turn, each move the
+  // other's file aside: one fixed backup name lost the records of all but the last.
+  const ScratchDir cache("quick_aside");
+  const std::string path = cache_file(cache);
+  const std::string name = cs::database_file_name(cs::default_device_info());
+  const auto r = record("kept", cs::matrix_features(banded<C>(50, 3)), {{"csr.aos.aos.static.t128.b4.l1", 1e-5}});
+  cache.write(name + ".unreadable", "an older library's backup");
+  const std::vector<std::string> others = {"{\"schema_version\": 2, \"first\": true}", "{\"schema_version\": 3}",
+                                           "{\"schema_version\": 2, \"third\": true}"};
+  for (std::size_t i = 0; i < others.size(); ++i) {
+    cache.write(name, others[i]);
+    const auto warnings = cs::store_in_tuning_cache(path, r);
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_TRUE(contains(warnings[0], "schema version")) << warnings[0];
+    EXPECT_TRUE(contains(warnings[0], "moved to " + path + ".unreadable." + std::to_string(i + 1))) << warnings[0];
+    EXPECT_EQ(cs::read_tuning_database(path).matrices.size(), 1u);
+  }
+  for (std::size_t i = 0; i < others.size(); ++i)
+    EXPECT_EQ(cs::detail::read_file_text(path + ".unreadable." + std::to_string(i + 1), "backup"), others[i]);
+  EXPECT_EQ(cs::detail::read_file_text(path + ".unreadable", "backup"), "an older library's backup");
+  EXPECT_FALSE(std::filesystem::exists(path + ".unreadable.4"));
+
+  // A cache path that is no file to read is not moved aside: a directory stays where it is.
+  const std::string directory = cache.str() + "/in/" + name;
+  std::filesystem::create_directories(directory);
+  cache.write("in/" + name + "/mine.txt", "someone's file");
+  const auto warnings = cs::store_in_tuning_cache(directory, r);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_TRUE(contains(warnings[0], "quick-tuning result not stored in the cache " + directory)) << warnings[0];
+  EXPECT_TRUE(contains(warnings[0], "is a directory")) << warnings[0];
+  EXPECT_TRUE(std::filesystem::exists(directory + "/mine.txt"));
+  EXPECT_FALSE(std::filesystem::exists(directory + ".unreadable.1"));
 }

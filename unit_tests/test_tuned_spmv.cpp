@@ -3,8 +3,12 @@
 // names variants this build does not have; results equal the host reference.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <compound_sparse.hpp>
+#include <compound_sparse/tuning/measure.hpp>  // relative_error
 #include <compound_sparse/tuning/tuned_spmv.hpp>
+#include <functional>
+#include <limits>
 
 #include "tuning_test_helpers.hpp"
 
@@ -538,6 +542,80 @@ TEST(TunedSpmv, SoaMultivectorsRunInBlocksWhereTheRecordFoundFewerVectorsCheaper
   EXPECT_THROW(op_blocks.apply(C(1, 0), op_blocks.make_multivector(random_vectors(8, a.num_cols, rng)), C(0, 0),
                                op_blocks.make_multivector(random_vectors(9, a.num_rows, rng))),
                cs::InvalidInput);
+}
+
+TEST(TunedSpmv, RefusesOutputsThatOverlapInputs) {
+  // A product whose y is its x, or whose blocks of Y overwrite vectors a later block reads
+  // as X, returned wrong values with no error.
+  const ScratchDir dir("tuned_overlap");
+  const auto a = banded<C>(300, 7);
+  const std::string soa = variant("sell32.soa.soa.static", "l1");
+  auto me = record("me", cs::matrix_features(a), {{kExactBest, 2e-6}});
+  for (const auto& m : {at_k(soa, 2, 4e-6), at_k(soa, 4, 4e-6), at_k(soa, 8, 16e-6)}) me.measurements.push_back(m);
+  write(dir, {me});
+  auto o = in(dir);
+  o.multivector_layout = "soa";
+  o.transposes = {cs::Op::T};
+  const cs::TunedSpmv<C> op(a, o);
+  ASSERT_EQ(op.spmm_block(8), 4) << op.explanation();
+  std::mt19937 rng(7);
+  const auto vectors = random_vectors(12, a.num_rows, rng);
+  const auto m = cs::to_device<cs::Soa>(vectors);
+  const auto expect_refused = [&](auto&& call, const char* what) {
+    try {
+      call();
+      ADD_FAILURE() << what << ": accepted";
+    } catch (const cs::InvalidInput& e) {
+      EXPECT_TRUE(contains(e.what(), "shares memory with the input")) << what << ": " << e.what();
+    }
+    EXPECT_EQ(cs::to_host(m), vectors) << what << ": a refused product wrote its vectors";
+  };
+  // Vectors 0-7 into 4-11 in blocks of 4: each block's X and Y are disjoint, the whole not.
+  expect_refused([&] { op.apply(C(1, 0), cs::vectors_of(m, 0, 8), C(0, 0), cs::vectors_of(m, 4, 8)); }, "blocks");
+  expect_refused([&] { op.apply(C(1, 0), m, C(1, 0), m); }, "the same multivector");
+  expect_refused([&] { op.apply(cs::Op::T, C(1, 0), m, C(0, 0), m); }, "the same multivector, op T");
+  const auto x = op.make_vector(vectors[0]);  // in the chosen vector layout
+  const auto x_before = x.to_host();
+  expect_refused([&] { op.apply(C(1, 0), x, C(0, 0), x); }, "the same vector");
+  expect_refused([&] { op.apply(cs::Op::T, C(1, 0), x, C(0, 0), x); }, "the same vector, op T");
+  EXPECT_EQ(x.to_host(), x_before) << "a refused product wrote its vector";
+  // Disjoint ranges of one multivector are fine: vectors 0-3 into 4-7.
+  op.apply(C(1, 0), cs::vectors_of(m, 0, 4), C(0, 0), cs::vectors_of(m, 4, 4));
+  const auto result = cs::to_host(m);
+  for (int j = 0; j < 4; ++j) {
+    const auto want = cs::reference_spmv<double>(C(1, 0), a, vectors[j], C(0, 0), std::vector<C>(a.num_rows));
+    EXPECT_LE(cs::relative_error(result[4 + j], want), 1e-14) << j;
+  }
+}
+
+TEST(TunedSpmv, OptionsOutsideTheirRangeAreRefusedByName) {
+  const ScratchDir dir("tuned_bad_options");
+  const auto a = banded<C>(50, 3);
+  const auto refused = [&](const std::function<void(cs::TunedSpmvOptions&)>& set, const std::string& option) {
+    auto o = in(dir);
+    set(o);
+    try {
+      cs::TunedSpmv<C>(a, o);
+      ADD_FAILURE() << option << ": accepted";
+    } catch (const cs::InvalidInput& e) {
+      EXPECT_TRUE(contains(e.what(), "TunedSpmvOptions::" + option)) << e.what();
+    }
+  };
+  refused([](auto& o) { o.neighbours = 0; }, "neighbours must be at least 1, got 0");
+  refused([](auto& o) { o.neighbours = -3; }, "neighbours");
+  refused([](auto& o) { o.close_distance = std::nan(""); }, "close_distance must be a finite distance >= 0");
+  refused([](auto& o) { o.close_distance = -0.5; }, "close_distance");
+  refused([](auto& o) { o.close_distance = std::numeric_limits<double>::infinity(); }, "close_distance");
+  refused([](auto& o) { o.dense_row_threshold = std::nan(""); }, "dense_row_threshold must be a number");
+  refused([](auto& o) { o.quick_tune = static_cast<cs::QuickTune>(7); }, "quick_tune must be QuickTune::Never");
+  refused([](auto& o) { o.quick_tune_spmvs = -1; }, "quick_tune_spmvs must not be negative");
+  refused([](auto& o) { o.transposes = {cs::Op::N}; }, "transposes holds Op::T or Op::H, got Op::N");
+  // The edges of each range are accepted: one neighbour, distance 0, an infinite threshold.
+  auto edges = in(dir);
+  edges.neighbours = 1;
+  edges.close_distance = 0;
+  edges.dense_row_threshold = std::numeric_limits<double>::infinity();
+  expect_reference(cs::TunedSpmv<C>(a, edges), a);
 }
 
 TEST(TunedSpmv, SoaBlocksFollowTheRecordOfTheDeviceThatChoseTheBucket) {

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <compound_sparse.hpp>
 #include <compound_sparse/tuning/database.hpp>
 #include <compound_sparse/tuning/selection.hpp>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -598,4 +601,139 @@ TEST(TuningDatabase, AVectorBucketOnlyAnotherDeviceMeasuredIsSelectedFromItsReco
   EXPECT_EQ(s.record_device, "NVIDIA H100 80GB HBM3");
   EXPECT_NE(s.explanation.find("measured on NVIDIA H100 80GB HBM3"), std::string::npos) << s.explanation;
   EXPECT_EQ(cs::find_record(db, s.record, f.entry_type, f.precision, s.record_device), &db.matrices[1]);
+}
+
+TEST(TuningDatabase, TheSameRecordIdentityTwiceIsRefusedNamingBoth) {
+  // Selection took the first of two such records and --merge kept the last: a file holds
+  // one record per matrix, entry type, precision and device, and the reader says which two
+  // collide rather than pick one.
+  const ScratchDir dir("db_duplicate");
+  auto db = sample_database();
+  db.device.name = "NVIDIA H200";
+  auto again = db.matrices[0];
+  again.best = "csr.aos.aos.static.t128.b4.l1";
+  db.matrices.push_back(record("other", db.matrices[0].features, {{"csr.aos.aos.static.t128.b4.l1", 1e-6}}));
+  db.matrices.push_back(again);
+  const std::string path = dir.str() + "/twice.json";
+  dir.write("twice.json", cs::to_json_text(db));
+  try {
+    cs::read_tuning_database(path);
+    ADD_FAILURE() << "accepted the same record twice";
+  } catch (const cs::IoError& e) {
+    const std::string what = e.what();
+    for (const std::string& part : std::vector<std::string>{
+             path + ":", "matrices[0] and matrices[2]", "matrix 'band'", "entry type complex", "precision double",
+             "device 'NVIDIA H200'", "'ell.soa.aos.static.t128.b4.l2'", "'csr.aos.aos.static.t128.b4.l1'"})
+      EXPECT_NE(what.find(part), std::string::npos) << part << " not in: " << what;
+  }
+  // TunedSpmv's loading turns it into a warning and uses no record of the file.
+  const auto loaded = cs::load_database_file(path, "database not used: ", "");
+  EXPECT_EQ(loaded.db, nullptr);
+  ASSERT_EQ(loaded.warnings.size(), 1u);
+  EXPECT_NE(loaded.warnings[0].find("matrices[0] and matrices[2]"), std::string::npos) << loaded.warnings[0];
+  // Identical copies are refused too: the file was not written by merging records.
+  db.matrices[2] = db.matrices[0];
+  dir.write("twice.json", cs::to_json_text(db));
+  EXPECT_THROW(cs::read_tuning_database(path), cs::IoError);
+  // Another device's record of the matrix stands beside it.
+  db.matrices[2].device = "NVIDIA H100 80GB HBM3";
+  dir.write("twice.json", cs::to_json_text(db));
+  EXPECT_EQ(cs::read_tuning_database(path).matrices.size(), 3u);
+  // An unnamed device matches any (find_record), so a record without a device beside one
+  // that names its device is the same identity when the file names no device either.
+  db.device.name.clear();
+  db.matrices[2].device = "NVIDIA H100 80GB HBM3";
+  dir.write("twice.json", cs::to_json_text(db));
+  try {
+    cs::read_tuning_database(path);
+    ADD_FAILURE() << "accepted an unnamed device's record beside a named one";
+  } catch (const cs::IoError& e) {
+    EXPECT_NE(std::string(e.what()).find("matrices[0] and matrices[2]"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TuningDatabase, WrongJsonTypesAreRefusedNamingTheField) {
+  // "matrices": {} once read as an empty database, and other wrong types as the
+  // library's JSON exception without the field: each names the file and the field now.
+  const ScratchDir dir("db_types");
+  const std::string path = dir.str() + "/typed.json";
+  const auto expect_refused = [&](std::string text, const std::string& find, const std::string& replace,
+                                  const std::string& field, const std::string& problem) {
+    const auto at = text.find(find);
+    ASSERT_NE(at, std::string::npos) << find << " not in:\n" << text;
+    text.replace(at, find.size(), replace);
+    dir.write("typed.json", text);
+    try {
+      const auto db = cs::read_tuning_database(path);
+      ADD_FAILURE() << "accepted " << replace << " (" << db.matrices.size() << " records)";
+    } catch (const cs::IoError& e) {
+      const std::string what = e.what();
+      EXPECT_NE(what.find(path + " is not a valid tuning database: field '" + field + "'"), std::string::npos) << what;
+      EXPECT_NE(what.find(problem), std::string::npos) << what;
+    }
+  };
+  auto no_records = sample_database();
+  no_records.matrices.clear();
+  const std::string empty = cs::to_json_text(no_records);
+  expect_refused(empty, "\"matrices\": []", "\"matrices\": {}", "matrices", "is an object, expected an array");
+  expect_refused(empty, "\"matrices\": []", "\"matrices\": {\"band\": 1}", "matrices", "is an object");
+  expect_refused(empty, "\"matrices\": []", "\"matrices\": [1]", "matrices[0]", "is a number, expected an object");
+  expect_refused(empty, "\"matrices\": []", "\"records\": []", "matrices", "is missing");
+  expect_refused(empty, "\"matrices\": []", "\"matrices\": null", "matrices", "is null, expected an array");
+  expect_refused(empty, "\"device\": {", "\"device\": [], \"unused\": {", "device", "is an array, expected an object");
+  expect_refused(empty, "\"compute_major\": ", "\"compute_major\": \"9\", \"unused\": ", "device.compute_major",
+                 "is a string, expected an integer");
+  expect_refused(empty, "\"multiprocessors\": ", "\"multiprocessors\": true, \"unused\": ", "device.multiprocessors",
+                 "is a boolean, expected an integer");
+  expect_refused(empty, "\"versions\": {", "\"versions\": \"0.1\", \"unused\": {", "versions",
+                 "is a string, expected an object");
+  expect_refused(empty, "\"launch_bounds\": ", "\"launch_bounds\": 256, \"unused\": ", "launch_bounds",
+                 "is a number, expected a string");
+
+  const std::string good = cs::to_json_text(sample_database());
+  expect_refused(good, "\"rows\": ", "\"rows\": \"100\", \"unused\": ", "matrices[0].features.rows",
+                 "is a string, expected an integer");
+  expect_refused(good, "\"rows\": ", "\"rows\": 1.5, \"unused\": ", "matrices[0].features.rows", "expected an integer");
+  expect_refused(good, "\"features\": {", "\"features\": [], \"unused\": {", "matrices[0].features",
+                 "is an array, expected an object");
+  expect_refused(good, "\"best\": ", "\"best\": 3, \"unused\": ", "matrices[0].best", "expected a string");
+  expect_refused(good, "\"timing\": ", "\"timing\": null, \"unused\": ", "matrices[0].timing", "is null");
+  expect_refused(good, "\"measurements\": [", "\"measurements\": {}, \"unused\": [", "matrices[0].measurements",
+                 "is an object, expected an array");
+  expect_refused(good, "\"seconds\":", "\"seconds\":\"fast\",\"unused\":", "matrices[0].measurements[0].seconds",
+                 "is a string, expected a number");
+  expect_refused(good, "\"ok\":", "\"ok\":1,\"unused\":", "matrices[0].measurements[0].ok",
+                 "is a number, expected a boolean");
+  // (Compact, without a space: the measurement's, not the device's.)
+  expect_refused(good, "\"memory_bytes\":0", "\"memory_bytes\":-1", "matrices[0].measurements[0].memory_bytes",
+                 "is -1, expected a non-negative integer");
+  expect_refused(good, "\"variant\":", "\"unused\":", "matrices[0].measurements[0].variant", "is missing");
+  // The record's name goes with the field once it is known.
+  expect_refused(good, "\"rows\": ", "\"rows\": {}, \"unused\": ", "matrices[0].features.rows", "(record 'band')");
+}
+
+TEST(TuningDatabase, ADirectoryOrMissingFileIsAClearIoError) {
+  // A directory once read as empty text: "not valid JSON ... unexpected end of input".
+  const ScratchDir dir("db_paths");
+  for (const auto& read : std::vector<std::function<void(const std::string&)>>{
+           [](const std::string& p) { cs::read_tuning_database(p); },
+           [](const std::string& p) { cs::read_tuning_database_cached(p); }}) {
+    try {
+      read(dir.str());
+      ADD_FAILURE() << "read a directory";
+    } catch (const cs::IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("tuning database " + dir.str() + " is a directory, not a file"),
+                std::string::npos)
+          << e.what();
+    }
+    try {
+      read(dir.str() + "/absent.json");
+      ADD_FAILURE() << "read a missing file";
+    } catch (const cs::IoError& e) {
+      EXPECT_NE(std::string(e.what()).find("cannot open tuning database " + dir.str() +
+                                           "/absent.json: " + std::strerror(ENOENT)),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }

@@ -23,6 +23,8 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
+#include <unordered_map>
 
 #include "compound_sparse/error.hpp"
 #include "compound_sparse/tuning/vector_bucket.hpp"
@@ -115,19 +117,126 @@ Json to_json(const MatrixFeatures& f) {
           {"fingerprint", f.fingerprint}};
 }
 
+/// A field of the file that is missing or of the wrong JSON type: `field` is its path below
+/// the object that reports it ("features.rows"); each level up prefixes its own part, and
+/// the reader turns it into an IoError naming the file. Built only when a file is wrong.
+struct FieldError {
+  std::string field;
+  std::string problem;
+  std::string record;  ///< the record's name, once known
+};
+
+[[noreturn]] void field_error(const char* key, const std::string& problem) {
+  throw FieldError{key, problem, ""};
+}
+
+std::string json_kind(const Json& v) {
+  switch (v.type()) {
+    case Json::value_t::null:
+      return "null";
+    case Json::value_t::object:
+      return "an object";
+    case Json::value_t::array:
+      return "an array";
+    case Json::value_t::string:
+      return "a string";
+    case Json::value_t::boolean:
+      return "a boolean";
+    case Json::value_t::number_float:
+      return "a floating-point number";
+    default:
+      return "a number";
+  }
+}
+
+/// The member `key` of object `j`, or null when absent.
+const Json* find_member(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+const Json& member(const Json& j, const char* key) {
+  const Json* v = find_member(j, key);
+  if (v == nullptr) field_error(key, "is missing");
+  return *v;
+}
+const Json& as_object(const Json& v, const char* key) {
+  if (!v.is_object()) field_error(key, "is " + json_kind(v) + ", expected an object");
+  return v;
+}
+const Json& as_array(const Json& v, const char* key) {
+  if (!v.is_array()) field_error(key, "is " + json_kind(v) + ", expected an array");
+  return v;
+}
+std::string as_string(const Json& v, const char* key) {
+  if (!v.is_string()) field_error(key, "is " + json_kind(v) + ", expected a string");
+  return v.get<std::string>();
+}
+bool as_bool(const Json& v, const char* key) {
+  if (!v.is_boolean()) field_error(key, "is " + json_kind(v) + ", expected a boolean");
+  return v.get<bool>();
+}
+double as_double(const Json& v, const char* key) {
+  if (!v.is_number()) field_error(key, "is " + json_kind(v) + ", expected a number");
+  return v.get<double>();
+}
+/// An integer field: a boolean or a fractional number is the wrong type, not a value to convert.
+template <class Int>
+Int as_integer(const Json& v, const char* key) {
+  if (!v.is_number_integer()) field_error(key, "is " + json_kind(v) + ", expected an integer");
+  if (std::is_unsigned_v<Int> && !v.is_number_unsigned())
+    field_error(key, "is " + v.dump() + ", expected a non-negative integer");
+  const bool in_range = v.is_number_unsigned()
+                            ? v.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<Int>::max())
+                            : v.get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<Int>::min()) &&
+                                  v.get<std::int64_t>() <= static_cast<std::int64_t>(std::numeric_limits<Int>::max());
+  if (!in_range) field_error(key, "is " + v.dump() + ", out of range");
+  return v.get<Int>();
+}
+/// Optional fields: `fallback` when absent (files written before the field existed);
+/// present, they must have the field's type (null included: it is no value of any).
+std::string optional_string(const Json& j, const char* key, const std::string& fallback) {
+  const Json* v = find_member(j, key);
+  return v == nullptr ? fallback : as_string(*v, key);
+}
+double optional_double(const Json& j, const char* key, double fallback) {
+  const Json* v = find_member(j, key);
+  return v == nullptr ? fallback : as_double(*v, key);
+}
+bool optional_bool(const Json& j, const char* key, bool fallback) {
+  const Json* v = find_member(j, key);
+  return v == nullptr ? fallback : as_bool(*v, key);
+}
+template <class Int>
+Int optional_integer(const Json& j, const char* key, Int fallback) {
+  const Json* v = find_member(j, key);
+  return v == nullptr ? fallback : as_integer<Int>(*v, key);
+}
+
+/// Runs `read`; a FieldError from it is placed below `prefix()` ("features" + "rows"), which
+/// is computed only then.
+template <class Prefix, class Read>
+auto within(Prefix&& prefix, Read&& read) {
+  try {
+    return read();
+  } catch (FieldError& e) {
+    e.field = e.field.empty() ? prefix() : prefix() + "." + e.field;
+    throw;
+  }
+}
+
 MatrixFeatures features_from_json(const Json& j) {
   MatrixFeatures f;
-  f.entry_type = j.at("entry_type").get<std::string>();
-  f.precision = j.at("precision").get<std::string>();
-  f.rows = j.at("rows").get<long long>();
-  f.cols = j.at("cols").get<long long>();
-  f.nnz = j.at("nnz").get<long long>();
-  f.nnz_per_row_mean = j.at("nnz_per_row_mean").get<double>();
-  f.nnz_per_row_max = j.at("nnz_per_row_max").get<double>();
-  f.nnz_per_row_stddev = j.at("nnz_per_row_stddev").get<double>();
-  f.bandwidth_mean = j.at("bandwidth_mean").get<double>();
-  f.bandwidth_max = j.at("bandwidth_max").get<double>();
-  f.fingerprint = j.at("fingerprint").get<std::string>();
+  f.entry_type = as_string(member(j, "entry_type"), "entry_type");
+  f.precision = as_string(member(j, "precision"), "precision");
+  f.rows = as_integer<long long>(member(j, "rows"), "rows");
+  f.cols = as_integer<long long>(member(j, "cols"), "cols");
+  f.nnz = as_integer<long long>(member(j, "nnz"), "nnz");
+  f.nnz_per_row_mean = as_double(member(j, "nnz_per_row_mean"), "nnz_per_row_mean");
+  f.nnz_per_row_max = as_double(member(j, "nnz_per_row_max"), "nnz_per_row_max");
+  f.nnz_per_row_stddev = as_double(member(j, "nnz_per_row_stddev"), "nnz_per_row_stddev");
+  f.bandwidth_mean = as_double(member(j, "bandwidth_mean"), "bandwidth_mean");
+  f.bandwidth_max = as_double(member(j, "bandwidth_max"), "bandwidth_max");
+  f.fingerprint = as_string(member(j, "fingerprint"), "fingerprint");
   return f;
 }
 
@@ -149,19 +258,19 @@ Json to_json(const Measurement& m) {
 
 Measurement measurement_from_json(const Json& j) {
   Measurement m;
-  m.variant = j.at("variant").get<std::string>();
-  m.ok = j.at("ok").get<bool>();
-  m.k = j.value("k", 1);
-  m.memory_bytes = j.value("memory_bytes", std::uint64_t{0});
+  m.variant = as_string(member(j, "variant"), "variant");
+  m.ok = as_bool(member(j, "ok"), "ok");
+  m.k = optional_integer(j, "k", 1);
+  m.memory_bytes = optional_integer(j, "memory_bytes", std::uint64_t{0});
   if (m.ok) {
-    m.seconds = j.at("seconds").get<double>();
-    m.min_seconds = j.value("min_seconds", m.seconds);
-    m.max_seconds = j.value("max_seconds", m.seconds);
-    m.relative_error = j.value("relative_error", 0.0);
-    m.retimed = j.value("retimed", false);
-    m.dropped = j.value("dropped", false);
+    m.seconds = as_double(member(j, "seconds"), "seconds");
+    m.min_seconds = optional_double(j, "min_seconds", m.seconds);
+    m.max_seconds = optional_double(j, "max_seconds", m.seconds);
+    m.relative_error = optional_double(j, "relative_error", 0.0);
+    m.retimed = optional_bool(j, "retimed", false);
+    m.dropped = optional_bool(j, "dropped", false);
   } else {
-    m.error = j.value("error", std::string());
+    m.error = optional_string(j, "error", std::string());
   }
   return m;
 }
@@ -183,16 +292,26 @@ Json to_json(const TunedMatrix& t) {
 
 TunedMatrix matrix_from_json(const Json& j) {
   TunedMatrix t;
-  t.name = j.at("name").get<std::string>();
-  t.source = j.value("source", std::string());
-  t.search = j.value("search", std::string());
-  t.timing = j.value("timing", std::string("wall"));
-  t.features = features_from_json(j.at("features"));
-  t.best = j.at("best").get<std::string>();
-  t.best_seconds = j.value("best_seconds", 0.0);
-  t.tuning_seconds = j.value("tuning_seconds", 0.0);
-  t.device = j.value("device", std::string());
-  for (const auto& m : j.at("measurements")) t.measurements.push_back(measurement_from_json(m));
+  try {
+    t.name = as_string(member(j, "name"), "name");
+    t.source = optional_string(j, "source", std::string());
+    t.search = optional_string(j, "search", std::string());
+    t.timing = optional_string(j, "timing", std::string("wall"));
+    const Json& features = as_object(member(j, "features"), "features");
+    t.features = within([] { return std::string("features"); }, [&] { return features_from_json(features); });
+    t.best = as_string(member(j, "best"), "best");
+    t.best_seconds = optional_double(j, "best_seconds", 0.0);
+    t.tuning_seconds = optional_double(j, "tuning_seconds", 0.0);
+    t.device = optional_string(j, "device", std::string());
+    const Json& measurements = as_array(member(j, "measurements"), "measurements");
+    t.measurements.reserve(measurements.size());
+    for (std::size_t i = 0; i < measurements.size(); ++i)
+      t.measurements.push_back(within([i] { return "measurements[" + std::to_string(i) + "]"; },
+                                      [&] { return measurement_from_json(as_object(measurements[i], "")); }));
+  } catch (FieldError& e) {
+    e.record = t.name;
+    throw;
+  }
   return t;
 }
 
@@ -276,24 +395,60 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
       source << " has schema version " << version << ", this library reads version " << TuningDatabase::schema_version);
   TuningDatabase db;
   try {
-    const Json& d = j.at("device");
-    db.device.backend = d.at("backend").get<std::string>();
-    db.device.name = d.value("name", std::string());
-    db.device.compute_major = d.at("compute_major").get<int>();
-    db.device.compute_minor = d.at("compute_minor").get<int>();
-    db.device.multiprocessors = d.value("multiprocessors", 1);
-    db.device.memory_bytes = d.value("memory_bytes", std::size_t{0});
-    db.device.l2_cache_bytes = d.value("l2_cache_bytes", std::size_t{0});
-    const Json& v = j.at("versions");
-    db.library_version = v.value("compound_sparse", std::string());
-    db.kokkos_version = v.value("kokkos", std::string());
-    db.cuda_version = v.value("cuda", std::string());
-    db.launch_bounds = j.value("launch_bounds", std::string());
-    for (const auto& m : j.at("matrices")) db.matrices.push_back(matrix_from_json(m));
+    const Json& d = as_object(member(j, "device"), "device");
+    within([] { return std::string("device"); },
+           [&] {
+             db.device.backend = as_string(member(d, "backend"), "backend");
+             db.device.name = optional_string(d, "name", std::string());
+             db.device.compute_major = as_integer<int>(member(d, "compute_major"), "compute_major");
+             db.device.compute_minor = as_integer<int>(member(d, "compute_minor"), "compute_minor");
+             db.device.multiprocessors = optional_integer(d, "multiprocessors", 1);
+             db.device.memory_bytes = optional_integer(d, "memory_bytes", std::size_t{0});
+             db.device.l2_cache_bytes = optional_integer(d, "l2_cache_bytes", std::size_t{0});
+           });
+    const Json& v = as_object(member(j, "versions"), "versions");
+    within([] { return std::string("versions"); },
+           [&] {
+             db.library_version = optional_string(v, "compound_sparse", std::string());
+             db.kokkos_version = optional_string(v, "kokkos", std::string());
+             db.cuda_version = optional_string(v, "cuda", std::string());
+           });
+    db.launch_bounds = optional_string(j, "launch_bounds", std::string());
+    // An object here once read as no records at all: only an array holds them.
+    const Json& matrices = as_array(member(j, "matrices"), "matrices");
+    db.matrices.reserve(matrices.size());
+    for (std::size_t i = 0; i < matrices.size(); ++i)
+      db.matrices.push_back(within([i] { return "matrices[" + std::to_string(i) + "]"; },
+                                   [&] { return matrix_from_json(as_object(matrices[i], "")); }));
     for (auto& m : db.matrices)
       if (m.device.empty()) m.device = db.device.name;  // written before records named their device
+  } catch (const FieldError& e) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false,
+                                 source << " is not a valid tuning database: field '" << e.field << "'"
+                                        << (e.record.empty() ? "" : " (record '" + e.record + "')") << " "
+                                        << e.problem);
   } catch (const nlohmann::json::exception& e) {
     COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not a valid tuning database: " << e.what());
+  }
+  // One record per identity (find_record's: name, entry type, precision and device, an
+  // unnamed device matching any). Of two, selection would take the first and a merge
+  // keep the last, so neither is right: the file is refused, naming both.
+  {
+    std::unordered_map<std::string, std::vector<std::size_t>> by_matrix;  // name/entry type/precision
+    for (std::size_t i = 0; i < db.matrices.size(); ++i) {
+      const auto& m = db.matrices[i];
+      auto& seen = by_matrix[m.name + '\n' + m.features.entry_type + '\n' + m.features.precision];
+      for (const std::size_t first : seen) {
+        const auto& f = db.matrices[first];
+        COMPOUND_SPARSE_REQUIRE_KIND(
+            IoError, !(f.device.empty() || m.device.empty() || f.device == m.device),
+            source << ": the same record twice, matrices[" << first << "] and matrices[" << i << "]: matrix '" << m.name
+                   << "', entry type " << m.features.entry_type << ", precision " << m.features.precision
+                   << ", device '" << (f.device.empty() ? m.device : f.device) << "' (bests '" << f.best << "' and '"
+                   << m.best << "'); a database holds one record per matrix, entry type, precision and device");
+      }
+      seen.push_back(i);
+    }
   }
   // A time that is zero, negative or not finite cannot be ranked (selection divides
   // by the fastest); the tuner never writes one (measure_variants fails such a
@@ -317,12 +472,30 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
 
 namespace detail {
 std::string read_file_text(const std::string& path, const std::string& what) {
-  std::ifstream in(path, std::ios::binary);
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, in, "cannot open " << what << " " << path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !in.bad(), "reading " << what << " " << path << " failed");
-  return text.str();
+  // POSIX calls rather than a stream: a stream opens a directory and reads it as empty
+  // text, and says nothing of why an open failed.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, fd >= 0, "cannot open " << what << " " << path << ": " << std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, ::fstat(fd, &st) == 0,
+                               "cannot read " << what << " " << path << ": " << std::strerror(errno));
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !S_ISDIR(st.st_mode), what << " " << path << " is a directory, not a file");
+  std::string text;
+  if (S_ISREG(st.st_mode)) text.reserve(static_cast<std::size_t>(st.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n == 0) break;
+    if (n < 0 && errno == EINTR) continue;
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, n > 0,
+                                 "reading " << what << " " << path << " failed: " << std::strerror(errno));
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  return text;
 }
 }  // namespace detail
 
@@ -380,7 +553,10 @@ void write_file_atomically(const std::string& text, const std::string& path,
       COMPOUND_SPARSE_REQUIRE_KIND(IoError, out, "writing " << temporary << " failed (disk full?)");
     }
     if (before_rename) before_rename(temporary);
-    fs::rename(temporary, target);
+    std::error_code ec;
+    fs::rename(temporary, target, ec);
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, !ec,
+                                 "cannot replace " << path << " by " << temporary << ": " << ec.message());
   } catch (...) {
     std::error_code ignored;
     fs::remove(temporary, ignored);
@@ -431,6 +607,33 @@ class FileLock {
  private:
   int fd_;
 };
+
+/// Renames `path` to the first free `<path>.unreadable.<n>` and returns that name. Never
+/// over an earlier one: library versions that cannot read each other's cache, used in
+/// turn, each set the other's aside, and one fixed name kept only the last. link(2) fails
+/// rather than replace, so a name taken meanwhile by anyone is skipped, not overwritten.
+std::string set_aside(const std::string& path, const IoError& why) {
+  for (int n = 1;; ++n) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, n <= 10000,
+                                 why.reason()
+                                     << "; and " << path << ".unreadable.1 to .10000 are all taken: remove old ones");
+    const std::string aside = path + ".unreadable." + std::to_string(n);
+    if (::link(path.c_str(), aside.c_str()) == 0) {
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, ::unlink(path.c_str()) == 0,
+                                   why.reason()
+                                       << "; linked to " << aside << " but not removed: " << std::strerror(errno));
+      return aside;
+    }
+    if (errno == EEXIST) continue;
+    // A file system without hard links: the same, by a rename to a name seen free under the lock.
+    std::error_code ec;
+    if (std::filesystem::exists(aside, ec)) continue;
+    std::filesystem::rename(path, aside, ec);
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, !ec,
+                                 why.reason() << "; and it could not be moved to " << aside << ": " << ec.message());
+    return aside;
+  }
+}
 }  // namespace
 
 TuningDatabase update_tuning_database(const std::string& path, const std::vector<TunedMatrix>& records,
@@ -444,17 +647,16 @@ TuningDatabase update_tuning_database(const std::string& path, const std::vector
   TuningDatabase db = empty_tuning_database();
   if (set_aside_unreadable) set_aside_unreadable->clear();
   if (fs::exists(target)) {
+    // Under the lock: the latest file. A file that cannot be opened or read at all (a
+    // directory, no permission) is no cache to set aside: only text that does not parse is.
+    const std::string text = detail::read_file_text(path, "tuning database");
     try {
-      const TuningDatabase file = read_tuning_database(path);  // under the lock: the latest file
+      const TuningDatabase file = parse_tuning_database(text, path);
       db.matrices = file.matrices;
       db.launch_bounds = joined_launch_bounds(file.launch_bounds, db.launch_bounds);  // its records' builds too
     } catch (const IoError& e) {
       if (!set_aside_unreadable) throw;
-      const std::string aside = path + ".unreadable";
-      std::error_code ec;
-      fs::rename(target, aside, ec);
-      COMPOUND_SPARSE_REQUIRE_KIND(IoError, !ec,
-                                   e.what() << "; and it could not be moved to " << aside << ": " << ec.message());
+      const std::string aside = set_aside(path, e);
       *set_aside_unreadable = std::string(e.what()) + "; moved to " + aside;
     }
   }

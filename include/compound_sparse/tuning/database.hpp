@@ -102,11 +102,15 @@ inline const bool package_tuning_dir_registered = add_package_tuning_dir(COMPOUN
 }  // namespace impl
 #endif
 
-/// Throws compound_sparse::IoError (with the path and the reason) for a file that
-/// cannot be read, is not JSON, has another schema version or a malformed record,
-/// including an ok measurement whose seconds are not a finite positive number (the
-/// error names the record and the variant): such a time cannot be ranked, and a
-/// database holding one was not written by compound-tune.
+/// Throws compound_sparse::IoError (with the path and the reason) for a path that
+/// cannot be opened (the system's reason) or is a directory, text that is not JSON, another
+/// schema version, a field missing or of the wrong JSON type ("matrices" an object, a
+/// string for a number; the error names the field, e.g. `matrices[3].features.rows`),
+/// an ok measurement whose seconds are not a finite positive number (the error names the
+/// record and the variant: such a time cannot be ranked, and a database holding one was
+/// not written by compound-tune), and two records of one identity (find_record's: name,
+/// entry type, precision, device; the error names both positions and their bests), of
+/// which selection would use one and a merge keep the other.
 /// Variant names are not checked here: selection skips those it does not know.
 TuningDatabase read_tuning_database(const std::string& path);
 
@@ -141,16 +145,19 @@ void write_tuning_database(const TuningDatabase& db, const std::string& path);
 /// process's (empty_tuning_database). Returns the database as written. Throws
 /// IoError when the lock cannot be taken or the existing file cannot be read
 /// (an unreadable database is never overwritten), unless `set_aside_unreadable`
-/// is given: then an existing file that does not read is renamed to
-/// `<path>.unreadable` under the lock, replacing an older one, and the update starts
-/// from no records; the string receives why (empty when nothing was set aside). For
-/// caches, whose records can be measured again; never for a tuned database.
+/// is given: then an existing file whose contents do not read is renamed under the lock
+/// to the first free `<path>.unreadable.<n>` (n = 1, 2, ...: an earlier one is never
+/// replaced), and the update starts from no records; the string receives why (empty
+/// when nothing was set aside). A path that cannot be opened or is a directory is not
+/// set aside: that still throws. For caches, whose records can be measured again;
+/// never for a tuned database.
 TuningDatabase update_tuning_database(const std::string& path, const std::vector<TunedMatrix>& records,
                                       std::string* set_aside_unreadable = nullptr);
 
 namespace detail {
-/// The whole of `path` as text; IoError "cannot open <what> <path>" or "reading <what>
-/// <path> failed". read_tuning_database's and read_variant_prior's reading.
+/// The whole of `path` as text; IoError "cannot open <what> <path>: <reason>", "<what>
+/// <path> is a directory, not a file" or "reading <what> <path> failed: <reason>".
+/// read_tuning_database's and read_variant_prior's reading.
 std::string read_file_text(const std::string& path, const std::string& what);
 /// write_tuning_database's mechanism; `before_rename` (tests) runs between the
 /// temporary file being complete and the rename, and may throw to simulate an

@@ -123,6 +123,42 @@ struct TunedSpmvOptions {
   std::string multivector_layout;
 };
 
+/// Throws InvalidInput naming the first option outside its range: a layout name that is
+/// not an inner layout, neighbours or vectors below 1, a negative quick-tuning budget, a
+/// close_distance that is negative or not finite, a NaN dense_row_threshold, or a
+/// quick_tune that is not one of the enum's values. TunedSpmv calls it before any work.
+inline void validate_options(const TunedSpmvOptions& options) {
+  const auto& inners = inner_layout_names();
+  const auto inner_or_empty = [&inners](const std::string& name) {
+    return name.empty() || std::find(inners.begin(), inners.end(), name) != inners.end();
+  };
+  COMPOUND_SPARSE_REQUIRE(inner_or_empty(options.vector_layout),
+                          "TunedSpmvOptions::vector_layout must be empty or an inner layout ("
+                              << impl::joined(inners) << "), got '" << options.vector_layout << "'");
+  COMPOUND_SPARSE_REQUIRE(inner_or_empty(options.multivector_layout),
+                          "TunedSpmvOptions::multivector_layout must be empty or a multivector layout ("
+                              << impl::joined(inners) << "), got '" << options.multivector_layout << "'");
+  COMPOUND_SPARSE_REQUIRE(options.vectors >= 1,
+                          "TunedSpmvOptions::vectors must be at least 1, got " << options.vectors);
+  COMPOUND_SPARSE_REQUIRE(options.neighbours >= 1,
+                          "TunedSpmvOptions::neighbours must be at least 1, got " << options.neighbours);
+  COMPOUND_SPARSE_REQUIRE(options.quick_tune_spmvs >= 0,
+                          "TunedSpmvOptions::quick_tune_spmvs must not be negative, got " << options.quick_tune_spmvs);
+  // NaN compares false with everything: it would make every record "far" and the rule silent.
+  COMPOUND_SPARSE_REQUIRE(
+      std::isfinite(options.close_distance) && options.close_distance >= 0,
+      "TunedSpmvOptions::close_distance must be a finite distance >= 0, got " << options.close_distance);
+  COMPOUND_SPARSE_REQUIRE(!std::isnan(options.dense_row_threshold),
+                          "TunedSpmvOptions::dense_row_threshold must be a number (< 0: this device's rule), got NaN");
+  COMPOUND_SPARSE_REQUIRE(options.quick_tune == QuickTune::Never || options.quick_tune == QuickTune::Auto ||
+                              options.quick_tune == QuickTune::Always,
+                          "TunedSpmvOptions::quick_tune must be QuickTune::Never, Auto or Always, got "
+                              << static_cast<int>(options.quick_tune));
+  for (const Op op : options.transposes)
+    COMPOUND_SPARSE_REQUIRE(op == Op::T || op == Op::H, "TunedSpmvOptions::transposes holds Op::T or Op::H, got Op::"
+                                                            << to_string(op) << " (Op::N needs no copy)");
+}
+
 /// The database for this device, or null; `note` says which file or why none.
 LoadedDatabase load_device_database(const DeviceInfo& device, const std::string& database_dir);
 
@@ -149,6 +185,7 @@ class TunedSpmv {
 
   explicit TunedSpmv(const HostCsr<Entry>& a, const TunedSpmvOptions& options = {})
       : registry_(&variant_registry<Entry>()) {
+    validate_options(options);
     validate(a);
     const LoadedDatabase loaded = load_device_database(default_device_info(), options.database_dir);
     SelectionContext context;
@@ -173,17 +210,6 @@ class TunedSpmv {
     };
     context.fits = [obstacle](const std::string& outer) { return obstacle(outer).empty(); };
     const std::string vector_layout = options.vector_layout;
-    const auto& inners = inner_layout_names();
-    COMPOUND_SPARSE_REQUIRE(
-        vector_layout.empty() || std::find(inners.begin(), inners.end(), vector_layout) != inners.end(),
-        "TunedSpmvOptions::vector_layout must be empty or an inner layout (" << impl::joined(inners) << "), got '"
-                                                                             << vector_layout << "'");
-    COMPOUND_SPARSE_REQUIRE(options.vectors >= 1,
-                            "TunedSpmvOptions::vectors must be at least 1, got " << options.vectors);
-    COMPOUND_SPARSE_REQUIRE(options.multivector_layout.empty() ||
-                                std::find(inners.begin(), inners.end(), options.multivector_layout) != inners.end(),
-                            "TunedSpmvOptions::multivector_layout must be empty or a multivector layout ("
-                                << impl::joined(inners) << "), got '" << options.multivector_layout << "'");
     const int primary_vectors = vector_bucket(options.vectors);
     // Compiled, and its layout holds the matrix; for the SpMM, it has one in its vector layout.
     const auto compiled_and_fits = [registry, obstacle](const VariantKey& key, bool spmm, std::string& why) {
@@ -242,9 +268,6 @@ class TunedSpmv {
     rule_ = s.rule;
     explanation_ = "variant " + key_.name() + "; " + s.explanation;
 
-    COMPOUND_SPARSE_REQUIRE(
-        options.quick_tune_spmvs >= 0,
-        "TunedSpmvOptions::quick_tune_spmvs must not be negative, got " << options.quick_tune_spmvs);
     const bool close = s.rule == "exact" || (s.rule == "nearest" && s.distance <= options.close_distance);
     const bool wanted = !cached && primary_vectors == 1 &&
                         (options.quick_tune == QuickTune::Always || (options.quick_tune == QuickTune::Auto && !close));
@@ -339,7 +362,8 @@ class TunedSpmv {
   /// A device vector in the chosen vector layout.
   vector_type make_vector(const std::vector<value_type>& v) const { return registry_->convert_vector(key_.vector, v); }
 
-  /// y = alpha A x + beta y; x and y must be in the chosen vector layout (make_vector).
+  /// y = alpha A x + beta y; x and y must be in the chosen vector layout (make_vector), and y
+  /// must not share memory with x (InvalidInput: the product would read what it overwrote).
   void apply(const coefficient_type& alpha, const vector_type& x, const coefficient_type& beta,
              const vector_type& y) const {
     registry_->spmv(key_, alpha, matrix_, x, beta, y);
@@ -374,7 +398,7 @@ class TunedSpmv {
 
   /// Y = alpha A X + beta Y for the k vectors of X and Y (SpMM, spmm.hpp), with
   /// spmm_variant(k), or as products of spmm_block(k) vectors (and the rest) with theirs;
-  /// X and Y in multivector_layout() (make_multivector).
+  /// X and Y in multivector_layout() (make_multivector), Y sharing no memory with X.
   void apply(const coefficient_type& alpha, const multivector_type& x, const coefficient_type& beta,
              const multivector_type& y) const {
     COMPOUND_SPARSE_REQUIRE(x.layout() == multivector_layout_ && y.layout() == multivector_layout_,
@@ -382,6 +406,9 @@ class TunedSpmv {
                                                                    << x.layout() << "' and '" << y.layout() << "'");
     const int k = x.count();
     COMPOUND_SPARSE_REQUIRE(k >= 1, "TunedSpmv::apply: a multivector of no vectors");
+    // Before any block runs: blocks of X and Y that are disjoint can still overlap across
+    // blocks, and one block's Y would overwrite what a later block reads as X.
+    impl::require_disjoint_output(x.footprint(), y.footprint(), "TunedSpmv::apply");
     const int block = spmm_block(k);
     if (block == k) return registry_->spmm(spmm_variant(k), alpha, matrix_, x, beta, y);
     COMPOUND_SPARSE_REQUIRE(y.count() == k, "TunedSpmv::apply: X has " << k << " vectors, Y " << y.count());
@@ -599,9 +626,6 @@ class TunedSpmv {
     const auto wanted = [&](Op op) {
       return std::find(options.transposes.begin(), options.transposes.end(), op) != options.transposes.end();
     };
-    for (const Op op : options.transposes)
-      COMPOUND_SPARSE_REQUIRE(op == Op::T || op == Op::H,
-                              "TunedSpmvOptions::transposes holds Op::T or Op::H, got Op::" << to_string(op));
     // Without a conjugate (real blocks), Aᴴ is Aᵀ: one copy serves both.
     const bool same_copy = !io::mm_field<typename entry_traits<Entry>::template rebind<double>>::has_conjugate();
     for (const Op op : {Op::T, Op::H}) {

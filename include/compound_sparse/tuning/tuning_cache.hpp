@@ -9,8 +9,9 @@
 // A cache is a convenience, never a reason to fail: reading or writing it reports
 // warnings and no exceptions. Writes go through update_tuning_database (an exclusive
 // lock on `<file>.lock`, the file read again under it, written atomically), so two
-// processes tuning at once keep both records; a cache file that does not read is
-// moved aside to `<file>.unreadable` and started afresh.
+// processes tuning at once keep both records; a cache file whose contents do not read
+// (corrupt, or another library version's) is moved aside to the first free
+// `<file>.unreadable.<n>`, never over an earlier one, and started afresh.
 
 #include <string>
 
