@@ -179,10 +179,14 @@ int main(int argc, char** argv) {
   int rc = 0;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
-    const long long size = examples::size_argument(argc, argv, 1, 4, 1, 10000000);
+    const bool root = rank_of(MPI_COMM_WORLD) == 0;
+    const long long size = examples::size_argument(argc, argv, 1, 4, 1, 10000000);  // says why when bad
     const bool reorder = argc > 2 && std::strcmp(argv[2], "rcm") == 0;
-    if (size < 0 || (argc > 2 && !reorder)) {
-      if (rank_of(MPI_COMM_WORLD) == 0) std::fprintf(stderr, "usage: %s [cubes across the beam > 0] [rcm]\n", argv[0]);
+    // Anything else is a mistake, said before the usage rather than ignored.
+    if (root && argc > 2 && !reorder) std::fprintf(stderr, "%s: '%s' is not rcm\n", argv[0], argv[2]);
+    if (root && argc > 3) std::fprintf(stderr, "%s: unexpected argument '%s'\n", argv[0], argv[3]);
+    if (size < 0 || (argc > 2 && !reorder) || argc > 3) {
+      if (root) std::fprintf(stderr, "usage: %s [cubes across the beam > 0] [rcm]\n", argv[0]);
       rc = 2;
     } else {
       const examples::ProblemSize asked{"n = " + std::to_string(size), (4.0 * size + 1) * (size + 1.0) * (size + 1.0),

@@ -550,16 +550,51 @@ int run_tuner(const Options& o) {
   return 0;
 }
 
-/// --merge OUT --from A,B,...: the records of every database into one, in order (merge_database:
-/// a later file's record replaces an earlier one's of the same matrix and device, and records
-/// of other devices stand side by side), written atomically to OUT. The header (device,
-/// versions) is the last file's, the launch bounds all of theirs. How an H100's records with
-/// every k bucket joined an H200's in tuning/sm_90.json.
+/// --merge OUT --from A,B,...: the records of every database into one, in order, written
+/// atomically to OUT. One rule for a record identity (matrix, entry type, precision, device)
+/// in several inputs, the tuner's (merge_record): the later file's record replaces the
+/// earlier one's (keeping, where both have one fingerprint, the earlier one's measurements at
+/// the k the later lacks), and each replacement is printed with both bests. One file holding
+/// an identity twice has no order to go by: read_tuning_database refuses it, so nothing is
+/// written. Records of other devices stand side by side. The header (device, versions) is the
+/// last file's, the launch bounds all of theirs. How an H100's records with every k bucket
+/// joined an H200's in tuning/sm_90.json.
 int run_merge(const std::string& out, const std::vector<std::string>& from) {
+  namespace fs = std::filesystem;
+  // An existing OUT that is no input would be replaced by the inputs' records, losing its own.
+  std::error_code exists_error;
+  if (fs::exists(out, exists_error)) {
+    const bool an_input = std::any_of(from.begin(), from.end(), [&](const std::string& path) {
+      std::error_code ignored;
+      return fs::equivalent(out, path, ignored);
+    });
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, an_input,
+                                 out << " exists and is none of the --from files: merging would replace its records "
+                                        "with theirs; name it in --from to keep them, or remove it first");
+  }
   cs::TuningDatabase merged = cs::empty_tuning_database();
   merged.matrices.clear();
-  merged.launch_bounds.clear();  // the inputs' bounds, not this build's
-  for (const auto& path : from) cs::merge_database(merged, cs::read_tuning_database(path));
+  merged.launch_bounds.clear();     // the inputs' bounds, not this build's
+  std::vector<std::string> origin;  // the input each merged record came from, by position
+  for (const auto& path : from) {
+    cs::TuningDatabase db = cs::read_tuning_database(path);
+    std::vector<cs::TunedMatrix> records = std::move(db.matrices);
+    db.matrices.clear();
+    cs::merge_database(merged, db);  // the header and the launch bounds
+    for (auto& m : records) {
+      const auto* old = cs::find_record(merged, m.name, m.features.entry_type, m.features.precision, m.device);
+      if (old == nullptr) {
+        origin.push_back(path);
+      } else {
+        const auto at = static_cast<std::size_t>(old - merged.matrices.data());
+        std::cerr << "compound-tune: " << path << "'s record of " << m.name << " " << m.features.entry_type << "/"
+                  << m.features.precision << " on " << m.device << " replaces " << origin[at] << "'s: best " << m.best
+                  << " (was " << old->best << ")\n";
+        origin[at] = path;
+      }
+      cs::merge_record(merged, std::move(m));
+    }
+  }
   cs::write_tuning_database(merged, out);
   std::map<std::string, int> per_device;
   for (const auto& m : merged.matrices) ++per_device[m.device];
@@ -690,7 +725,10 @@ int main(int argc, char** argv) {
   }
   try {
     if (!o.loo.empty()) {
-      if (o.out.empty()) return usage(argv[0], std::cerr, 2);
+      if (o.out.empty()) {
+        std::cerr << "compound-tune: --loo needs --out PREFIX (the report's PREFIX.json and PREFIX.md)\n";
+        return usage(argv[0], std::cerr, 2);
+      }
       compound_tune::write_loo_report(cs::read_tuning_database(o.loo), o.loo, o.neighbours, o.out);
       std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
       return 0;
@@ -703,7 +741,15 @@ int main(int argc, char** argv) {
       return run_merge(o.merge, o.from);
     }
     if (!o.learn_prior.empty() || !o.prior_loo.empty()) {
-      if (o.from.empty() || (!o.prior_loo.empty() && o.out.empty())) return usage(argv[0], std::cerr, 2);
+      if (o.from.empty()) {
+        std::cerr << "compound-tune: " << (o.learn_prior.empty() ? "--prior-loo" : "--learn-prior")
+                  << " needs --from A.json[,B.json...] (the databases the prior is learned from)\n";
+        return usage(argv[0], std::cerr, 2);
+      }
+      if (!o.prior_loo.empty() && o.out.empty()) {
+        std::cerr << "compound-tune: --prior-loo needs --out PREFIX (the report's PREFIX.md)\n";
+        return usage(argv[0], std::cerr, 2);
+      }
       std::vector<cs::TuningDatabase> read;
       for (const auto& path : o.from) read.push_back(cs::read_tuning_database(path));
       std::vector<const cs::TuningDatabase*> dbs;

@@ -2,42 +2,13 @@
 # behaviour on bad input, concurrent use and re-runs, each case checking the exit
 # status as well as the message (a PASS_REGULAR_EXPRESSION alone ignores it).
 #   cmake -DCASE=<case> -DTUNE=... [-DBENCH=...] [-DZOO=...] -DWORK=DIR -DCUDA=ON|OFF -P run_tool_case.cmake
+# The MPI cases also take -DMPIEXEC=... and -DDIST_BENCH=... (compound-dist-bench) or
+# -DDIST_CG=... (example_distributed_cg), and run them on one rank.
 # Matrices are tiny generated Matrix Market files, so every case takes seconds.
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
 
-# Runs the command; `out` gets stdout and stderr together, `rc` the exit status.
-function(run out rc)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE status OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
-  message(STATUS "ran (${status}): ${ARGN}\n--- stdout:\n${stdout}--- stderr:\n${stderr}")
-  set(${out} "${stdout}${stderr}" PARENT_SCOPE)
-  set(${rc} "${status}" PARENT_SCOPE)
-endfunction()
-function(expect_rc rc expected)
-  if(expected STREQUAL "nonzero")
-    if(rc EQUAL 0)
-      message(FATAL_ERROR "expected a failure, the command exited 0")
-    endif()
-  elseif(NOT rc STREQUAL "${expected}")
-    message(FATAL_ERROR "expected exit status ${expected}, got ${rc}")
-  endif()
-endfunction()
-function(expect_match text regex)
-  if(NOT text MATCHES "${regex}")
-    message(FATAL_ERROR "output does not match '${regex}'")
-  endif()
-endfunction()
-function(expect_no_match text regex)
-  if(text MATCHES "${regex}")
-    message(FATAL_ERROR "output matches '${regex}', it must not")
-  endif()
-endfunction()
-# Runs the command and checks its exit status and output.
-function(expect expected_rc regex)
-  run(out rc ${ARGN})
-  expect_rc("${rc}" "${expected_rc}")
-  expect_match("${out}" "${regex}")
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/../cmake/CompoundSparseCommandChecks.cmake")  # run, expect, ...
 
 # An n x n complex banded matrix (3 per row; `shift` moves the upper band, which
 # changes the sparsity pattern and so the fingerprint).
@@ -390,6 +361,59 @@ elseif(CASE STREQUAL "tune_merge")
     message(FATAL_ERROR "--merge wrote its output although an input did not read")
   endif()
 
+elseif(CASE STREQUAL "tune_merge_same_record")
+  # One record identity (matrix, entry type, precision, device) in two --from files: the later
+  # file's record wins, and the tool names each record it replaced. The same identity twice in
+  # one file is refused by the reader, naming the file and both positions, before anything is
+  # written; so is an existing OUT that is none of the inputs (its records would be lost).
+  write_matrix("${WORK}/band.mtx" 70 2)
+  expect(0 "band complex/double: best " "${TUNE}" --matrix "${WORK}/band.mtx" --entry complex ${quick} --db-dir "${WORK}/db")
+  database_text(ours)
+  string(JSON ours_best GET "${ours}" matrices 0 best)
+  string(JSON theirs SET "${ours}" matrices 0 best "\"their.best\"")
+  file(WRITE "${WORK}/theirs.json" "${theirs}")
+  foreach(last ours_last theirs_last)
+    if(last STREQUAL "ours_last")
+      set(inputs "${WORK}/theirs.json,${database_path}")
+      set(expected_best "${ours_best}")
+      set(replaced "'s record of band complex/double on .* replaces .*theirs.json's: best ${ours_best} \\(was their.best\\)")
+    else()
+      set(inputs "${database_path},${WORK}/theirs.json")
+      set(expected_best "their.best")
+      set(replaced "theirs.json's record of band complex/double on .* replaces .*'s: best their.best \\(was ${ours_best}\\)")
+    endif()
+    file(REMOVE "${WORK}/merged.json")
+    run(out rc "${TUNE}" --merge "${WORK}/merged.json" --from "${inputs}")
+    expect_rc("${rc}" 0)
+    expect_match("${out}" "${replaced}")
+    file(READ "${WORK}/merged.json" text)
+    string(JSON n LENGTH "${text}" matrices)
+    string(JSON best GET "${text}" matrices 0 best)
+    if(NOT n EQUAL 1 OR NOT best STREQUAL expected_best)
+      message(FATAL_ERROR "${last}: expected one record with best ${expected_best}, got ${n}:\n${text}")
+    endif()
+  endforeach()
+  # Twice in one file (different bests): refused, nothing written.
+  string(JSON record GET "${ours}" matrices 0)
+  string(JSON twice SET "${theirs}" matrices 1 "${record}")
+  file(WRITE "${WORK}/twice.json" "${twice}")
+  file(REMOVE "${WORK}/merged.json")
+  run(out rc "${TUNE}" --merge "${WORK}/merged.json" --from "${database_path},${WORK}/twice.json")
+  expect_rc("${rc}" 1)
+  expect_match("${out}" "twice.json: the same record twice, matrices\\[0\\] and matrices\\[1\\]: matrix 'band'")
+  expect_match("${out}" "bests 'their.best' and '${ours_best}'")
+  if(EXISTS "${WORK}/merged.json")
+    message(FATAL_ERROR "--merge wrote its output although an input holds one record twice")
+  endif()
+  # An existing OUT among the inputs is merged; one that is not is left as it was.
+  file(WRITE "${WORK}/kept.json" "${theirs}")
+  expect(1 "kept.json exists and is none of the --from files" "${TUNE}" --merge "${WORK}/kept.json" --from "${database_path}")
+  file(READ "${WORK}/kept.json" kept)
+  if(NOT kept STREQUAL theirs)
+    message(FATAL_ERROR "--merge replaced kept.json, which was none of its inputs")
+  endif()
+  expect(0 "wrote .*kept.json: 1 record" "${TUNE}" --merge "${WORK}/kept.json" --from "${WORK}/kept.json,${database_path}")
+
 elseif(CASE STREQUAL "tune_concurrent")
   # Two tuners at once into one database (execute_process runs its COMMANDs
   # concurrently, as a pipeline): every record of both must be there afterwards.
@@ -474,6 +498,97 @@ elseif(CASE STREQUAL "bench_db" OR CASE STREQUAL "bench_no_variant")
     expect_match("${out}" "tuned n/a \\(no variant ran correctly \\(first failure: [^:]+: refused for the test\\)\\)")
     expect_match("${out}" "compound-bench: error: no variant ran correctly for tiny \\(double\\)")
   endif()
+
+elseif(CASE STREQUAL "bench_unknown_matrix")
+  # --matrices and --heatmap name matrices of the index: a name that is not one stops the
+  # run before any work (no bandwidth measured, nothing written), naming it and the index's
+  # matrices. --heatmap must also name a matrix the run measures, at op N and k = 1.
+  write_zoo("${WORK}/zoo" a1 a2)
+  set(bench "${BENCH}" --zoo "${WORK}/zoo/index.json" --out "${WORK}/out" --precision double --samples 1 --batch 1)
+  foreach(asked nothing "a1,nothing")
+    run(out rc ${bench} --matrices ${asked})
+    expect_rc("${rc}" 1)
+    expect_match("${out}" "compound-bench: .*--matrices names no matrix of [^ ]*/zoo/index.json: nothing \\(its matrices: a1, a2\\)")
+    expect_no_match("${out}" "copy bandwidth|wrote")
+  endforeach()
+  run(out rc ${bench} --heatmap UNKNOWN)
+  expect_rc("${rc}" 1)
+  expect_match("${out}" "compound-bench: .*--heatmap UNKNOWN names no matrix of [^ ]*/zoo/index.json \\(its matrices: a1, a2\\)")
+  expect_no_match("${out}" "copy bandwidth|wrote")
+  run(out rc ${bench} --matrices a1 --heatmap a2)
+  expect_rc("${rc}" 1)
+  expect_match("${out}" "compound-bench: .*--heatmap a2 is not measured in this run \\(--matrices a1\\)")
+  expect_no_match("${out}" "copy bandwidth|wrote")
+  expect(2 "compound-bench: --heatmap draws the SpMV's map \\(op N, k = 1\\): give --ops with N" ${bench} --heatmap a1
+         --ops T)
+  if(EXISTS "${WORK}/out")
+    message(FATAL_ERROR "a refused run created ${WORK}/out")
+  endif()
+
+elseif(CASE STREQUAL "bench_unwritable_report")
+  # "wrote" names only files that were written: bench.json that cannot be written (here a
+  # directory of that name) is an error naming it.
+  write_zoo("${WORK}/zoo" tiny)
+  file(MAKE_DIRECTORY "${WORK}/out/bench.json")
+  run(out rc "${BENCH}" --zoo "${WORK}/zoo/index.json" --out "${WORK}/out" --precision double --samples 1 --batch 1)
+  expect_rc("${rc}" 1)
+  expect_match("${out}" "compound-bench: .*cannot write [^ ]*/out/bench.json")
+  expect_no_match("${out}" "wrote")
+
+elseif(CASE STREQUAL "list_items")
+  # Every comma-list option of every tool: an empty item is a usage error naming the
+  # option (exit 2), never silently dropped.
+  set(problem "\\(a comma-separated list without empty items")
+  foreach(option_value "--matrices;a,,b" "--k;1,,2" "--precision;double," "--from;a.json,")
+    list(GET option_value 0 option)
+    list(GET option_value 1 value)
+    expect(2 "compound-tune: bad value '${value}' for ${option} ${problem}" "${TUNE}" --zoo x ${option} "${value}")
+  endforeach()
+  foreach(option_value "--matrices;," "--ops;N,,T" "--k;1,,2" "--precision;,double" "--variants;,")
+    list(GET option_value 0 option)
+    list(GET option_value 1 value)
+    expect(2 "compound-bench: bad value '${value}' for ${option} ${problem}" "${BENCH}" --zoo x ${option} "${value}")
+  endforeach()
+  expect(2 "compound-zoo: bad value ',' for --only ${problem}" "${ZOO}" --out "${WORK}/zoo" --only ,)
+  if(EXISTS "${WORK}/zoo")
+    message(FATAL_ERROR "compound-zoo --only , created ${WORK}/zoo")
+  endif()
+
+elseif(CASE STREQUAL "tune_mode_needs")
+  # The modes that take other options say which one is missing, not only the usage.
+  expect(2 "compound-tune: --loo needs --out PREFIX" "${TUNE}" --loo db.json)
+  expect(2 "compound-tune: --learn-prior needs --from" "${TUNE}" --learn-prior prior.json)
+  expect(2 "compound-tune: --prior-loo needs --from" "${TUNE}" --prior-loo db.json --out x)
+  expect(2 "compound-tune: --prior-loo needs --out PREFIX" "${TUNE}" --prior-loo db.json --from a.json)
+
+elseif(CASE STREQUAL "help_dist_bench")
+  # --help: usage on stdout, exit 0, as the other tools.
+  execute_process(COMMAND "${MPIEXEC}" -n 1 "${DIST_BENCH}" --help RESULT_VARIABLE rc OUTPUT_VARIABLE stdout
+                  ERROR_VARIABLE stderr)
+  message(STATUS "stdout:\n${stdout}stderr:\n${stderr}")
+  expect_rc("${rc}" 0)
+  expect_match("${stdout}" "^usage: mpiexec -n R [^ ]*compound-dist-bench --zoo DIR/index.json")
+  expect_no_match("${stdout}${stderr}" "unknown option")
+
+elseif(CASE STREQUAL "dist_bench_matrices")
+  # compound-dist-bench: --matrices with an empty item is a usage error; a name the index
+  # lacks stops every rank before any work, naming it.
+  write_zoo("${WORK}/zoo" a1 a2)
+  set(dist "${MPIEXEC}" -n 1 "${DIST_BENCH}" --zoo "${WORK}/zoo/index.json" --out "${WORK}/out.json" --samples 1)
+  expect(2 "compound-dist-bench: bad value 'a1,' for --matrices \\(a comma-separated list without empty items" ${dist}
+         --matrices a1,)
+  run(out rc ${dist} --matrices a1,nothing)
+  expect_rc("${rc}" nonzero)
+  expect_match("${out}" "--matrices names no matrix of [^ ]*/zoo/index.json: nothing \\(its matrices: a1, a2\\)")
+  expect_no_match("${out}" "compound-dist-bench: a1 |wrote")
+  if(EXISTS "${WORK}/out.json")
+    message(FATAL_ERROR "a refused run wrote ${WORK}/out.json")
+  endif()
+
+elseif(CASE STREQUAL "distributed_cg_arguments")
+  # example_distributed_cg [n] [rcm]: anything else is a usage error with the reason.
+  expect(2 "unexpected argument 'extra'.*usage: " "${MPIEXEC}" -n 1 "${DIST_CG}" 2 rcm extra)
+  expect(2 "'fast' is not rcm.*usage: " "${MPIEXEC}" -n 1 "${DIST_CG}" 2 fast)
 
 else()
   message(FATAL_ERROR "unknown CASE '${CASE}'")

@@ -1,10 +1,11 @@
 // What the command-line tools share (src/tools): the progress bar's ETA and the
-// option parser's number checks.
+// option parser's number and list checks.
 #include <gtest/gtest.h>
 
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "command_line.hpp"
 #include "progress.hpp"
@@ -86,4 +87,47 @@ TEST(CommandLine, FactorBoundsAreZeroOrAtLeastTheLeast) {
       EXPECT_EQ(std::string(e.what()), "a finite number >= 1, or 0 for no bound") << bad;
     }
   }
+}
+
+TEST(CommandLine, ListsAreSplitOnCommas) {
+  using compound_tools::split_list;
+  EXPECT_EQ(split_list("a"), std::vector<std::string>({"a"}));
+  EXPECT_EQ(split_list("a,b,c"), std::vector<std::string>({"a", "b", "c"}));
+}
+
+// An empty item is a typo ("a,,b", a trailing comma) or a shell variable that expanded to
+// nothing: every list option refuses it instead of dropping it.
+TEST(CommandLine, ListsRefuseEmptyItemsAndEmptyLists) {
+  using compound_tools::split_list;
+  for (const char* bad : {",", "a,,b", "a,", ",a", ",,"}) {
+    try {
+      split_list(bad);
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("without empty items"), std::string::npos) << bad << ": " << e.what();
+    }
+  }
+  try {
+    split_list("");
+    ADD_FAILURE() << "the empty list was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_EQ(std::string(e.what()), "a non-empty comma-separated list");
+  }
+}
+
+TEST(CommandLine, ListOptionsRefuseEmptyItems) {
+  EXPECT_EQ(compound_tools::precision_list("float,double"), std::vector<std::string>({"double", "float"}));
+  EXPECT_EQ(compound_tools::vector_count_list("4,1"), std::vector<int>({1, 4}));
+  for (const char* bad : {"double,,float", "double,", ",", ""})
+    EXPECT_THROW(compound_tools::precision_list(bad), std::invalid_argument) << bad;
+  for (const char* bad : {"1,,2", "1,", ",", ""})
+    EXPECT_THROW(compound_tools::vector_count_list(bad), std::invalid_argument) << bad;
+}
+
+TEST(CommandLine, UnknownNamesAreListedWithTheKnownOnes) {
+  using compound_tools::unknown_names;
+  const std::vector<std::string> known = {"a1", "a2"};
+  EXPECT_EQ(unknown_names("--matrices", std::vector<std::string>{"a2", "a1"}, known, "zoo/index.json"), "");
+  EXPECT_EQ(unknown_names("--matrices", std::vector<std::string>{"a1", "x", "y"}, known, "zoo/index.json"),
+            "--matrices names no matrix of zoo/index.json: x, y (its matrices: a1, a2)");
 }

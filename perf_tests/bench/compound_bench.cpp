@@ -45,15 +45,18 @@
 //
 // Errors: a zoo index that cannot be used (missing, a directory, not JSON, no
 // non-empty "matrices" list, an entry without name/file/class) stops the run with
-// the index file and the reason. A --db variant that this build cannot parse (a
-// name from another version) is skipped with a warning naming the database, as
-// run-time selection skips it. A matrix on which no variant of ours ran correctly
-// is reported by name and makes the run exit 1 (after writing what it measured);
-// a method that did not run prints "n/a" and why in the summary line, never a time.
+// the index file and the reason, and so does a name of --matrices or --heatmap that the
+// index lacks (listing its matrices) or a --heatmap the run does not measure: all before
+// any work, exit 1. A bench.json or bench.csv that cannot be written stops the run with its
+// name. A --db variant that this build cannot parse (a name from another version) is
+// skipped with a warning naming the database, as run-time selection skips it. A matrix on which no variant of ours ran
+// correctly is reported by name and makes the run exit 1 (after writing what it measured); a method that did not run
+// prints "n/a" and why in the summary line, never a time.
 //
 // The bench of one matrix (run_matrix) is bench_matrix.hpp, compiled in one object per
 // precision (bench_unit.cpp); this file parses the options and writes the report.
 
+#include <algorithm>
 #include <chrono>
 #include <compound_sparse.hpp>
 #include <cstdio>
@@ -63,6 +66,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "bench_matrix.hpp"     // run_matrix_of_class, Options and the report's helpers
@@ -105,7 +109,6 @@ Options parse(int argc, char** argv) {
            const std::string name = compound_tools::one_of(op, {"N", "T", "H"});
            o.ops.push_back(name == "N" ? cs::Op::N : name == "T" ? cs::Op::T : cs::Op::H);
          }
-         if (o.ops.empty()) throw std::invalid_argument("N, T or H (comma-separated)");
        }},
       {"--k", [&](const std::string& v) { o.ks = compound_tools::vector_count_list(v); }},
       {"--spmm-layouts", [&](const std::string& v) { o.spmm_layouts = integer_at_least(v, 0); }},
@@ -144,7 +147,38 @@ Options parse(int argc, char** argv) {
     usage(argv[0], "--k " + compound_tools::joined(o.ks, ",") +
                        " asks for the SpMM of several vectors, which runs with --ops N only; run --ops T,H with --k 1");
   }
+  // The heat map is drawn from the SpMV of A (run_matrix): a run without it would ignore --heatmap.
+  if (!o.heatmap.empty() && (std::find(o.ops.begin(), o.ops.end(), cs::Op::N) == o.ops.end() || o.ks.front() != 1))
+    usage(argv[0], "--heatmap draws the SpMV's map (op N, k = 1): give --ops with N and --k with 1");
   return o;
+}
+
+/// The matrix names of --matrices and --heatmap, checked against the index before any work:
+/// a name it lacks would otherwise be a matrix silently left out, or a map never drawn.
+void check_names(const json& index, const Options& o) {
+  std::vector<std::string> names;
+  for (const auto& info : index) names.push_back(info.at("name").get<std::string>());
+  const std::string unknown = compound_tools::unknown_names("--matrices", o.matrices, names, o.zoo.string());
+  COMPOUND_SPARSE_REQUIRE(unknown.empty(), unknown);
+  if (o.heatmap.empty()) return;
+  COMPOUND_SPARSE_REQUIRE(std::find(names.begin(), names.end(), o.heatmap) != names.end(),
+                          "--heatmap " << o.heatmap << " names no matrix of " << o.zoo.string()
+                                       << " (its matrices: " << compound_tools::joined(names, ", ") << ")");
+  COMPOUND_SPARSE_REQUIRE(
+      o.matrices.empty() || o.matrices.count(o.heatmap),
+      "--heatmap " << o.heatmap << " is not measured in this run (--matrices "
+                   << compound_tools::joined(std::vector<std::string>(o.matrices.begin(), o.matrices.end()), ",")
+                   << ")");
+}
+
+/// Writes `text` to `path`, or throws naming it: "wrote" is said of written files only, and
+/// a report that cannot be saved stops the run before more is measured.
+void write_text(const fs::path& path, const std::string& text) {
+  if (path.has_parent_path()) fs::create_directories(path.parent_path());
+  std::ofstream out(path);
+  out << text;
+  out.close();
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, out, "cannot write " << path.string());
 }
 
 /// The source commit: $COMPOUND_SPARSE_COMMIT (for copies of the tree without
@@ -169,6 +203,7 @@ int main(int argc, char** argv) {
   try {
     cs::require_timing_mode<Kokkos::DefaultExecutionSpace>(o.timing.mode, "--timing queued");  // before any work
     const json index = compound_tools::read_zoo_index(o.zoo.string());  // before any work: names the file
+    check_names(index, o);
     const fs::path dir = o.zoo.parent_path();
     std::vector<std::string> failed;  // matrix (precision) on which no variant of ours ran
     const auto& device = cs::default_device_info();
@@ -233,8 +268,7 @@ int main(int argc, char** argv) {
               std::fprintf(stderr, "  %-24s %-6s %s\n", shown.c_str(), precision.c_str(), refusal.c_str());
               report["skipped"].push_back(
                   {{"name", name}, {"precision", precision}, {"op", cs::to_string(op)}, {"k", k}, {"reason", refusal}});
-              fs::create_directories(o.out);
-              std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";
+              write_text(o.out / "bench.json", report.dump(1) + "\n");
               continue;
             }
             // One summary line per matrix: the numbers a person scans for, and for a
@@ -262,8 +296,7 @@ int main(int argc, char** argv) {
                            o.spmm_layouts);
             }
             report["matrices"].push_back(m);
-            fs::create_directories(o.out);
-            std::ofstream(o.out / "bench.json") << report.dump(1) << "\n";  // after every matrix: partial runs survive
+            write_text(o.out / "bench.json", report.dump(1) + "\n");  // after every matrix: partial runs survive
           }
         }
     }
@@ -271,7 +304,7 @@ int main(int argc, char** argv) {
     // "cusparse_form"); speedup_vs_cusparse is against the fastest form ("cusparse") of the
     // same k. seconds is per product of all k vectors; effective bandwidth counts the
     // matrix once and the k vectors' x and y (compulsory_bytes).
-    std::ofstream csv(o.out / "bench.csv");
+    std::ostringstream csv;
     csv << "matrix,class,structure,precision,op,k,rows,nnz,method,variant,ok,seconds,effective_gb_per_s,"
            "fraction_of_copy,speedup_vs_cusparse,fraction_of_read,seconds_per_vector\n";
     const double copy = report["copy_bandwidth_bytes_per_s"];
@@ -294,6 +327,7 @@ int main(int argc, char** argv) {
       for (const auto& r : m["results"]) row(r, r["method"].get<std::string>());
       for (const auto& r : m["cusparse_forms"]) row(r, "cusparse_form");
     }
+    write_text(o.out / "bench.csv", csv.str());
     std::fprintf(stderr, "wrote %s and %s\n", (o.out / "bench.json").c_str(), (o.out / "bench.csv").c_str());
     if (!failed.empty()) {
       std::cerr << "compound-bench: error: no variant ran correctly for " << compound_tools::joined(failed, ", ")

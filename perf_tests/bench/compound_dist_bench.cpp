@@ -21,9 +21,9 @@
 // partition, local_rows, build = the DistributedSpmv constructor, reference, check, timing).
 // perf_tests/report/scaling.py turns runs with 1 and 2 ranks into strong and weak scaling efficiencies.
 //
-// Errors: an unusable index or option stops every rank with the reason (exit 2 for usage,
-// 1 otherwise); a matrix whose product differs from the reference is recorded with ok false
-// and makes the run exit 1.
+// Errors: an unusable index or option, or a name of --matrices that the index lacks, stops
+// every rank with the reason before any work (exit 2 for usage, 1 otherwise); a matrix
+// whose product differs from the reference is recorded with ok false and makes the run exit 1.
 
 #include <mpi.h>
 
@@ -154,6 +154,11 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
 
 int run(const Options& o, const std::string& command) {
   const json index = compound_tools::read_zoo_index(o.zoo.string());
+  // Every name of --matrices, before any work: every rank stops on a name the index lacks.
+  std::vector<std::string> names;
+  for (const auto& m : index) names.push_back(m.at("name").get<std::string>());
+  const std::string unknown = compound_tools::unknown_names("--matrices", o.matrices, names, o.zoo.string());
+  COMPOUND_SPARSE_REQUIRE(unknown.empty(), unknown);
   const int rank = rank_of();
   const auto& device = cs::default_device_info();
   json report = {{"schema", 1},
@@ -200,13 +205,23 @@ int run(const Options& o, const std::string& command) {
     COMPOUND_SPARSE_REQUIRE(
         known, name << ": class '" << entry << "' in " << o.precision << " is not compiled into this build");
   }
-  COMPOUND_SPARSE_REQUIRE(!report["matrices"].empty(), "no matrix of " << o.zoo << " matched --matrices");
   if (rank == 0) {
     if (o.out.has_parent_path()) fs::create_directories(o.out.parent_path());
-    std::ofstream(o.out) << report.dump(1) << "\n";
+    std::ofstream file(o.out);
+    file << report.dump(1) << "\n";
+    file.close();
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot write " << o.out.string());  // "wrote" only when it did
     std::cerr << "compound-dist-bench: wrote " << o.out << "\n";
   }
   return all_ok ? 0 : 1;
+}
+
+/// The usage, on rank 0 only.
+void usage(const char* argv0, std::ostream& out) {
+  if (rank_of() == 0)
+    out << "usage: mpiexec -n R " << argv0
+        << " --zoo DIR/index.json --out FILE.json [--matrices a,b] [--precision double|float]"
+           " [--order natural|rcm|both] [--samples N] [--exchange auto|mpi|nccl]\n";
 }
 
 }  // namespace
@@ -214,6 +229,12 @@ int run(const Options& o, const std::string& command) {
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rc = 0;
+  // Asked for: the usage on stdout, exit 0, before Kokkos, which prints its own help for --help.
+  if (compound_tools::wants_help(argc, argv)) {
+    usage(argv[0], std::cout);
+    MPI_Finalize();
+    return 0;
+  }
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     Options o;
@@ -243,10 +264,8 @@ int main(int argc, char** argv) {
     std::string problem = compound_tools::parse_options(argc, argv, setters);
     if (problem.empty() && (o.zoo.empty() || o.out.empty())) problem = "--zoo and --out are required";
     if (!problem.empty()) {
-      if (rank_of() == 0)
-        std::cerr << "compound-dist-bench: " << problem << "\nusage: mpiexec -n R " << argv[0]
-                  << " --zoo DIR/index.json --out FILE.json [--matrices a,b] [--precision double|float]"
-                     " [--order natural|rcm|both] [--samples N] [--exchange auto|mpi|nccl]\n";
+      if (rank_of() == 0) std::cerr << "compound-dist-bench: " << problem << "\n";
+      usage(argv[0], std::cerr);
       rc = 2;
     } else {
       try {

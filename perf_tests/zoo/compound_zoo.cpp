@@ -11,6 +11,12 @@
 // Loop subdivision numbers a vertex's neighbours far from it; docs/zoo.md). A name of --only
 // that is neither a matrix of the scale nor one of them with -rcm is an error that lists them.
 //
+// Into a directory that already holds a zoo of the same scale and format, the run adds its
+// matrices to index.json (a regenerated name's entry replaced, the others kept), written
+// atomically; an index.json that does not read is refused, never replaced with less. A path
+// given with --meshes or --mhd1280b must exist, and a matrix that --only names must have its
+// input (the whole small set skips absent optional inputs, the other sets need them all).
+//
 // --scale small (default) is the test set: generated inputs only (plus mhd1280b and
 // the mesh woody.obj when they are present), done in seconds. --scale full mirrors
 // the published Table 1 (4 complex, 4 quaternion and 5 3x3-block matrices) and adds
@@ -20,10 +26,16 @@
 // and an irregular one per class, as binary CSR files (compound_sparse/io/binary_csr.hpp).
 // --scale xl2 is the xl grids twice as large (the weak scaling of the distributed product,
 // docs/scaling.md: twice the rows on twice the GPUs), also binary.
+#include <fcntl.h>  // FileLock: open, flock
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -435,6 +447,138 @@ std::vector<Recipe> xl2_zoo() {
           elasticity("elasticity-box-xl2", "box", 152, 305)};     // 153^2 x 306 rows x 14.6: 105M
 }
 
+/// The index's "format", from --format.
+std::string format_text(const Options& o) {
+  return o.format == "binary" ? "binary CSR (compound_sparse/io/binary_csr.hpp; docs/zoo.md)"
+                              : "Matrix Market, CompoundSparse compound fields (docs/zoo.md)";
+}
+
+/// The index.json already at `path`, or null when there is none. One this run cannot add to
+/// throws, naming the file and why: a corrupt one (replacing it would drop the matrices it
+/// lists, whose files stay) or another scale's or format's (the header would be wrong for some).
+Json existing_index(const fs::path& path, const Options& o) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return nullptr;
+  const std::string where = "zoo index " + path.string();
+  const std::string refusal = "; not adding to it (move it away or give another --out)";
+  std::ifstream in(path, std::ios::binary);
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, in && !fs::is_directory(path, ec), "cannot read " << where << refusal);
+  Json index;
+  try {
+    index = Json::parse(in);
+  } catch (const std::exception& e) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false,
+                                 where << " is not valid JSON (truncated or corrupt?): " << e.what() << refusal);
+  }
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, index.is_object() && index.contains("matrices") && index["matrices"].is_array(),
+                               where << " has no \"matrices\" list" << refusal);
+  for (const char* list : {"matrices", "skipped"}) {
+    if (!index.contains(list)) continue;
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, index[list].is_array(),
+                                 where << ": \"" << list << "\" is not a list" << refusal);
+    for (std::size_t i = 0; i < index[list].size(); ++i) {
+      const Json& m = index[list][i];
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, m.is_object() && m.contains("name") && m["name"].is_string(),
+                                   where << ": " << (std::string(list) == "matrices" ? "matrix" : "skipped entry")
+                                         << " #" << i + 1 << " has no string \"name\"" << refusal);
+    }
+  }
+  const auto header = [&](const char* field) {
+    return index.contains(field) && index[field].is_string() ? index[field].get<std::string>() : std::string();
+  };
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, header("scale").empty() || header("scale") == o.scale,
+                               where << " is a zoo of --scale " << header("scale") << ", not " << o.scale
+                                     << ": give another --out, or the same --scale");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, header("format").empty() || header("format") == format_text(o),
+                               where << " holds files of another --format (\"" << header("format") << "\"), not "
+                                     << o.format << ": give another --out, or the same --format");
+  return index;
+}
+
+/// An exclusive flock on `path` (created if absent) until destruction: two compound-zoo runs
+/// into one directory each merge into the index the other wrote. A sidecar file, because
+/// index.json itself is replaced by rename.
+class FileLock {
+ public:
+  explicit FileLock(const fs::path& path) : fd_(::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, fd_ >= 0,
+                                 "cannot open lock file " << path.string() << ": " << std::strerror(errno));
+    int rc;
+    do rc = ::flock(fd_, LOCK_EX);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+      const int error = errno;
+      ::close(fd_);
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, "cannot lock " << path.string() << ": " << std::strerror(error));
+    }
+  }
+  ~FileLock() { ::close(fd_); }
+  FileLock(const FileLock&) = delete;
+  FileLock& operator=(const FileLock&) = delete;
+
+ private:
+  int fd_;
+};
+
+/// Writes index.json into `dir` with this run's matrices merged into the index already there
+/// (read again under the lock): a regenerated name's entry is replaced in its place, a new
+/// one appended, the others kept. Written to a temporary file in `dir`, then renamed over
+/// index.json, so a reader never sees half of it. Returns the number of matrices it lists.
+std::size_t write_index(const fs::path& dir, const Options& o, const Json& matrices, const Json& skipped) {
+  const fs::path path = dir / "index.json";
+  const FileLock lock(dir / "index.json.lock");
+  const Json before = existing_index(path, o);
+  Json merged = Json::array();
+  std::set<std::string> placed;
+  if (!before.is_null())
+    for (const auto& old : before["matrices"]) {
+      const std::string name = old["name"].get<std::string>();
+      const auto now = std::find_if(matrices.begin(), matrices.end(), [&](const Json& m) { return m["name"] == name; });
+      merged.push_back(now != matrices.end() ? *now : old);
+      if (now != matrices.end()) placed.insert(name);
+    }
+  for (const auto& m : matrices)
+    if (!placed.count(m["name"].get<std::string>())) merged.push_back(m);
+  // A skip is kept only for a matrix the index does not list (one listed keeps its entry, and
+  // its file, which this run left alone); this run's replaces an earlier one of the same name.
+  std::set<std::string> listed, skipped_now;
+  for (const auto& m : merged) listed.insert(m["name"].get<std::string>());
+  Json skips = Json::array();
+  for (const auto& m : skipped) {
+    skipped_now.insert(m["name"].get<std::string>());
+    if (!listed.count(m["name"].get<std::string>())) skips.push_back(m);
+  }
+  if (!before.is_null() && before.contains("skipped"))
+    for (const auto& old : before["skipped"]) {
+      const std::string name = old["name"].get<std::string>();
+      if (!listed.count(name) && !skipped_now.count(name)) skips.push_back(old);
+    }
+  const Json index = {{"generator", "compound-zoo"},
+                      {"scale", o.scale},
+                      {"format", format_text(o)},
+                      {"matrices", merged},
+                      {"skipped", skips}};
+  const fs::path temporary = dir / (".index.json." + std::to_string(::getpid()) + ".tmp");
+  {
+    std::ofstream file(temporary);
+    file << index.dump(2) << "\n";
+    file.close();
+    if (!file) {
+      std::error_code ec;
+      fs::remove(temporary, ec);
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, "writing " << temporary.string() << " failed");
+    }
+  }
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(temporary, ignored);
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, "replacing " << path.string() << " failed: " << ec.message());
+  }
+  return merged.size();
+}
+
 /// The usage on `out`; returns `code` (0 when asked for with --help, else 2).
 int usage(const char* argv0, std::ostream& out = std::cerr, int code = 2) {
   out << "usage: " << argv0
@@ -457,8 +601,18 @@ int main(int argc, char** argv) {
        [&](const std::string& v) {
          o.format = compound_tools::one_of(v, {"mtx", "binary"});
        }},
-      {"--meshes", [&](const std::string& v) { o.meshes = v; }},
-      {"--mhd1280b", [&](const std::string& v) { o.mhd1280b = v; }},
+      // A path given by hand must be there: the defaults may be absent (the small set skips
+      // what they would give), but a typo here would only turn into skipped matrices.
+      {"--meshes",
+       [&](const std::string& v) {
+         if (!fs::is_directory(v)) throw std::invalid_argument(fs::exists(v) ? "not a directory" : "no such directory");
+         o.meshes = v;
+       }},
+      {"--mhd1280b",
+       [&](const std::string& v) {
+         if (!fs::is_regular_file(v)) throw std::invalid_argument(fs::exists(v) ? "not a file" : "no such file");
+         o.mhd1280b = v;
+       }},
       {"--only", [&](const std::string& v) {
          for (const auto& name : compound_tools::split_list(v)) o.only.insert(name);
        }}};
@@ -475,7 +629,6 @@ int main(int argc, char** argv) {
     return usage(argv[0]);
   }
   try {
-    fs::create_directories(o.out);
     auto recipes = o.scale == "tune"     ? tuning_zoo(o)
                    : o.scale == "unseen" ? unseen_zoo(o)
                    : o.scale == "xl"     ? xl_zoo()
@@ -514,6 +667,20 @@ int main(int argc, char** argv) {
       why << "; any of them with " << suffix << " for its reverse Cuthill-McKee order)";
       throw cs::InvalidInput(why.str(), __FILE__, __LINE__);
     }
+    // Before any work: an index.json already in --out that this run cannot add to, and
+    // matrices that cannot be built. The full sets must be complete, and a matrix --only
+    // asks for is wanted, not skipped; the whole small set tolerates absent optional inputs.
+    existing_index(o.out / "index.json", o);
+    std::ostringstream absent;
+    for (const auto& r : recipes)
+      if (!r.missing.empty() && (o.only.empty() || o.only.count(r.name)))
+        absent << (absent.tellp() ? "; " : "") << r.name << ": " << r.missing;
+    if (absent.tellp() && (o.scale != "small" || !o.only.empty()))
+      throw cs::IoError((o.only.empty() ? "--scale " + o.scale + " needs every input: "
+                                        : std::string("--only asks for matrices whose input is absent: ")) +
+                            absent.str(),
+                        __FILE__, __LINE__);
+    fs::create_directories(o.out);
     Json matrices = Json::array(), skipped = Json::array();
     const auto start = std::chrono::steady_clock::now();
     int done = 0;
@@ -521,9 +688,7 @@ int main(int argc, char** argv) {
       ++done;
       if (!o.only.empty() && !o.only.count(r.name)) continue;
       std::cerr << "[" << done << "/" << recipes.size() << "] " << r.name << " (" << r.matrix_class << ")\n";
-      if (!r.missing.empty()) {
-        // The full set must be complete; the small set tolerates absent optional inputs.
-        COMPOUND_SPARSE_REQUIRE(o.scale == "small", r.name << ": " << r.missing);
+      if (!r.missing.empty()) {  // the whole small set only (checked above)
         std::cerr << "  skipped: " << r.missing << "\n";
         skipped.push_back({{"name", r.name}, {"reason", r.missing}});
         continue;
@@ -542,18 +707,10 @@ int main(int argc, char** argv) {
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::cerr << "  done in " << seconds << " s\n";
     }
-    const Json index = {
-        {"generator", "compound-zoo"},
-        {"scale", o.scale},
-        {"format", o.format == "binary" ? "binary CSR (compound_sparse/io/binary_csr.hpp; docs/zoo.md)"
-                                        : "Matrix Market, CompoundSparse compound fields (docs/zoo.md)"},
-        {"matrices", matrices},
-        {"skipped", skipped}};
-    std::ofstream file(o.out / "index.json");
-    file << index.dump(2) << "\n";
-    COMPOUND_SPARSE_REQUIRE(file, "writing " << (o.out / "index.json") << " failed");
+    const std::size_t listed = write_index(o.out, o, matrices, skipped);
     const double total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::cerr << "wrote " << matrices.size() << " matrices and index.json to " << o.out << " in " << total << " s\n";
+    std::cerr << "wrote " << matrices.size() << " matrices and index.json (" << listed << " matrices) to " << o.out
+              << " in " << total << " s\n";
   } catch (const std::exception& e) {
     std::cerr << "compound-zoo: " << e.what() << "\n";
     return 1;

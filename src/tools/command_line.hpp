@@ -1,7 +1,8 @@
 #pragma once
 // Command-line parsing shared by the project's tools (compound-zoo, compound-tune,
-// compound-bench; target compound_sparse_tool_support). Every option is "--name value"; a tool maps option names to
-// setters and reports the one problem that parse_options returns, with its usage.
+// compound-bench, compound-dist-bench; target compound_sparse_tool_support). Every option is
+// "--name value"; a tool maps option names to setters and reports the one problem that
+// parse_options returns, with its usage.
 #include <algorithm>
 #include <cmath>
 #include <compound_sparse/tuning/timing.hpp>
@@ -45,13 +46,22 @@ inline bool wants_help(int argc, char** argv) {
   return false;
 }
 
-/// "a,b,,c" -> {"a", "b", "c"}.
+/// "a,b,c" -> {"a", "b", "c"}. Every list option goes through here, and an empty item
+/// ("a,,b", "a,", ",") or an empty list throws: it is a typo or a variable that expanded to
+/// nothing, and dropping it would run something other than what was asked for.
 inline std::vector<std::string> split_list(const std::string& text) {
+  if (text.empty()) throw std::invalid_argument("a non-empty comma-separated list");
   std::vector<std::string> parts;
-  std::stringstream in(text);
-  for (std::string part; std::getline(in, part, ',');)
-    if (!part.empty()) parts.push_back(part);
-  return parts;
+  std::size_t begin = 0;
+  for (;;) {
+    const std::size_t end = text.find(',', begin);
+    parts.push_back(text.substr(begin, end == std::string::npos ? std::string::npos : end - begin));
+    if (parts.back().empty())
+      throw std::invalid_argument("a comma-separated list without empty items (item " + std::to_string(parts.size()) +
+                                  " is empty)");
+    if (end == std::string::npos) return parts;
+    begin = end + 1;
+  }
 }
 
 /// The whole of `text` as an int >= `least` (std::stoi alone accepts "5x").
@@ -117,6 +127,20 @@ inline std::string joined(const std::vector<int>& numbers, const char* separator
   return joined(names, separator);
 }
 
+/// The problem with a list option whose names must be matrices of a zoo index (--matrices):
+/// "OPTION names no matrix of WHERE: x, y (its matrices: a, b, c)" for the names of `asked`
+/// that `known` (the index's, in its order) lacks, or "" when it has them all.
+template <class Names>
+std::string unknown_names(const std::string& option, const Names& asked, const std::vector<std::string>& known,
+                          const std::string& where) {
+  std::vector<std::string> unknown;
+  for (const std::string& name : asked)
+    if (std::find(known.begin(), known.end(), name) == known.end()) unknown.push_back(name);
+  if (unknown.empty()) return "";
+  return option + " names no matrix of " + where + ": " + joined(unknown, ", ") +
+         " (its matrices: " + joined(known, ", ") + ")";
+}
+
 /// `value` when it is one of `allowed`, else throws naming them.
 inline std::string one_of(const std::string& value, const std::vector<std::string>& allowed) {
   for (const auto& a : allowed)
@@ -141,7 +165,6 @@ inline std::vector<std::string> precision_list(const std::string& value) {
       asked.push_back(one);
     }
   }
-  if (asked.empty()) throw std::invalid_argument("float, double, mixed, both or all (comma-separated)");
   std::vector<std::string> ordered;
   for (const char* p : {"double", "float", "mixed"})
     if (std::find(asked.begin(), asked.end(), p) != asked.end()) ordered.push_back(p);
@@ -156,7 +179,6 @@ inline std::vector<int> vector_count_list(const std::string& value) {
     const std::string bucket = one_of(item, {"1", "2", "4", "8", "16"});
     ks.push_back(std::stoi(bucket));
   }
-  if (ks.empty()) throw std::invalid_argument("numbers of vectors among 1, 2, 4, 8, 16 (comma-separated)");
   std::sort(ks.begin(), ks.end());
   ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
   return ks;
