@@ -21,22 +21,22 @@
 # COMPOUND_SPARSE_VARIANT_ENTRIES are compiled into the variant registry.
 compound_sparse_entry_type(complex_float "Kokkos::complex<float>" 2 Kokkos_Core.hpp)
 compound_sparse_entry_type(complex_double "Kokkos::complex<double>" 2 Kokkos_Core.hpp)
-compound_sparse_entry_type(quaternion_float "compound_sparse::Quaternion<float>" 4 compound_sparse/quaternion.hpp)
-compound_sparse_entry_type(quaternion_double "compound_sparse::Quaternion<double>" 4 compound_sparse/quaternion.hpp)
-compound_sparse_entry_type(block2_float "compound_sparse::Block<float, 2>" 4 compound_sparse/block.hpp)
-compound_sparse_entry_type(block2_double "compound_sparse::Block<double, 2>" 4 compound_sparse/block.hpp)
-compound_sparse_entry_type(block3_float "compound_sparse::Block<float, 3>" 9 compound_sparse/block.hpp)
-compound_sparse_entry_type(block3_double "compound_sparse::Block<double, 3>" 9 compound_sparse/block.hpp)
-compound_sparse_entry_type(block4_float "compound_sparse::Block<float, 4>" 16 compound_sparse/block.hpp)
-compound_sparse_entry_type(block4_double "compound_sparse::Block<double, 4>" 16 compound_sparse/block.hpp)
-# Mixed precision (compound_sparse/mixed_precision.hpp): float entries, double
+compound_sparse_entry_type(quaternion_float "compound_sparse::Quaternion<float>" 4 compound_sparse/entries/quaternion.hpp)
+compound_sparse_entry_type(quaternion_double "compound_sparse::Quaternion<double>" 4 compound_sparse/entries/quaternion.hpp)
+compound_sparse_entry_type(block2_float "compound_sparse::Block<float, 2>" 4 compound_sparse/entries/block.hpp)
+compound_sparse_entry_type(block2_double "compound_sparse::Block<double, 2>" 4 compound_sparse/entries/block.hpp)
+compound_sparse_entry_type(block3_float "compound_sparse::Block<float, 3>" 9 compound_sparse/entries/block.hpp)
+compound_sparse_entry_type(block3_double "compound_sparse::Block<double, 3>" 9 compound_sparse/entries/block.hpp)
+compound_sparse_entry_type(block4_float "compound_sparse::Block<float, 4>" 16 compound_sparse/entries/block.hpp)
+compound_sparse_entry_type(block4_double "compound_sparse::Block<double, 4>" 16 compound_sparse/entries/block.hpp)
+# Mixed precision (compound_sparse/entries/mixed_precision.hpp): float entries, double
 # vectors and arithmetic, the precision "mixed".
 compound_sparse_entry_type(complex_mixed "compound_sparse::Mixed<Kokkos::complex<float>>" 2
-                           compound_sparse/mixed_precision.hpp)
+                           compound_sparse/entries/mixed_precision.hpp)
 compound_sparse_entry_type(quaternion_mixed "compound_sparse::Mixed<compound_sparse::Quaternion<float>>" 4
-                           compound_sparse/mixed_precision.hpp)
+                           compound_sparse/entries/mixed_precision.hpp)
 compound_sparse_entry_type(block3_mixed "compound_sparse::Mixed<compound_sparse::Block<float, 3>>" 9
-                           compound_sparse/mixed_precision.hpp)
+                           compound_sparse/entries/mixed_precision.hpp)
 set(COMPOUND_SPARSE_DEFAULT_VARIANT_ENTRIES
     complex_float complex_double quaternion_float quaternion_double block3_float block3_double
     complex_mixed quaternion_mixed block3_mixed)
@@ -83,9 +83,9 @@ compound_sparse_schedule_kind(segmented_sum SegmentedSum FIXED_LANES SPLITS_ROWS
 # geometric mean 0.23%; perf_tests/report/launch_bounds.py, checked by ctest
 # report.launch_bounds). 128:n and 512:n pairs give the same threads per SM with other
 # team sizes and were the best of 12 records, by at most 2.2% over these. Every pair adds a
-# full set of kernels per entry type (about 23 s of one core's compile time per entry type,
-# perf_tests/results/h200/build_cost/): the eleven pairs compiled before (128:1 ... 512:4)
-# made the default GPU build 21 minutes on 16 cores. Any list can be configured
+# full set of kernels per entry type (about 23 s of one core's compile time per entry type):
+# the eleven pairs compiled before (128:1 ... 512:4) made the default GPU build 21 minutes on
+# 16 cores. Any list can be configured
 # (COMPOUND_SPARSE_LAUNCH_BOUNDS); host backends ignore launch bounds, so one pair there.
 set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU "256:1;256:2;256:4;256:8")
 set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_HOST "128:4")

@@ -1,5 +1,5 @@
 # Generates the variant space's C++ lists and the explicit SpMV instantiations of the
-# variant registry (include/compound_sparse/registry.hpp) from the one declaration,
+# variant registry (include/compound_sparse/variants/registry.hpp) from the one declaration,
 # cmake/CompoundSparseVariantSpace.cmake, through the templates in cmake/templates/.
 #
 #   COMPOUND_SPARSE_VARIANT_ENTRIES  declared entry types compiled into the registry
@@ -86,10 +86,10 @@ set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
 # the loads), the segmented sum's three SpMM kernels, and the merge path's SpMV kernels of Soa
 # vectors. On GPUs
 # three pairs: 256:2 and 256:8, the two the first SpMM lab measured, each the fastest on some
-# matrix and k (perf_tests/results/h200/spmm/), and 256:4, where the shared loads were fastest
-# at k = 8 on helmholtz-box-xl and dirac-torus-xl (perf_tests/results/h200/spmm_k8_lab/).
+# matrix and k, and 256:4, where the shared loads were fastest
+# at k = 8 on helmholtz-box-xl and dirac-torus-xl.
 # Measured over the H100's 74 records of tuning/sm_90.json at k = 2, 4, 8, 16 (296 cases,
-# perf_tests/results/h100/current/spmm_launch_bounds.md, `launch_bounds.py --k 2,4,8,16`):
+# `launch_bounds.py --k 2,4,8,16`):
 # 256:4 the fastest on 211, 256:2 on 68, 256:8 on 17; without 256:8 nine cases, small meshes,
 # lose 2-12%, so none of the three is pruned. A variant of other bounds runs its SpMM with
 # the nearest of these (TunedSpmv; the registry refuses it, supports_spmm).

@@ -1,26 +1,28 @@
 #pragma once
-// CompoundSparse: sparse matrix-vector products with compound entries on Kokkos.
-// Include this header for the whole public API.
+// CompoundSparse: sparse matrix products with compound entries on Kokkos. This header brings
+// the whole core API; the folders below include/compound_sparse/ hold one concept each:
+//
+//   entries/    complex, quaternion and block entries, mixed precision, your own types
+//   layouts/    HostCsr, the device layouts and their conversion, vectors, reordering
+//   schedules/  how a product's work is split among threads
+//   products/   spmv, spmm, op(A), the host reference
+//   variants/   variant names and the registry of the compiled variants
+//   tuning/     TunedSpmv: the tuning database, selection and quick tuning
+//   io/, interop/, distributed/, zoo/   files, Kokkos Kernels, MPI, test matrices
+//                                       (include those headers where you need them)
 
-#include "compound_sparse/block.hpp"
-#include "compound_sparse/compound_vector.hpp"
-#include "compound_sparse/convert.hpp"
 #include "compound_sparse/device_info.hpp"
-#include "compound_sparse/entry_traits.hpp"
+#include "compound_sparse/entries/block.hpp"
+#include "compound_sparse/entries/mixed_precision.hpp"
+#include "compound_sparse/entries/quaternion.hpp"
 #include "compound_sparse/error.hpp"
-#include "compound_sparse/host_csr.hpp"
-#include "compound_sparse/layouts.hpp"
-#include "compound_sparse/mixed_precision.hpp"
-#include "compound_sparse/multi_vector.hpp"
-#include "compound_sparse/quaternion.hpp"
-#include "compound_sparse/reference.hpp"
-#include "compound_sparse/reordering.hpp"
-#include "compound_sparse/schedule.hpp"
-#include "compound_sparse/sparse_matrix.hpp"
-#include "compound_sparse/spmm.hpp"
-#include "compound_sparse/spmv.hpp"
-#include "compound_sparse/transpose.hpp"
-#include "compound_sparse/tuning/measure.hpp"
-#include "compound_sparse/tuning/timing.hpp"
-#include "compound_sparse/variant_key.hpp"
+#include "compound_sparse/layouts/convert.hpp"
+#include "compound_sparse/layouts/reordering.hpp"
+#include "compound_sparse/products/reference.hpp"
+#include "compound_sparse/products/spmm.hpp"
+#include "compound_sparse/products/spmv.hpp"
+#include "compound_sparse/products/transpose.hpp"
+#include "compound_sparse/schedules/schedule.hpp"
+#include "compound_sparse/tuning/tuned_spmv.hpp"
+#include "compound_sparse/variants/variant_key.hpp"
 #include "compound_sparse/warnings.hpp"

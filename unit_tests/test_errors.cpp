@@ -4,8 +4,8 @@
 
 #include <compound_sparse.hpp>
 #include <compound_sparse/io/matrix_market.hpp>
-#include <compound_sparse/registry.hpp>
 #include <compound_sparse/tuning/database.hpp>
+#include <compound_sparse/variants/registry.hpp>
 #include <filesystem>
 #include <functional>
 #include <stdexcept>

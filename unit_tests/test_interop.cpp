@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <compound_sparse.hpp>
-#include <compound_sparse/interop.hpp>
+#include <compound_sparse/interop/kokkos_views.hpp>
 #include <random>
 #include <tuple>
 

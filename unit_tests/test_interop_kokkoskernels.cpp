@@ -9,7 +9,7 @@
 //
 #include <KokkosSparse_spmv.hpp>
 #include <compound_sparse.hpp>
-#include <compound_sparse/interop_kokkoskernels.hpp>
+#include <compound_sparse/interop/kokkos_kernels.hpp>
 #include <random>
 
 #include "test_matrices.hpp"

@@ -4,7 +4,7 @@
 // non-square, empty matrices, and row counts that are not multiples of 16 or 32.
 
 #include <algorithm>
-#include <compound_sparse/host_csr.hpp>
+#include <compound_sparse/layouts/host_csr.hpp>
 #include <random>
 #include <string>
 #include <vector>

@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <compound_sparse/reference.hpp>
+#include <compound_sparse/products/reference.hpp>
 #include <compound_sparse/tuning/tuned_spmv.hpp>
 #include <compound_sparse/tuning/tuning_cache.hpp>
 #include <cstdlib>

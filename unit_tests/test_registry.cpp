@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <compound_sparse.hpp>
-#include <compound_sparse/registry.hpp>
 #include <compound_sparse/tuning/measure.hpp>
+#include <compound_sparse/variants/registry.hpp>
 #include <fstream>
 #include <iterator>
 #include <set>

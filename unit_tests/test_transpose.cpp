@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <compound_sparse.hpp>
-#include <compound_sparse/transpose.hpp>
+#include <compound_sparse/products/transpose.hpp>
 #include <map>
 #include <utility>
 

@@ -3,7 +3,7 @@
 // scratch directory per test.
 #include <unistd.h>
 
-#include <compound_sparse/host_csr.hpp>
+#include <compound_sparse/layouts/host_csr.hpp>
 #include <compound_sparse/tuning/database.hpp>
 #include <filesystem>
 #include <fstream>

@@ -10,8 +10,8 @@
 // so x goes to cuSPARSE with its j components negated, and y comes back with
 // them negated (compare it with a reference negated the same way).
 
-#include <compound_sparse/host_csr.hpp>
-#include <compound_sparse/quaternion.hpp>
+#include <compound_sparse/entries/quaternion.hpp>
+#include <compound_sparse/layouts/host_csr.hpp>
 #include <vector>
 
 namespace compound_sparse_bench {

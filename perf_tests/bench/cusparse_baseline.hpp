@@ -59,8 +59,8 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <climits>
-#include <compound_sparse/host_csr.hpp>
-#include <compound_sparse/transpose.hpp>
+#include <compound_sparse/layouts/host_csr.hpp>
+#include <compound_sparse/products/transpose.hpp>
 #include <memory>
 #include <stdexcept>
 #include <string>

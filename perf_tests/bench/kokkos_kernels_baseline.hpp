@@ -14,7 +14,7 @@
 // multivector form.
 
 #include <Kokkos_Core.hpp>
-#include <compound_sparse/host_csr.hpp>
+#include <compound_sparse/layouts/host_csr.hpp>
 
 #include "baseline.hpp"
 #include "cusparse_baseline.hpp"    // expansion_refusal

@@ -6,9 +6,9 @@
 // Kernels, which has no block SpMV in 3.4.01). Complex entries need no
 // expansion: every library has complex CSR.
 
-#include <compound_sparse/block.hpp>
-#include <compound_sparse/host_csr.hpp>
-#include <compound_sparse/quaternion.hpp>
+#include <compound_sparse/entries/block.hpp>
+#include <compound_sparse/entries/quaternion.hpp>
+#include <compound_sparse/layouts/host_csr.hpp>
 #include <vector>
 
 namespace compound_sparse_bench {

@@ -6,7 +6,7 @@
 // slice_size x width slots; a padding slot has column -1 and a zero value.
 
 #include <climits>
-#include <compound_sparse/host_csr.hpp>
+#include <compound_sparse/layouts/host_csr.hpp>
 #include <cstdint>
 #include <stdexcept>
 #include <string>

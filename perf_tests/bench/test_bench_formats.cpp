@@ -7,8 +7,8 @@
 
 #include <chrono>
 #include <complex>
-#include <compound_sparse/block.hpp>
-#include <compound_sparse/reference.hpp>
+#include <compound_sparse/entries/block.hpp>
+#include <compound_sparse/products/reference.hpp>
 #include <compound_sparse/tuning/measure.hpp>
 #include <thread>
 

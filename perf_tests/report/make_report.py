@@ -36,7 +36,7 @@ STRUCTURES = ("grid", "mesh", "irregular")
 # Apart from the class palette, which colours the same plots' tick labels.
 STRUCTURE_COLORS = {"grid": "#1b9e77", "mesh": "#7570b3", "irregular": "#e7298a", "unknown": "#7f7f7f"}
 CUSPARSE_FASTEST = "the fastest cuSPARSE form"
-# outer.inner.vector.kind.tN.bN.lN (include/compound_sparse/variant_key.hpp).
+# outer.inner.vector.kind.tN.bN.lN (include/compound_sparse/variants/variant_key.hpp).
 VARIANT_RE = re.compile(r"^([^.]+)\.([^.]+)\.([^.]+)\.([^.]+)\.t(\d+)\.b(\d+)\.l(\d+)$")
 # Project targets: (class, required speedup of ours_tuned over cuSPARSE, baseline wording).
 # The baseline is the fastest cuSPARSE form of each matrix (cusparse_baseline.hpp).

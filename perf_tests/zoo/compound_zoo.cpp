@@ -6,7 +6,7 @@
 //                [--only NAME[,NAME...]]
 //
 // --only NAME-rcm (NAME a matrix of the scale) writes NAME reordered by reverse Cuthill-McKee
-// (P A Pᵀ, compound_sparse/reordering.hpp) under that name: the same matrix with
+// (P A Pᵀ, compound_sparse/layouts/reordering.hpp) under that name: the same matrix with
 // each row's columns gathered near it, for measuring what the numbering costs (dirac-torus-xl:
 // Loop subdivision numbers a vertex's neighbours far from it; docs/zoo.md). A name of --only
 // that is neither a matrix of the scale nor one of them with -rcm is an error that lists them.
@@ -51,7 +51,7 @@
 #include "compound_sparse/io/binary_csr.hpp"
 #include "compound_sparse/io/harwell_boeing.hpp"
 #include "compound_sparse/io/matrix_market.hpp"
-#include "compound_sparse/reordering.hpp"  // reverse_cuthill_mckee, permuted (--only NAME-rcm)
+#include "compound_sparse/layouts/reordering.hpp"  // reverse_cuthill_mckee, permuted (--only NAME-rcm)
 #include "compound_sparse/zoo/circuit.hpp"
 #include "compound_sparse/zoo/connection_laplacian.hpp"
 #include "compound_sparse/zoo/dirac.hpp"

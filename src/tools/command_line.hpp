@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <compound_sparse/tuning/timing.hpp>
-#include <compound_sparse/variant_key.hpp>  // impl::joined
+#include <compound_sparse/variants/variant_key.hpp>  // impl::joined
 #include <cstddef>
 #include <functional>
 #include <initializer_list>
@@ -152,7 +152,7 @@ inline std::string one_of(const std::string& value, std::initializer_list<const 
 }
 
 /// --precision: a comma list of float, double and mixed (mixed precision,
-/// compound_sparse/mixed_precision.hpp), or both (float and double) or all; the
+/// compound_sparse/entries/mixed_precision.hpp), or both (float and double) or all; the
 /// precisions in the order double, float, mixed.
 inline std::vector<std::string> precision_list(const std::string& value) {
   std::vector<std::string> asked;

@@ -4,8 +4,8 @@
 // space's CompiledEntries, so that a tool handles every entry type the build
 // compiles and no list of types is spelled out here.
 #include <algorithm>
-#include <compound_sparse/registry.hpp>
 #include <compound_sparse/tuning/database.hpp>  // entry_type_name, precision_name
+#include <compound_sparse/variants/registry.hpp>
 #include <string>
 #include <vector>
 

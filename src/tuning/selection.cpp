@@ -193,8 +193,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
     // Mixed precision stores float entries, and its variants are named as float's: where no
     // mixed record was measured at this k, the entry type's float records stand in (rule
     // nearest; a fingerprint holds the precision, so never rule exact). On the H200's six
-    // mixed-precision matrices float's best ran within 1.00-1.11x of mixed's own best
-    // (perf_tests/results/h200/mixed_precision/).
+    // mixed-precision matrices float's best ran within 1.00-1.11x of mixed's own best.
     std::string precision = f.precision;
     if (same_type.empty() && f.precision == "mixed") {
       precision = "float";

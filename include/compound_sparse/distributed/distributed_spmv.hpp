@@ -7,8 +7,7 @@
 //     increasing global order, so the values from each neighbour arrive as one slice, and
 //     only the rows that read a remote column (the boundary rows, compressed): a product
 //     of all the rank's rows would read and write y on every row for the few per cent
-//     that have remote columns, which on two H100s cost 15-22% of each product
-//     (perf_tests/results/h100x2/run1_39c156c);
+//     that have remote columns, which on two H100s cost 15-22% of each product;
 // each in the layout and schedule TunedSpmv selects for it. A product
 //   1. packs the x values its neighbours need into a send buffer (a device kernel),
 //   2. starts the exchange, compound entries as their raw scalar components: with NCCL
@@ -49,11 +48,11 @@
 #include <utility>
 #include <vector>
 
-#include "../compound_vector.hpp"
 #include "../error.hpp"
-#include "../host_csr.hpp"
 #include "../impl/overlap.hpp"
 #include "../impl/segmented_sum.hpp"  // impl::device_list
+#include "../layouts/compound_vector.hpp"
+#include "../layouts/host_csr.hpp"
 #include "../tuning/tuned_spmv.hpp"
 #include "partition.hpp"
 

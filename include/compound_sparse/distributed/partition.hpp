@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "../error.hpp"
-#include "../host_csr.hpp"
-#include "../reordering.hpp"
+#include "../layouts/host_csr.hpp"
+#include "../layouts/reordering.hpp"
 
 namespace compound_sparse {
 

@@ -6,9 +6,8 @@
 // fma(a, b, -(c * d)) or fma(-c, d, a * b), two different roundings, and which one
 // ptxas picks can follow the kernel around it (its register limit, from the launch
 // bounds). The SpMM then no longer gives the bits of one SpMV per vector, which
-// spmm.hpp promises; it was seen on sell32.soa at 256:8 with complex entries
-// (perf_tests/results/h100/gpu_build/README.md, run 3). Written with explicit fma
-// and a multiply that is never fused (__fmul_rn / __dmul_rn), every kernel rounds
+// spmm.hpp promises; it was seen on sell32.soa at 256:8 with complex entries. Written
+// with explicit fma and a multiply that is never fused (__fmul_rn / __dmul_rn), every kernel rounds
 // alike. On the host the plain expression stays (std::fma where the target has a
 // fused instruction, FP_FAST_FMA): host compilers do not contract across kernels
 // unless told to, and a libm call per product would cost the host backend.

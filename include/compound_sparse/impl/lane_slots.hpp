@@ -5,7 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "../entry_traits.hpp"
+#include "../entries/entry_traits.hpp"
 #include "row_slots.hpp"
 #include "streaming_load.hpp"
 

@@ -35,9 +35,9 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "../compound_vector.hpp"
-#include "../entry_traits.hpp"
-#include "../sparse_matrix.hpp"
+#include "../entries/entry_traits.hpp"
+#include "../layouts/compound_vector.hpp"
+#include "../layouts/sparse_matrix.hpp"
 #include "row_result.hpp"
 #include "value_access.hpp"
 

@@ -4,16 +4,15 @@
 // segmented sum (impl/segmented_sum.hpp).
 //
 // Launched by Kokkos as team kernels, the same functors ran slower on the H200:
-// the segmented sum's first pass by 3-17% (circuit-1m, rmat-s20;
-// perf_tests/results/h200/l1_carveout/), the row kernel by 3-14% against a plain
-// kernel of the same loop on Sliced ELL (Helmholtz grids, complex float and
-// double; perf_tests/results/h200/plain_row_kernel/). On CUDA these kernels are
-// launched here, on the execution space instance's stream; host backends keep
+// the segmented sum's first pass by 3-17% (circuit-1m, rmat-s20), the row kernel by
+// 3-14% against a plain kernel of the same loop on Sliced ELL (Helmholtz grids, complex
+// float and double). On CUDA these kernels are launched here, on the execution space
+// instance's stream; host backends keep
 // Kokkos' launch.
 
 #include <Kokkos_Core.hpp>
 
-#include "../components.hpp"
+#include "../entries/components.hpp"
 #include "../error.hpp"
 #include "team_launch.hpp"
 

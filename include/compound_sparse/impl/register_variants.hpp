@@ -6,9 +6,9 @@
 
 #include <type_traits>
 
-#include "../layouts.hpp"
-#include "../spmm.hpp"
-#include "../spmv.hpp"
+#include "../layouts/layout_tags.hpp"
+#include "../products/spmm.hpp"
+#include "../products/spmv.hpp"
 #include "variant_units.hpp"
 
 namespace compound_sparse {

@@ -6,10 +6,9 @@
 // unroll it: one slot at a time, a thread waits for the column index, then
 // for x at that column, two memory latencies per slot, with nothing else in
 // flight. On a 7-point complex stencil that left our ELL kernel at a third
-// of the copy bandwidth where cuSPARSE's Sliced ELL reached half of it
-// (perf_tests/results/h200/current/, helmholtz-box-k20 float). Loading a batch
-// of slots first (indices, values, then x for each) keeps the batch's loads
-// in flight together.
+// of the copy bandwidth where cuSPARSE's Sliced ELL reached half of it. Loading a
+// batch of slots first (indices, values, then x for each) keeps the batch's loads in
+// flight together.
 //
 // A batch lives in registers, and the launch bounds set how many a thread has
 // (the register file over the resident threads, at most 255). The batch is the
@@ -21,7 +20,7 @@
 // at a time: their compilers vectorise the loop themselves, and the host
 // database was measured with it.
 
-#include "../entry_traits.hpp"
+#include "../entries/entry_traits.hpp"
 
 namespace compound_sparse {
 namespace impl {

@@ -5,8 +5,8 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "../entry_traits.hpp"
-#include "../layouts.hpp"
+#include "../entries/entry_traits.hpp"
+#include "../layouts/layout_tags.hpp"
 #include "value_access.hpp"
 
 namespace compound_sparse {

@@ -11,7 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "../schedule.hpp"
+#include "../schedules/schedule.hpp"
 #include "plain_kernel.hpp"
 
 namespace compound_sparse {

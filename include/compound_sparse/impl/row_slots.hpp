@@ -6,7 +6,7 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
-#include "../layouts.hpp"
+#include "../layouts/layout_tags.hpp"
 
 namespace compound_sparse {
 namespace impl {

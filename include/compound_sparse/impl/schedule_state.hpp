@@ -8,7 +8,7 @@
 #include <string>
 #include <type_traits>
 
-#include "../sparse_matrix.hpp"
+#include "../layouts/sparse_matrix.hpp"
 #include "merge_path.hpp"
 #include "segmented_sum.hpp"
 

@@ -31,7 +31,7 @@
 // millions of non-zeros -- a hub, a rigid cap's master node: 25-33K slots -- to
 // 800-1,000 loads a lane one after another while the GPU idled: 141-304 us,
 // 13-17% of the product on the xl set's elasticity-rigid-xl and
-// connection-hubs-8m, H200, Nsight Compute, perf_tests/results/h200/xl_4b169f7/ncu.
+// connection-hubs-8m, H200, Nsight Compute.
 // Chunked, those products ran 10-12% faster; but on matrices whose longest row
 // has a few hundred slots the third pass's launch cost more than it saved.) No
 // atomics on y, and the same bits on every call.
@@ -39,10 +39,10 @@
 // Against the merge path (merge_path.hpp), which stages a tile in scratch and
 // searches it per thread, this executes far fewer instructions per non-zero. On the
 // H200 irregular family the tuner chose it for every matrix and precision, 1.02-1.51x
-// faster than the merge path (search times, c8f7d94). Both passes are plain CUDA
+// faster than the merge path (search times). Both passes are plain CUDA
 // kernels that prefer L1 (see segmented_sum_tiles): so launched, the library's
 // product ran at 1.23-1.72x cuSPARSE's CSR ALG1 on circuit-1m and rmat-s20, complex
-// float and double (H200 lab, perf_tests/results/h200/l1_carveout/run4), where
+// float and double (H200 lab), where
 // launched by Kokkos with its shared-memory preference it had been at 0.97-1.04x.
 //
 // Host backends run the same tiles, each walked in order by one thread.
@@ -52,10 +52,10 @@
 #include <string>
 #include <vector>
 
-#include "../compound_vector.hpp"
-#include "../entry_traits.hpp"
+#include "../entries/entry_traits.hpp"
 #include "../error.hpp"
-#include "../sparse_matrix.hpp"
+#include "../layouts/compound_vector.hpp"
+#include "../layouts/sparse_matrix.hpp"
 #include "plain_kernel.hpp"
 #include "row_result.hpp"
 #include "streaming_load.hpp"
@@ -78,14 +78,14 @@ constexpr int segmented_long_span = 16;
 constexpr int segmented_chunk_slots = 256;
 /// Long rows are cut into chunks only in a matrix whose longest split row has more
 /// slots than this. Where fewer, one warp sums such a row in about the time the
-/// third pass's launch takes: chunked (fb13456 against 4b169f7, H200, float and
+/// third pass's launch takes: chunked (against unchunked, H200, float and
 /// double), elasticity-rigid-34, -44, circuit-512k and circuit-1m, longest rows of
 /// 287-768 slots, lost 0.7-3.2 us (up to 19%); connection-hubs-256k (1,043) was
 /// even; connection-hubs-512k (2,075) gained 2.9-7.9 us, connection-hubs-8m and
 /// elasticity-rigid-xl (25-33K) 10-12%. circuit-10m (2,370) ran 2.6-2.9% slower than
 /// the one-warp run before it, on another machine; Nsight Compute found its kernels
 /// not slower (415.9 / 623.0 us against 418.2 / 630.5): the third launch and the
-/// machine (perf_tests/results/h200/current/README.md).
+/// machine differed.
 constexpr int segmented_chunked_min_slots = 1024;
 
 KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
@@ -105,8 +105,7 @@ KOKKOS_INLINE_FUNCTION int count_bits(unsigned v) {
 /// starts in between, so only in lanes whose reach is d or more: the levels past the tile's
 /// reach add nothing anywhere, and segmented_scans (the SpMV's) skips them. The same additions
 /// in the same order (the same bits), fewer shuffles: circuit-1m's tiles (5.4 non-zeros a row)
-/// run 3.68 levels of the five on average, rmat-s20's 4.72
-/// (perf_tests/results/h100/segmented_k16_lab/scan_levels.py).
+/// run 3.68 levels of the five on average, rmat-s20's 4.72.
 template <int Steps>
 __device__ __forceinline__ int segmented_scan_reach(int lane, const int (&own_head)[Steps]) {
   int reach = 0;
@@ -131,12 +130,11 @@ __device__ __forceinline__ int segmented_scan_reach(int lane, const int (&own_he
 /// steps' chains overlap. Leaves each lane with its row's sum up to it in the step (without the
 /// carry of a row begun before the step).
 ///
-/// The SpMV's scans. Against 6facf48's (each step's five levels, one step after the other) the
+/// The SpMV's scans. Against scans of each step's five levels, one step after the other, the
 /// SpMV ran 5.0-5.6% faster on circuit-1m in complex double, and within 1.1% in complex float
-/// on circuit-1m and rmat-s20 (H100, perf_tests/results/h100/segmented_k16_lab/, run 7). The
-/// SpMM's first pass keeps its full scans, a vector after the other: with the reach, its Aos
-/// products at k >= 8 ran up to 8% faster, but its Soa products up to 24% slower and those of
-/// k = 2 up to 15% (run 7, both orders of its scans).
+/// on circuit-1m and rmat-s20 (H100). The SpMM's first pass keeps its full scans, a vector
+/// after the other: with the reach, its Aos products at k >= 8 ran up to 8% faster, but its
+/// Soa products up to 24% slower and those of k = 2 up to 15% (both orders of its scans).
 template <class Entry, int Steps>
 __device__ __forceinline__ void segmented_scans(vector_type_t<Entry> (&sums)[Steps], int lane,
                                                 const int (&own_head)[Steps], int reach) {

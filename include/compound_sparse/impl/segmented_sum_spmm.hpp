@@ -10,21 +10,18 @@
 // past a tile's reach made this pass slower on Soa multivectors, segmented_scans).
 //
 // Before this kernel the schedule ran one SpMV per vector, reading the matrix k times: on an
-// H100 the irregular records' SpMM took as long per vector as k SpMVs or longer, 0.88-1.08x
-// (perf_tests/results/h100/tuning_zoo/k_buckets_d233d84/vector_buckets.md), while their dense
-// rows leave them no other schedule but the merge path. With this kernel 8 vectors cost
-// 1.31-1.83x less per vector than one SpMV on four of them (H100, double,
-// perf_tests/results/h100/spmm_irregular_7cb5519/).
+// H100 the irregular records' SpMM took as long per vector as k SpMVs or longer, 0.88-1.08x,
+// while their dense rows leave them no other schedule but the merge path. With this kernel 8 vectors cost
+// 1.31-1.83x less per vector than one SpMV on four of them (H100, double).
 //
 // X's values on Aos multivectors: complex<float> at k = 16 cost more per vector than at k = 8
 // (34 -> 41 µs on circuit-1m) and lost to cuSPARSE's row-major SpMM. Nsight Compute found the
 // first pass bound by L1 throughput, not DRAM: each lane's 8-byte load takes a 32-byte sector
-// access, four for a group's four values (perf_tests/results/h100/segmented_k16_lab/). So a
-// whole group's values, contiguous on an Aos multivector, are read as one run in 16-byte words
-// (x_run_bytes): half the L1 sectors, 41 -> 33 µs at k = 16 and 34 -> 30 µs at k = 8, 1.03x and
-// 1.17x cuSPARSE's fastest form at k = 16 (perf_tests/results/h100/spmm_irregular_acb7c77/;
-// 1.07x and 1.14x with the branch outside the steps, spmm_irregular_42d005a/). Half a group
-// (the last of k = 2, 6, ...) is one 16-byte word: 8% faster at k = 2 (the lab's run 6).
+// access, four for a group's four values. So a whole group's values, contiguous on an Aos
+// multivector, are read as one run in 16-byte words (x_run_bytes): half the L1 sectors,
+// 41 -> 33 µs at k = 16 and 34 -> 30 µs at k = 8, 1.03x and 1.17x cuSPARSE's fastest form at
+// k = 16 (1.07x and 1.14x with the branch outside the steps). Half a group (the last of
+// k = 2, 6, ...) is one 16-byte word: 8% faster at k = 2.
 // Larger groups were slower (more registers, fewer warps).
 //
 // The partial sums of rows that span tiles keep the SpMV's slots, each slot now holding k
@@ -40,8 +37,8 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 
-#include "../entry_traits.hpp"
-#include "../sparse_matrix.hpp"
+#include "../entries/entry_traits.hpp"
+#include "../layouts/sparse_matrix.hpp"
 #include "plain_kernel.hpp"
 #include "row_result.hpp"
 #include "segmented_sum.hpp"
@@ -159,8 +156,8 @@ struct SegmentedSumSpmmTiles {
   /// `count` put them on the stack, ptxas -v). A whole or half group on an Aos multivector reads
   /// its values as one run (x_run_bytes), compiled only where group_fits_runs: the other value
   /// types keep their code as before the runs. The branch is taken once for all steps: inside
-  /// the loop over steps (acb7c77) it cost complex<float> on Soa multivectors, which never take
-  /// it, 6% at k = 8 (the lab, perf_tests/results/h100/segmented_k16_lab/).
+  /// the loop over steps it cost complex<float> on Soa multivectors, which never take
+  /// it, 6% at k = 8 (the lab).
   __device__ __forceinline__ void group_products(vector_type (&products)[segmented_steps][group],
                                                  const Entry (&entries)[segmented_steps],
                                                  const int (&columns)[segmented_steps], int entry, int j0,

@@ -21,9 +21,8 @@
 // Loading the same entry in every lane set left the SpMM of 8 vectors with one slot of
 // the matrix in flight per row: on an H200 the shared loads were 1.16x faster on
 // helmholtz-box-xl (complex<double>) and, with one vector a thread, 1.15x faster than
-// the best lane-set form on dirac-torus-xl (quaternions of doubles)
-// (perf_tests/results/h200/spmm_k8_lab/). The same bits: each vector's sum still runs
-// in slot order. Aos multivectors of k = 8 take a form of it compiled for their group
+// the best lane-set form on dirac-torus-xl (quaternions of doubles). The same bits: each
+// vector's sum still runs in slot order. Aos multivectors of k = 8 take a form of it compiled for their group
 // (compute_row_fixed_group): the loop over a batch unrolled, two slots a member in flight
 // for entries of up to 16 bytes, and a member's vectors interleaved with the others'.
 //
@@ -33,9 +32,9 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 
-#include "../entry_traits.hpp"
-#include "../schedule.hpp"
-#include "../sparse_matrix.hpp"
+#include "../entries/entry_traits.hpp"
+#include "../layouts/sparse_matrix.hpp"
+#include "../schedules/schedule.hpp"
 #include "lane_slots.hpp"
 #include "plain_kernel.hpp"
 #include "row_result.hpp"
@@ -50,7 +49,7 @@ namespace impl {
 /// Whether a row's lane sets share its loads on CUDA (SpmmFunctor::compute_row_shared_loads)
 /// where it has one lane. Each slot's entry then crosses the group by shuffles, one per
 /// 32-bit component: 8 for a quaternion of doubles, 18 for a 3x3 block of doubles, whose
-/// SpMM met its targets without sharing (perf_tests/results/h200/gpu_build/) and keeps the
+/// SpMM met its targets without sharing and keeps the
 /// lane sets' own loads.
 template <class Entry>
 constexpr bool spmm_shares_loads() {
@@ -67,9 +66,8 @@ constexpr int spmm_fixed_group() {
 /// Slots a member of a fixed group holds in flight for the others (compute_row_fixed_group),
 /// and as many more loading: two for entries of up to 16 bytes. In the k = 8 lab on
 /// helmholtz-box-xl (complex<double>, groups of 4) two slots and interleaved vectors ran
-/// 1.17x faster than one slot and a member's vectors together (H200, 1004 against 1174 µs;
-/// perf_tests/results/h200/spmm_k8_lab/, run 5); for quaternions of doubles two slots ran
-/// 1.06-1.40x slower on dirac-torus-xl (H100, runs 3 and 4).
+/// 1.17x faster than one slot and a member's vectors together (H200, 1004 against 1174 µs);
+/// for quaternions of doubles two slots ran 1.06-1.40x slower on dirac-torus-xl (H100).
 template <class Entry>
 KOKKOS_INLINE_FUNCTION constexpr int fixed_group_depth() {
   return sizeof(Entry) <= 16 ? 2 : 1;
@@ -231,7 +229,7 @@ struct SpmmFunctor {
   /// together. With the group a run-time value the same loop took 64 registers and spilled 12
   /// to 36 bytes for complex<double> at 256:4; unrolled, 43 and none (ptxas -v, sm_90). On the
   /// xl matrices this form was 1.32x (complex<double>) and 1.11x (quaternions of doubles)
-  /// faster than compute_row_shared_loads (the k = 8 lab's run 6, H100; the same bits). The
+  /// faster than compute_row_shared_loads (H100; the same bits). The
   /// slots come in batches of D G (D = fixed_group_depth): member m loads slots i + d G + m
   /// (d < D) of batch i, and batch i + D G's while batch i is used.
   /// Member m sums vectors m, m + G, ...: a group's s-th load of x is one run of G

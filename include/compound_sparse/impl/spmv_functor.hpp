@@ -18,10 +18,10 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
-#include "../compound_vector.hpp"
-#include "../entry_traits.hpp"
-#include "../schedule.hpp"
-#include "../sparse_matrix.hpp"
+#include "../entries/entry_traits.hpp"
+#include "../layouts/compound_vector.hpp"
+#include "../layouts/sparse_matrix.hpp"
+#include "../schedules/schedule.hpp"
 #include "lane_slots.hpp"
 #include "plain_kernel.hpp"
 #include "row_batch.hpp"

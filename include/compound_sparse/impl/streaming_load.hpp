@@ -4,7 +4,7 @@
 // load_streaming: the matrix's columns and entries, "evict first" (__ldcs), so that
 // the stream of non-zeros does not push x out of L2. On the H200, the segmented-sum
 // lab kernel ran 10-31% faster with it on circuit-1m and rmat-s20 in complex float and
-// double (perf_tests/results/h200/segmented_sum/lab/run2/).
+// double.
 // load_readonly: x, through the read-only path (__ldg); a Kokkos View does not tell the
 // compiler that nothing writes it during the kernel.
 // Both are plain loads off CUDA devices. Values are read in 16-, 8- or 4-byte words as
@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "../components.hpp"
-#include "../layouts.hpp"
+#include "../entries/components.hpp"
+#include "../layouts/layout_tags.hpp"
 #include "value_access.hpp"
 
 namespace compound_sparse {

@@ -8,7 +8,7 @@
 // kernel uses; its RangePolicy kernels prefer L1. Our row and segmented-sum kernels
 // use a few hundred bytes (Kokkos' own team space) and gather x through L1: with
 // Kokkos' preference the segmented sum ran 1.1-1.6x slower on the H200 (circuit-1m,
-// rmat-s20, perf_tests/results/h200/l1_carveout/). team_parallel_for launches like
+// rmat-s20). team_parallel_for launches like
 // Kokkos::parallel_for and then, once per kernel (Kokkos sets its preference at the
 // kernel's first launch and never again), prefers L1 for a kernel without team
 // scratch, as Kokkos does for RangePolicy; the driver still gives the kernel the

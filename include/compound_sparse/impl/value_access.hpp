@@ -5,8 +5,8 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
-#include "../components.hpp"
-#include "../layouts.hpp"
+#include "../entries/components.hpp"
+#include "../layouts/layout_tags.hpp"
 
 namespace compound_sparse {
 namespace impl {

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "../registry.hpp"
+#include "../variants/registry.hpp"
 
 namespace compound_sparse {
 namespace impl {

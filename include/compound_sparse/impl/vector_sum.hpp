@@ -5,7 +5,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "../entry_traits.hpp"
+#include "../entries/entry_traits.hpp"
 
 namespace compound_sparse {
 namespace impl {

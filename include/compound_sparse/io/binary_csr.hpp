@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
-#include "../components.hpp"
+#include "../entries/components.hpp"
 #include "../error.hpp"
-#include "../host_csr.hpp"
+#include "../layouts/host_csr.hpp"
 #include "compound_format.hpp"
 #include "text_input.hpp"
 

@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "../block.hpp"
-#include "../components.hpp"
+#include "../entries/block.hpp"
+#include "../entries/components.hpp"
+#include "../entries/mixed_precision.hpp"
+#include "../entries/quaternion.hpp"
 #include "../error.hpp"
-#include "../host_csr.hpp"
-#include "../mixed_precision.hpp"
-#include "../quaternion.hpp"
+#include "../layouts/host_csr.hpp"
 
 namespace compound_sparse {
 namespace io {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "../host_csr.hpp"
+#include "../layouts/host_csr.hpp"
 #include "compound_format.hpp"
 #include "text_input.hpp"
 

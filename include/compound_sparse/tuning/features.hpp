@@ -12,10 +12,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "../entry_traits.hpp"
-#include "../host_csr.hpp"
+#include "../entries/entry_traits.hpp"
+#include "../entries/mixed_precision.hpp"  // precision_name
 #include "../io/compound_format.hpp"
-#include "../mixed_precision.hpp"  // precision_name
+#include "../layouts/host_csr.hpp"
 
 namespace compound_sparse {
 

@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "../device_info.hpp"
-#include "../reference.hpp"
-#include "../registry.hpp"
+#include "../products/reference.hpp"
+#include "../variants/registry.hpp"
 #include "measurement.hpp"
 #include "timing.hpp"
 
@@ -385,7 +385,7 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
         }
       } catch (const std::exception& e) {  // Error, or a Kokkos allocation failure
         // Also after a passed check: a variant whose timing failed has no time, and a
-        // measurement left ok with 0 seconds would rank first (the H100's bench, run 4).
+        // measurement left ok with 0 seconds would rank first.
         m.ok = false;
         m.seconds = m.min_seconds = m.max_seconds = 0;
         m.error = e.what();
@@ -457,14 +457,13 @@ inline void with_lanes(VariantKey key, const std::vector<int>& lanes, std::vecto
 /// combine it with lanes_per_row in `lanes` (with_lanes). Lanes 2 is in the set
 /// since rows of about seven quaternion<double> slots (Dirac operators on meshes
 /// of 35-47K vertices) ran 4-8% faster with two lanes a row than with one or four
-/// on the H200 (perf_tests/results/h200/quaternion_mid/); 8 and 16 won nothing
+/// on the H200; 8 and 16 won nothing
 /// there that 4 or 32 did not. Kinds that split rows
 /// (merge_path, segmented_sum) keep every compiled pair: in the merge path n_t
 /// sets the tile and how many threads share each barrier, and at the same
-/// threads per SM teams of 128 ran up to 8% faster than teams of 256 on the H200
-/// (perf_tests/results/h200/merge_path_profile/, team_size/); the segmented sum
-/// has no barrier, but its register budget (n_b) decides how many tiles'
-/// loads are in flight.
+/// threads per SM teams of 128 ran up to 8% faster than teams of 256 on the H200;
+/// the segmented sum has no barrier, but its register budget (n_b) decides how many
+/// tiles' loads are in flight.
 template <class Entry>
 std::vector<VariantKey> reduced_variant_keys(const std::vector<int>& lanes = {1, 2, 4, 32}) {
   std::map<std::string, VariantKey> chosen;  // compiled name without bounds + threads per SM -> key

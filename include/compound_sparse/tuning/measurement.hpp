@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "../variant_key.hpp"
+#include "../variants/variant_key.hpp"
 
 namespace compound_sparse {
 

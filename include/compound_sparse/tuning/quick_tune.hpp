@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "../host_csr.hpp"
+#include "../layouts/host_csr.hpp"
 #include "database.hpp"
 #include "measure.hpp"
 #include "timing.hpp"

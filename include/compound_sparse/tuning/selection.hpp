@@ -39,7 +39,7 @@
 #include <vector>
 
 #include "../device_info.hpp"
-#include "../variant_key.hpp"
+#include "../variants/variant_key.hpp"
 #include "database.hpp"
 #include "prior.hpp"
 

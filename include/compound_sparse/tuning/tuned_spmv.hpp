@@ -43,7 +43,7 @@
 // database's record (of the bucket's selection) measured products of fewer vectors cheaper
 // per vector than the bucket's, X's k vectors run as products of that many (spmm_block):
 // the irregular matrices' SpMM on an H100 cost up to 1.59x more per vector at k = 16 than at
-// k = 4 (perf_tests/results/h100/tuning_zoo/k_buckets_669d0e4/vector_buckets.md). A column
+// k = 4. A column
 // range of an soa multivector is one without a copy; of an aos one it is not, so aos
 // multivectors always run whole.
 //
@@ -73,8 +73,8 @@
 #include <vector>
 
 #include "../io/compound_format.hpp"  // mm_field<Entry>::has_conjugate
-#include "../registry.hpp"
-#include "../transpose.hpp"
+#include "../products/transpose.hpp"
+#include "../variants/registry.hpp"
 #include "../warnings.hpp"
 #include "database.hpp"
 #include "quick_tune.hpp"

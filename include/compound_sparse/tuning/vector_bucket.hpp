@@ -4,7 +4,7 @@
 // buckets; a product with any other k uses its nearest bucket (vector_bucket). The best
 // variant moves with k (one SpMV reads a row's entries once per vector, an SpMM once for
 // k; the tile of vectors a thread keeps changes its registers), but between the buckets
-// only gradually: the lab's times per vector (perf_tests/results/h200/spmm/) changed by
+// only gradually: the lab's times per vector changed by
 // less between k = 4 and 8 than between 1 and 2.
 
 #include <array>

@@ -20,7 +20,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstdint>
 
-#include "../host_csr.hpp"
+#include "../layouts/host_csr.hpp"
 
 namespace compound_sparse {
 namespace zoo {

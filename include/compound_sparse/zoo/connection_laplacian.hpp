@@ -25,8 +25,8 @@
 
 #include <cstdint>
 
-#include "../host_csr.hpp"
-#include "../quaternion.hpp"
+#include "../entries/quaternion.hpp"
+#include "../layouts/host_csr.hpp"
 
 namespace compound_sparse {
 namespace zoo {

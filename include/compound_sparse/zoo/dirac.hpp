@@ -11,8 +11,8 @@
 
 #include <vector>
 
-#include "../host_csr.hpp"
-#include "../quaternion.hpp"
+#include "../entries/quaternion.hpp"
+#include "../layouts/host_csr.hpp"
 #include "triangle_mesh.hpp"
 
 namespace compound_sparse {

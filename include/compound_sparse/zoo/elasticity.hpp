@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "../block.hpp"
-#include "../host_csr.hpp"
+#include "../entries/block.hpp"
+#include "../layouts/host_csr.hpp"
 #include "tet_mesh.hpp"
 
 namespace compound_sparse {

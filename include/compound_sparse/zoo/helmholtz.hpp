@@ -7,7 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "../host_csr.hpp"
+#include "../layouts/host_csr.hpp"
 #include "tet_mesh.hpp"
 
 namespace compound_sparse {

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-#include "../host_csr.hpp"
+#include "../layouts/host_csr.hpp"
 
 namespace compound_sparse {
 namespace zoo {

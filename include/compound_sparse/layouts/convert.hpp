@@ -26,12 +26,12 @@
 #include <string>
 #include <vector>
 
-#include "device_info.hpp"
-#include "error.hpp"
+#include "../device_info.hpp"
+#include "../error.hpp"
+#include "../impl/row_slots.hpp"
+#include "../impl/schedule_state.hpp"
 #include "host_csr.hpp"
-#include "impl/row_slots.hpp"
-#include "impl/schedule_state.hpp"
-#include "layouts.hpp"
+#include "layout_tags.hpp"
 #include "sparse_matrix.hpp"
 
 namespace compound_sparse {

@@ -7,9 +7,9 @@
 #include <Kokkos_Core.hpp>
 #include <vector>
 
-#include "components.hpp"
-#include "error.hpp"
-#include "layouts.hpp"
+#include "../entries/components.hpp"
+#include "../error.hpp"
+#include "layout_tags.hpp"
 
 namespace compound_sparse {
 

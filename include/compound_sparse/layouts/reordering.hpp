@@ -8,7 +8,7 @@
 // Why: a product gathers x at each row's columns, and a numbering that puts a row's columns
 // far from it makes those gathers miss the caches. The SpMM, which gathers k values a
 // column, pays most: on an H100 dirac-torus-xl's product of 8 quaternion vectors ran 1.65x
-// faster in this order and its SpMV 1.16x (perf_tests/results/h200/spmm_k8_lab/, run 7). The
+// faster in this order and its SpMV 1.16x. The
 // library does not reorder on its own: permuting x and y around every product would cost
 // about what the order saves, so a solver reorders once and works in the new numbering.
 // The distributed product uses it to shrink halos (distributed/partition.hpp).
@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "error.hpp"
+#include "../error.hpp"
 #include "host_csr.hpp"
 
 namespace compound_sparse {

@@ -17,8 +17,8 @@
 #include <KokkosSparse_BlockCrsMatrix.hpp>
 #include <KokkosSparse_CrsMatrix.hpp>
 
-#include "block.hpp"
-#include "interop.hpp"
+#include "../entries/block.hpp"
+#include "kokkos_views.hpp"
 
 namespace compound_sparse {
 

@@ -20,9 +20,9 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 
-#include "components.hpp"
-#include "entry_traits.hpp"
-#include "layouts.hpp"
+#include "../entries/components.hpp"
+#include "../entries/entry_traits.hpp"
+#include "layout_tags.hpp"
 
 namespace compound_sparse {
 
@@ -125,7 +125,7 @@ struct SparseMatrix {
   /// values. Grown by the
   /// first product that needs more, then kept: allocating and freeing them in every
   /// product synchronised the device each time, so the product could not be queued
-  /// (the H100's bench, run 4). Shared like the carries; not counted in memory_bytes.
+  /// (seen in an H100 bench). Shared like the carries; not counted in memory_bytes.
   mutable Kokkos::View<vector_type_t<Entry>*, MemorySpace> spmm_staging;
 };
 

@@ -26,8 +26,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "../impl/fused_arithmetic.hpp"
 #include "components.hpp"
-#include "impl/fused_arithmetic.hpp"
 
 namespace compound_sparse {
 

@@ -13,9 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "../error.hpp"
 #include "compound_vector.hpp"
-#include "error.hpp"
-#include "layouts.hpp"
+#include "layout_tags.hpp"
 
 namespace compound_sparse {
 

@@ -20,11 +20,11 @@
 #include <Kokkos_Core.hpp>
 #include <vector>
 
-#include "block.hpp"
-#include "error.hpp"
-#include "host_csr.hpp"
-#include "mixed_precision.hpp"
-#include "quaternion.hpp"
+#include "../entries/block.hpp"
+#include "../entries/mixed_precision.hpp"
+#include "../entries/quaternion.hpp"
+#include "../error.hpp"
+#include "../layouts/host_csr.hpp"
 
 namespace compound_sparse {
 

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "entry_traits.hpp"
-#include "host_csr.hpp"
+#include "../entries/entry_traits.hpp"
+#include "../layouts/host_csr.hpp"
 
 namespace compound_sparse {
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "compound_vector.hpp"
-#include "error.hpp"
-#include "sparse_matrix.hpp"
+#include "../error.hpp"
+#include "../layouts/compound_vector.hpp"
+#include "../layouts/sparse_matrix.hpp"
 
 namespace compound_sparse {
 

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
-#include "components.hpp"
-#include "error.hpp"
+#include "../entries/components.hpp"
+#include "../error.hpp"
 
 namespace compound_sparse {
 

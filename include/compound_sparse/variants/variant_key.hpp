@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "../error.hpp"
+#include "../schedules/schedule.hpp"
 #include "compound_sparse/variant_space.hpp"
-#include "error.hpp"
-#include "schedule.hpp"
 
 namespace compound_sparse {
 

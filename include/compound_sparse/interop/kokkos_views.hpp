@@ -17,12 +17,12 @@
 #include <limits>
 #include <type_traits>
 
-#include "compound_vector.hpp"
-#include "convert.hpp"
-#include "error.hpp"
-#include "host_csr.hpp"
-#include "layouts.hpp"
-#include "sparse_matrix.hpp"
+#include "../error.hpp"
+#include "../layouts/compound_vector.hpp"
+#include "../layouts/convert.hpp"
+#include "../layouts/host_csr.hpp"
+#include "../layouts/layout_tags.hpp"
+#include "../layouts/sparse_matrix.hpp"
 
 namespace compound_sparse {
 

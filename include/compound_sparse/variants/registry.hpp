@@ -29,13 +29,13 @@
 #include <string>
 #include <vector>
 
+#include "../entries/entry_traits.hpp"
+#include "../error.hpp"
+#include "../layouts/convert.hpp"
+#include "../layouts/host_csr.hpp"
 #include "any_matrix.hpp"
 #include "any_multi_vector.hpp"
 #include "compound_sparse/variant_space.hpp"
-#include "convert.hpp"
-#include "entry_traits.hpp"
-#include "error.hpp"
-#include "host_csr.hpp"
 #include "variant_key.hpp"
 
 namespace compound_sparse {

@@ -18,10 +18,10 @@
 #include <algorithm>
 #include <type_traits>
 
-#include "impl/overlap.hpp"
-#include "impl/segmented_sum_spmm.hpp"
-#include "impl/spmm_functor.hpp"
-#include "multi_vector.hpp"
+#include "../impl/overlap.hpp"
+#include "../impl/segmented_sum_spmm.hpp"
+#include "../impl/spmm_functor.hpp"
+#include "../layouts/multi_vector.hpp"
 #include "spmv.hpp"
 
 namespace compound_sparse {
@@ -31,15 +31,15 @@ namespace impl {
 /// Vectors a thread of the SpMM row kernel accumulates (impl/spmm_functor.hpp): as many
 /// as fill 32 bytes, but at most 4 and at least 2 where the lane sets load their own
 /// entries (4 for complex<float>, 2 for complex<double>, quaternions of floats and the
-/// blocks, 1 for quaternions of doubles). On the H200, k = 2..16 on four matrices
-/// (perf_tests/results/h200/spmm/README.md gives each): with 4, complex<float> ran
+/// blocks, 1 for quaternions of doubles). On the H200, k = 2..16 on four matrices: with 4,
+/// complex<float> ran
 /// 1.2-1.5x faster than an earlier run of one vector a thread (on another H200 of the
 /// same kind); within one run, for complex<double>, the quaternions and 3x3 blocks the best
 /// of 1, 2 and 4 was within 6% of 2 wherever 2 was among the three fastest candidates.
 /// With shared loads (impl::spmm_shares_loads), 8 quaternions of doubles on
 /// dirac-torus-xl ran 1.08x faster with one vector a thread than with two, each at its
 /// best launch bounds (1.14x at 256:4), and 8 complex<double> vectors on helmholtz-box-xl
-/// 1.31x slower (perf_tests/results/h200/spmm_k8_lab/).
+/// 1.31x slower.
 template <class Entry>
 constexpr int spmm_vectors_per_thread() {
   constexpr int fill = static_cast<int>(32 / sizeof(vector_type_t<Entry>));
@@ -215,7 +215,7 @@ void spmm(const ExecutionSpace& exec, const Schedule<Kind, Threads, MinTeams>& s
   if (a.num_rows == 0 || x.count() == 0) return;
   if (x.count() == 1) {
     // One vector: the SpMV itself (the same bits; the SpMM kernel's strides cost the
-    // H200 2-10% at k = 1, perf_tests/results/h200/spmm/).
+    // H200 2-10% at k = 1).
     spmv(exec, schedule, alpha, a, only_vector(x), beta, only_vector(y));
   } else if constexpr (row_kind) {
     impl::row_spmm(exec, schedule, impl::RowResult<Entry, Aos>::make(alpha, beta), a, x, y);

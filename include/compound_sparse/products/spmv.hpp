@@ -11,17 +11,17 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 
-#include "compound_vector.hpp"
-#include "device_info.hpp"
-#include "entry_traits.hpp"
-#include "error.hpp"
-#include "impl/merge_path.hpp"
-#include "impl/overlap.hpp"
-#include "impl/segmented_sum.hpp"
-#include "impl/spmv_functor.hpp"
-#include "impl/team_launch.hpp"
-#include "schedule.hpp"
-#include "sparse_matrix.hpp"
+#include "../device_info.hpp"
+#include "../entries/entry_traits.hpp"
+#include "../error.hpp"
+#include "../impl/merge_path.hpp"
+#include "../impl/overlap.hpp"
+#include "../impl/segmented_sum.hpp"
+#include "../impl/spmv_functor.hpp"
+#include "../impl/team_launch.hpp"
+#include "../layouts/compound_vector.hpp"
+#include "../layouts/sparse_matrix.hpp"
+#include "../schedules/schedule.hpp"
 
 namespace compound_sparse {
 

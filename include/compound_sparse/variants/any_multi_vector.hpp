@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "error.hpp"
-#include "impl/overlap.hpp"
-#include "multi_vector.hpp"
+#include "../error.hpp"
+#include "../impl/overlap.hpp"
+#include "../layouts/multi_vector.hpp"
 
 namespace compound_sparse {
 

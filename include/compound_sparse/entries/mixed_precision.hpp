@@ -23,10 +23,10 @@
 #include <string>
 #include <type_traits>
 
+#include "../layouts/host_csr.hpp"
+#include "../products/reference.hpp"  // convert_components
 #include "components.hpp"
 #include "entry_traits.hpp"
-#include "host_csr.hpp"
-#include "reference.hpp"  // convert_components
 
 namespace compound_sparse {
 
