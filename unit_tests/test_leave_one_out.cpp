@@ -1,4 +1,4 @@
-// compound-tune's leave-one-out report (tuning/leave_one_out.hpp): each record judged by the
+// compound-tune's leave-one-out report (src/tools/tune/leave_one_out.hpp): each record judged by the
 // selection the other records make, against the record's own stored times.
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 #endif
 
 #if !defined(COMPOUND_BENCH_KK_SCALAR) || !defined(COMPOUND_BENCH_KK_RANK)
-#error "COMPOUND_BENCH_KK_SCALAR and COMPOUND_BENCH_KK_RANK are set by perf_tests/bench/CMakeLists.txt"
+#error "COMPOUND_BENCH_KK_SCALAR and COMPOUND_BENCH_KK_RANK are set by src/tools/bench/CMakeLists.txt"
 #endif
 
 namespace compound_sparse_bench {

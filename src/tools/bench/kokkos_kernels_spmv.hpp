@@ -34,7 +34,7 @@ template <class Scalar>
 void kokkos_kernels_spmm(Scalar alpha, const KokkosKernelsCrs<Scalar>& a, const KokkosKernelsMultiVector<Scalar>& x,
                          Scalar beta, const KokkosKernelsMultiVector<Scalar>& y);
 
-// The scalar types of kokkos_kernels_spmv.cpp's objects (perf_tests/bench/CMakeLists.txt):
+// The scalar types of kokkos_kernels_spmv.cpp's objects (src/tools/bench/CMakeLists.txt):
 // the real expansions' and the complex matrices' of both precisions.
 #define COMPOUND_BENCH_KOKKOS_KERNELS_SCALARS(X) \
   X(float)                                       \

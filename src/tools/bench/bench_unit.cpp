@@ -4,7 +4,7 @@
 #include "bench_matrix.hpp"
 
 #ifndef COMPOUND_BENCH_UNIT
-#error "COMPOUND_BENCH_UNIT (0 to compound_bench::bench_units - 1) is set by perf_tests/bench/CMakeLists.txt"
+#error "COMPOUND_BENCH_UNIT (0 to compound_bench::bench_units - 1) is set by src/tools/bench/CMakeLists.txt"
 #endif
 
 namespace compound_bench {
