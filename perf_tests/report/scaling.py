@@ -2,7 +2,7 @@
 """Strong and weak scaling of the distributed product from compound-dist-bench runs.
 
     scaling.py ONE.json MANY.json [--weak SMALL=LARGE[,SMALL=LARGE...]] [--out FILE.md]
-               [--plot FILE.png] [--strong-target 0.75] [--weak-target 0.85]
+               [--csv FILE.csv] [--plot FILE.png] [--strong-target 0.75] [--weak-target 0.85]
 
 ONE.json: a run on 1 rank; MANY.json: the same matrices on R ranks. Per matrix (name, order,
 precision) present in both:
@@ -14,12 +14,19 @@ precision) present in both:
 --weak SMALL=LARGE pairs a matrix with one R times larger (compound-zoo's xl2 set doubles
 the xl grids): weak efficiency = t(SMALL, 1 rank) / t(LARGE, R ranks). Times are the
 slowest rank's medians (product_seconds). --plot draws both efficiencies per matrix and
-order as bars against the targets' lines (matplotlib, Debian python3-matplotlib). Exit 2 on
+order as bars against the targets' lines (matplotlib, Debian python3-matplotlib). --csv writes
+the same per matrix, order and precision as one row (CSV_COLUMNS; times in us, the weak columns
+empty where the matrix has no --weak pair). Exit 2 on
 input that is not a compound-dist-bench run, or a run that is not ok.
 """
 import argparse
+import csv
 import json
 import sys
+
+CSV_COLUMNS = ["matrix", "order", "precision", "exchange", "ranks", "one_rank_us", "ranks_us", "strong_efficiency",
+               "halo_fraction", "exchange_alone_us", "without_overlap_us", "hidden_fraction",
+               "weak_matrix", "weak_ranks_us", "weak_efficiency"]
 
 
 def fail(message):
@@ -50,10 +57,12 @@ def load(path):
     return run, records
 
 
-def report(one_path, many_path, weak_pairs, efficiencies=None):
+def report(one_path, many_path, weak_pairs, efficiencies=None, rows=None):
     """The markdown tables; `efficiencies`, when given, receives {(matrix, order, precision):
-    {"strong": e, "weak": e}} for the plot."""
+    {"strong": e, "weak": e}} for the plot, and `rows` {(matrix, order, precision): row} with
+    CSV_COLUMNS."""
     efficiencies = {} if efficiencies is None else efficiencies
+    rows = {} if rows is None else rows
     one, one_records = load(one_path)
     many, many_records = load(many_path)
     if one["ranks"] != 1:
@@ -70,6 +79,12 @@ def report(one_path, many_path, weak_pairs, efficiencies=None):
         efficiency = a["product_seconds"] / (ranks * b["product_seconds"])
         efficiencies.setdefault(key, {})["strong"] = efficiency
         serial = b["exchange_seconds"] + b["local_seconds"] + b["remote_seconds"]
+        rows[key] = {"matrix": key[0], "order": key[1], "precision": key[2], "exchange": b.get("exchange", ""),
+                     "ranks": ranks, "one_rank_us": f"{a['product_seconds'] * 1e6:.1f}",
+                     "ranks_us": f"{b['product_seconds'] * 1e6:.1f}", "strong_efficiency": f"{efficiency:.3f}",
+                     "halo_fraction": f"{b['halo_fraction']:.4f}", "exchange_alone_us": f"{b['exchange_seconds'] * 1e6:.1f}",
+                     "without_overlap_us": f"{serial * 1e6:.1f}", "hidden_fraction": f"{b['hidden_fraction']:.2f}",
+                     "weak_matrix": "", "weak_ranks_us": "", "weak_efficiency": ""}
         lines.append(f"| {key[0]} | {key[1]} | {key[2]} | {a['product_seconds'] * 1e6:.1f} | "
                      f"{b['product_seconds'] * 1e6:.1f} | {efficiency:.2f} | {b['halo_fraction'] * 100:.2f}% | "
                      f"{b.get('exchange', '?')} | {b['exchange_seconds'] * 1e6:.1f} | {serial * 1e6:.1f} | "
@@ -89,6 +104,9 @@ def report(one_path, many_path, weak_pairs, efficiencies=None):
                 found = True
                 a, b = one_records[key], many_records[other]
                 efficiencies.setdefault(key, {})["weak"] = a["product_seconds"] / b["product_seconds"]
+                if key in rows:
+                    rows[key].update(weak_matrix=large, weak_ranks_us=f"{b['product_seconds'] * 1e6:.1f}",
+                                     weak_efficiency=f"{a['product_seconds'] / b['product_seconds']:.3f}")
                 lines.append(f"| {small} | {large} | {key[1]} | {key[2]} | {a['product_seconds'] * 1e6:.1f} | "
                              f"{b['product_seconds'] * 1e6:.1f} | {a['product_seconds'] / b['product_seconds']:.2f} |")
             if not found:
@@ -131,6 +149,7 @@ def main(argv):
     parser.add_argument("many")
     parser.add_argument("--weak", default="")
     parser.add_argument("--out")
+    parser.add_argument("--csv")
     parser.add_argument("--plot")
     parser.add_argument("--strong-target", type=float, default=0.75)
     parser.add_argument("--weak-target", type=float, default=0.85)
@@ -140,8 +159,13 @@ def main(argv):
         if item.count("=") != 1:
             fail(f"--weak: '{item}' is not SMALL=LARGE")
         pairs.append(tuple(item.split("=")))
-    efficiencies = {}
-    text = report(args.one, args.many, pairs, efficiencies)
+    efficiencies, rows = {}, {}
+    text = report(args.one, args.many, pairs, efficiencies, rows)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=CSV_COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows[key] for key in sorted(rows))
     if args.plot:
         many = load(args.many)[0]
         plot(efficiencies, many["device"]["name"], many["ranks"],

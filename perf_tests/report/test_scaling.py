@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""scaling.py on synthetic compound-dist-bench runs: efficiencies, the weak pairs, refusals."""
+"""scaling.py on synthetic compound-dist-bench runs: efficiencies, the weak pairs, --csv, refusals."""
+import csv
 import json
 import os
 import subprocess
@@ -37,6 +38,20 @@ def main():
     assert r.returncode == 0, r.stderr
     assert "| box | natural | double | 100.0 | 62.5 | 0.80 | 2.00% | nccl | 15.6 | 53.1 | 50% |" in r.stdout, r.stdout
     assert "| box | box2 | natural | double | 100.0 | 125.0 | 0.80 |" in r.stdout, r.stdout
+    # --csv: the same per matrix, order and precision; box2 has no weak pair.
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "scaling.csv")
+        r = scaling(one, many, "--weak", "box=box2", "--csv", path)
+        assert r.returncode == 0, r.stderr
+        with open(path) as f:
+            rows = list(csv.DictReader(f))
+        assert [row["matrix"] for row in rows] == ["box", "box2"], rows
+        assert rows[0] == {"matrix": "box", "order": "natural", "precision": "double", "exchange": "nccl",
+                           "ranks": "2", "one_rank_us": "100.0", "ranks_us": "62.5", "strong_efficiency": "0.800",
+                           "halo_fraction": "0.0200", "exchange_alone_us": "15.6", "without_overlap_us": "53.1",
+                           "hidden_fraction": "0.50", "weak_matrix": "box2", "weak_ranks_us": "125.0",
+                           "weak_efficiency": "0.800"}, rows[0]
+        assert rows[1]["strong_efficiency"] == "0.800" and rows[1]["weak_efficiency"] == "", rows[1]
     # A run that is not ok, one that is not on 1 rank, a missing weak pair: refused with the reason.
     bad = scaling(run(1, [record("box", 100e-6, ok=False)]), many)
     assert bad.returncode == 2 and "did not match the reference" in bad.stderr, bad.stderr
