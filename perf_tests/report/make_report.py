@@ -634,24 +634,20 @@ def ratio_target(label, cm, base, factor):
 
 
 def analysis_file(files):
-    """The ANALYSIS.md that explains these runs, if there is one: the first found in a run
-    file's directory or up to two directories above it (perf_tests/results/h200/current/
-    bench.json.gz is explained by perf_tests/results/h200/ANALYSIS.md). None when there is
-    none: a device's directory name is not derived from its name, so the report names only
-    a file that exists."""
+    """The README.md of the committed result set these runs belong to, if there is one: the first
+    found beside a run file (perf_tests/results/h200/bench.json.gz is explained by
+    perf_tests/results/h200/README.md). Only the run's own directory is looked in, so a run
+    elsewhere names no unrelated README. None when there is none."""
     for f in files:
-        d = os.path.dirname(os.path.abspath(f))
-        for _ in range(3):
-            candidate = os.path.join(d, "ANALYSIS.md")
-            if os.path.isfile(candidate):
-                return os.path.relpath(candidate)
-            d = os.path.dirname(d)
+        candidate = os.path.join(os.path.dirname(os.path.abspath(f)), "README.md")
+        if os.path.isfile(candidate):
+            return os.path.relpath(candidate)
     return None
 
 
 def targets(ms, analysis):
     """Targets of the project, computed for ours_tuned; no explanations here (`analysis`,
-    an ANALYSIS.md beside the runs, where there is one)."""
+    the README.md beside the runs, where there is one)."""
     out = ["Each target is judged on the geometric mean and on the minimum over the matrices of the "
            "class (worst matrix named), per precision, for ours_tuned. Failed runs are excluded and listed.", ""]
     for p in PRECISIONS:

@@ -82,8 +82,8 @@ def kernel_label(name):
         # SpmvFunctor<(compound_sparse::ScheduleKind)K, Entry, Outer, Inner, XInner, YInner, ...>, or
         # SpmmFunctor<K, Entry, Outer, Inner, ...> (the SpMM; its multivectors' layouts are run-time
         # strides). ncu's CSV prints the kind as a bare number, its log as a cast.
-        # The row kinds, declared first; sm_range, the fourth in run 6 (perf_tests/results/h200/
-        # gpu_build/), was pruned after it (docs/tuning.md).
+        # The row kinds, declared first; sm_range, a fourth kind in the profiles of commit 0c530ba,
+        # was pruned after them (docs/tuning.md).
         kinds = ["static", "dynamic_team", "dynamic_warp", "sm_range"]
         kind = int(functor.group(2))
         kind = kinds[kind] if kind < len(kinds) else f"kind{kind}"

@@ -256,24 +256,30 @@ class ReportTest(RenderedReport, unittest.TestCase):
         for name in ("speedup_float_h200.png", "speedup_double_h100-80gb-hbm3.png", "heatmap_h100-80gb-hbm3.png"):
             self.assertTrue(os.path.exists(os.path.join(out, name)), name)
         report = open(os.path.join(out, "report.md"), encoding="utf-8").read()
-        # No ANALYSIS.md beside either run: none is named (it named one by the device's slug,
+        # No README.md beside either run: none is named (it once named a file by the device's slug,
         # perf_tests/results/h100-80gb-hbm3/, a directory that did not exist).
         self.assertNotIn("Analysis: see", report)
 
     def test_analysis_named_where_it_exists(self):
-        # A run in DIR/current/ is explained by DIR/ANALYSIS.md (perf_tests/results/h200/).
-        run_dir = os.path.join(self.tmp.name, "gpu", "current")
-        os.makedirs(run_dir)
-        with open(os.path.join(run_dir, "bench.json"), "w") as fh:
-            json.dump(DOUBLE, fh)
-        with open(os.path.join(self.tmp.name, "gpu", "ANALYSIS.md"), "w") as fh:
-            fh.write("# analysis\n")
+        # A committed set, DIR/bench.json with DIR/README.md beside it (perf_tests/results/h200/),
+        # names its README; a run one level below a README (DIR/run/bench.json) names none.
+        run_dir = os.path.join(self.tmp.name, "gpu")
+        os.makedirs(os.path.join(run_dir, "run"))
+        for d in (run_dir, os.path.join(run_dir, "run")):
+            with open(os.path.join(d, "bench.json"), "w") as fh:
+                json.dump(DOUBLE, fh)
+        with open(os.path.join(run_dir, "README.md"), "w") as fh:
+            fh.write("# the set\n")
         out = os.path.join(self.tmp.name, "out_analysis")
         proc = run_script(run_dir, "--out", out)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         report = open(os.path.join(out, "report.md"), encoding="utf-8").read()
-        analysis = os.path.relpath(os.path.join(self.tmp.name, "gpu", "ANALYSIS.md"))
+        analysis = os.path.relpath(os.path.join(run_dir, "README.md"))
         self.assertIn(f"Analysis: see {analysis}", report)
+        out = os.path.join(self.tmp.name, "out_below")
+        proc = run_script(os.path.join(run_dir, "run"), "--out", out)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertNotIn("Analysis: see", open(os.path.join(out, "report.md"), encoding="utf-8").read())
 
     def check_rejected(self, text, expected):
         path = os.path.join(self.tmp.name, "bad.json")
