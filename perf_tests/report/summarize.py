@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A committed result set's summary from its compound-bench run (perf_tests/results/<kind>/).
 
-    summarize.py BENCH.json[.gz]|DIR [--rerun BENCH.json[.gz]|DIR] [--csv FILE] [--markdown FILE]
+    summarize.py BENCH.json[.gz]|DIR [--rerun BENCH.json[.gz]|DIR|bench.csv ...] [--csv FILE] [--markdown FILE]
                  [--plot FILE.png] [--plot-k FILE.png] [--slim FILE.json.gz]
 
 --csv: one row per matrix, precision, op and k: ours tuned (the fastest variant over all layouts
@@ -25,6 +25,10 @@ run with k > 1).
 --slim: the run rewritten without each matrix's `search` list (every candidate's time: nearly all
 of the file's bytes); everything the reports read is kept (make_report.py, spmm.py,
 compare_runs.py and this script read the slim file as they read the full one).
+
+--rerun may be given several times (a rerun made in parts), each a compound-bench run or its
+bench.csv (method rows; the rows of method cusparse_form are skipped); a pair in two of them is
+refused.
 
 A record without "k" is k = 1, without "op" op N. Exit 2 on input that is not a compound-bench run.
 """
@@ -79,16 +83,46 @@ def load(path):
     return bench
 
 
+def load_csv(path):
+    """The matrix records (name, precision, op, k, results) of a compound-bench bench.csv."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        fail(f"cannot read {path}: {e}")
+    if not rows or not {"matrix", "precision", "method", "ok", "seconds"} <= set(rows[0]):
+        fail(f"{path}: not a compound-bench bench.csv (needs matrix, precision, method, ok, seconds)")
+    out = {}
+    for row in rows:
+        if row["method"] == "cusparse_form":
+            continue
+        k_ = (row["matrix"], row["precision"], row.get("op") or "N", int(row.get("k") or 1))
+        m = out.setdefault(k_, {"name": k_[0], "precision": k_[1], "op": k_[2], "k": k_[3], "results": []})
+        m["results"].append({"method": row["method"], "variant": row.get("variant", ""),
+                             "ok": row["ok"] in ("1", "true", "True"), "seconds": float(row["seconds"] or 0)})
+    return {"matrices": list(out.values())}
+
+
+def load_reruns(paths):
+    """The reruns' matrix records as one run; a pair twice is refused (records())."""
+    matrices = []
+    for path in paths:
+        matrices += (load_csv(path) if str(path).endswith(".csv") else load(path))["matrices"]
+    rerun = {"matrices": matrices}
+    records(rerun, "the reruns")
+    return rerun
+
+
 def key(m):
     return (m["name"], m["precision"], m.get("op", "N"), int(m.get("k", 1)))
 
 
-def records(bench):
+def records(bench, where="the file"):
     """{(name, precision, op, k): record}, in the file's order; a pair twice is an error."""
     out = {}
     for m in bench["matrices"]:
         if key(m) in out:
-            fail(f"{m['name']} ({m['precision']}, op {key(m)[2]}, k = {key(m)[3]}) is in the file twice")
+            fail(f"{m['name']} ({m['precision']}, op {key(m)[2]}, k = {key(m)[3]}) is in {where} twice")
         out[key(m)] = m
     return out
 
@@ -217,27 +251,27 @@ def quaternion_forms(g):
 
 
 def rerun_table(bench, rerun, noise=NOISE):
-    """Per method and k: pairs whose rerun time is within ±noise of the run's, and rerun / run's range."""
+    """Per method (and for the speedup over cuSPARSE) and k: the pairs whose rerun is within ±noise of
+    the run, and the range of rerun / run."""
     first = {k: m for k, m in records(bench).items() if k[2] == "N"}
     again = records(rerun)
     ks = sorted({k[3] for k in first})
-    out = ["| method | k | pairs within ±5% | rerun / run |", "|---|---|---|---|"]
-    for method in ("ours_tuned", "cusparse", "kokkos_kernels"):
+
+    def speedup(m):
+        return ratio(seconds(m, "cusparse"), seconds(m, "ours_tuned"))
+
+    measures = [(method, lambda m, method=method: seconds(m, method))
+                for method in ("ours_tuned", "cusparse", "kokkos_kernels")]
+    measures.append(("speedup over cuSPARSE", speedup))
+    out = ["| rerun / run | " + " | ".join(f"k = {k}" for k in ks) + " |", "|" + "---|" * (1 + len(ks))]
+    for label, value in measures:
+        cells = []
         for k in ks:
-            ratios = [seconds(again.get(key_), method) / seconds(m, method) for key_, m in first.items()
-                      if key_[3] == k and seconds(m, method) and seconds(again.get(key_), method)]
-            if not ratios:
-                continue
+            ratios = [value(again.get(key_)) / value(m) for key_, m in first.items()
+                      if key_[3] == k and value(m) and again.get(key_) and value(again.get(key_))]
             within = sum(1 for x in ratios if abs(x - 1) <= noise)
-            out.append(f"| {method} | {k} | {within} of {len(ratios)} | {min(ratios):.3f}–{max(ratios):.3f} |")
-    for k in ks:  # the claim itself: cuSPARSE's time over ours, rerun's over run's
-        ratios = [ratio(seconds(again.get(key_), "cusparse"), seconds(again.get(key_), "ours_tuned")) /
-                  ratio(seconds(m, "cusparse"), seconds(m, "ours_tuned")) for key_, m in first.items()
-                  if key_[3] == k and ratio(seconds(m, "cusparse"), seconds(m, "ours_tuned"))
-                  and ratio(seconds(again.get(key_), "cusparse"), seconds(again.get(key_), "ours_tuned"))]
-        if ratios:
-            within = sum(1 for x in ratios if abs(x - 1) <= noise)
-            out.append(f"| speedup over cuSPARSE | {k} | {within} of {len(ratios)} | {min(ratios):.3f}–{max(ratios):.3f} |")
+            cells.append(f"{within} of {len(ratios)} ({min(ratios):.3f}–{max(ratios):.3f})" if ratios else "–")
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
     missing = [f"{n} ({p}, op {o}, k = {k})" for (n, p, o, k) in first if (n, p, o, k) not in again]
     return out + (["", f"Not in the rerun: {', '.join(missing)}."] if missing else [])
 
@@ -254,7 +288,8 @@ def markdown(bench, rerun=None):
     if q:
         out += ["", "Quaternions at k = 1 against a family of cuSPARSE's forms only (the fastest of that family).", ""] + q
     if rerun:
-        out += ["", "Rerun: rerun time / run time per pair, products with A (within ±5% counts as reproduced).", ""]
+        out += ["", "Rerun: per pair, the rerun's time over the run's (and its speedup over cuSPARSE over the "
+                "run's), products with A: pairs within ±5% (reproduced), and the range.", ""]
         out += rerun_table(bench, rerun)
     return "\n".join(out) + "\n"
 
@@ -352,7 +387,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="A result set's summary.csv, headline tables and plots "
                                              "from its compound-bench run.")
     ap.add_argument("bench", metavar="BENCH_JSON_OR_DIR")
-    ap.add_argument("--rerun", metavar="BENCH_JSON_OR_DIR", help="the same run repeated")
+    ap.add_argument("--rerun", metavar="BENCH_JSON_OR_DIR_OR_CSV", action="append", default=[],
+                    help="the same run repeated (several: its parts)")
     ap.add_argument("--csv", metavar="FILE")
     ap.add_argument("--markdown", metavar="FILE", help="the headline tables ('-': stdout)")
     ap.add_argument("--plot", metavar="FILE.png")
@@ -360,7 +396,7 @@ def main(argv=None):
     ap.add_argument("--slim", metavar="FILE.json.gz")
     args = ap.parse_args(argv)
     bench = load(args.bench)
-    rerun = load(args.rerun) if args.rerun else None
+    rerun = load_reruns(args.rerun) if args.rerun else None
     if not (args.csv or args.markdown or args.plot or args.plot_k or args.slim):
         args.markdown = "-"
     if args.csv:

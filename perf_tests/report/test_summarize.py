@@ -81,6 +81,19 @@ RERUN = bench([
 ])
 
 
+def write_bench_csv(matrices, path):
+    """compound-bench's bench.csv of these records (its columns; a cusparse_form row after each)."""
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["matrix", "class", "structure", "precision", "op", "k", "rows", "nnz", "method", "variant",
+                    "ok", "seconds", "effective_gb_per_s", "fraction_of_copy", "speedup_vs_cusparse",
+                    "fraction_of_read", "seconds_per_vector"])
+        for m in matrices:
+            for r in m["results"] + [dict(f, method="cusparse_form", seconds=1.0) for f in m["cusparse_forms"]]:
+                w.writerow([m["name"], m["class"], m["structure"], m["precision"], m["op"], m["k"], 100, 700,
+                            r["method"], r["variant"], int(r["ok"]), r["seconds"], 1, 1, 1, 1, r["seconds"]])
+
+
 def run(*args):
     return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True)
 
@@ -91,11 +104,13 @@ def check(condition, what, text=""):
 
 def test_csv_and_tables(tmp):
     (tmp / "bench.json").write_text(json.dumps(RUN))
+    # The rerun in two parts: k = 1 in a directory holding bench.json.gz, k = 4 as a bench.csv.
     (tmp / "rerun").mkdir()
-    with gzip.open(tmp / "rerun" / "bench.json.gz", "wt") as f:  # a directory holding bench.json.gz
-        json.dump(RERUN, f)
-    result = run(tmp / "bench.json", "--rerun", tmp / "rerun", "--csv", tmp / "summary.csv",
-                 "--markdown", tmp / "tables.md")
+    with gzip.open(tmp / "rerun" / "bench.json.gz", "wt") as f:
+        json.dump(bench([m for m in RERUN["matrices"] if m["k"] == 1]), f)
+    write_bench_csv([m for m in RERUN["matrices"] if m["k"] == 4], tmp / "rerun_k4.csv")
+    result = run(tmp / "bench.json", "--rerun", tmp / "rerun", "--rerun", tmp / "rerun_k4.csv",
+                 "--csv", tmp / "summary.csv", "--markdown", tmp / "tables.md")
     check(result.returncode == 0, "summarize.py failed", result.stderr)
     rows = list(csv.DictReader(open(tmp / "summary.csv", encoding="utf-8")))
     check(len(rows) == 6, "one row per matrix, precision, op and k", rows)
@@ -125,13 +140,12 @@ def test_csv_and_tables(tmp):
         # Kokkos Kernels: c1 3x at k = 1, c2 failed; at k = 4 4x and 2x.
         "| complex | double | 2 | 3.00× (min 3.00) (1 of 2) | 2.83× (min 2.00) |",
         "| float | 1 | 3.00× (min 3.00) | 1.50× (min 1.50) |",
-        "| ours_tuned | 1 | 1 of 2 | 1.000–1.100 |",
-        "| ours_tuned | 4 | 2 of 2 | 1.000–1.000 |",
-        "| cusparse | 4 | 2 of 2 | 1.000–1.020 |",
-        "| kokkos_kernels | 1 | 1 of 1 | 1.000–1.000 |",
+        "| rerun / run | k = 1 | k = 4 |",
+        "| ours_tuned | 1 of 2 (1.000–1.100) | 2 of 2 (1.000–1.000) |",
+        "| cusparse | 2 of 2 (1.000–1.000) | 2 of 2 (1.000–1.020) |",
+        "| kokkos_kernels | 1 of 1 (1.000–1.000) | 2 of 2 (1.000–1.000) |",
         # The speedup over cuSPARSE, rerun's over run's: c1 k = 1 1/1.1, c2 k = 4 1.02.
-        "| speedup over cuSPARSE | 1 | 1 of 2 | 0.909–1.000 |",
-        "| speedup over cuSPARSE | 4 | 2 of 2 | 1.000–1.020 |",
+        "| speedup over cuSPARSE | 1 of 2 (0.909–1.000) | 2 of 2 (1.000–1.020) |",
         "Not in the rerun: q1 (float, op N, k = 1).",
     ]:
         check(line in md, f"missing: {line}", md)
@@ -180,6 +194,15 @@ def test_refusals(tmp):
     twice.write_text(json.dumps(bench([record("c1", "complex", "double", 4, 1e-6, 1e-6, 1e-6)] * 2)))
     result = run(twice)
     check(result.returncode == 2 and "c1 (double, op N, k = 4) is in the file twice" in result.stderr, "twice",
+          result.stderr)
+    (tmp / "run.json").write_text(json.dumps(RUN))
+    write_bench_csv(RUN["matrices"][:1], tmp / "part.csv")
+    result = run(tmp / "run.json", "--rerun", tmp / "part.csv", "--rerun", tmp / "part.csv")
+    check(result.returncode == 2 and "c1 (double, op N, k = 1) is in the reruns twice" in result.stderr,
+          "a pair in two reruns", result.stderr)
+    (tmp / "other.csv").write_text("a,b\n1,2\n")
+    result = run(tmp / "run.json", "--rerun", tmp / "other.csv")
+    check(result.returncode == 2 and "not a compound-bench bench.csv" in result.stderr, "not a bench.csv",
           result.stderr)
     (tmp / "bad.json").write_text('{"matrices": [')
     result = run(tmp / "bad.json")
