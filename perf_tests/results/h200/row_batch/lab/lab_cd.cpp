@@ -1,4 +1,0 @@
-#include "row_lab.hpp"
-void run_complex_double(const char* name, const cs::HostCsr<Kokkos::complex<double>>& a) {
-  run_matrix(name, "double", a);
-}
