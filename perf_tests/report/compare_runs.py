@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Compare two runs of the performance pipeline (scripts/perf_pipeline.sh) on the same
-device: does a rerun reproduce the first run within noise?
+"""Compare two runs of the bench on the same device (scripts/campaign.sh's rerun stage runs it
+on WORK/bench and WORK/rerun): does a rerun reproduce the first run within noise?
 
     compare_runs.py RUN_A RUN_B [--db-a DB] [--db-b DB] [--out FILE.md] [--noise 0.05]
 
-RUN_A and RUN_B are pipeline output directories (bench.json or bench.json.gz,
-tuning/<key>.json); a database may also be given directly (--db-a, --db-b), and may be
+RUN_A and RUN_B are run directories (bench.json or bench.json.gz, and where the run tuned,
+tuning/<key>.json: the tuner's full output, docs/tuning.md); a database may also be given
+directly (--db-a, --db-b, e.g. a result set's tuner_output.json.gz), and may be
 gzip-compressed.
 Two comparisons, both written as one Markdown page (stdout, or --out):
 

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""Summarise the Nsight Compute CSVs written by scripts/gpu_profile.sh.
+"""Summarise the Nsight Compute CSVs written by the campaign driver's profile stage
+(scripts/campaign.sh --stages profile, docs/perf.md: WORK/profile/k<K>/).
 
     ncu_summary.py DIR [BENCH.json] [--plot FILE.png]
 
 Reads DIR/<matrix>-<precision>.csv (or .csv.gz), and the compulsory bytes and the copy
-bandwidth from DIR/bench-<matrix>-<precision>/bench.json (written by gpu_profile.sh) or else
-from BENCH.json (a pipeline run's).
+bandwidth from DIR/bench-<matrix>-<precision>/bench.json (the bench the profile stage ran
+under ncu) or else from BENCH.json (a campaign's bench run).
 
 Per matrix and precision, one row per kernel (launches of the same kernel with the same
 grid are grouped; the medians are shown): duration, DRAM bytes read + written against the
@@ -42,7 +43,7 @@ METRICS = {
     "lts__throughput.avg.pct_of_peak_sustained_elapsed": "l2%",
 }
 
-# Warp stall reasons (ncu --section WarpStateStats, gpu_profile.sh SECTIONS): the average warps
+# Warp stall reasons (ncu --section WarpStateStats, which the profile stage collects): the average warps
 # stalled for each reason per issued instruction, e.g.
 # smsp__average_warps_issue_stalled_long_scoreboard_per_issue_active.ratio -> long_scoreboard.
 STALL = re.compile(r"issue_stalled_([a-z_]+?)_per_issue_active\.ratio$")
@@ -125,7 +126,7 @@ def bench_facts(bench_path, name, precision):
     for m in bench.get("matrices", []):
         # The record of the fewest vectors: the SpMV's where there is one (an SpMM record,
         # compound-bench --k, counts k vectors' bytes), else that of the profile's own k
-        # (gpu_profile.sh with K=8 runs the bench at k = 8 only).
+        # (the profile stage with --k 8 runs the bench at k = 8 only).
         if m.get("name") == name and m.get("precision") == precision:
             if best is None or m.get("k", 1) < best.get("k", 1):
                 best = m

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Registers and stack per SpMV kernel, by entry type and launch bounds, from
-`cuobjdump -res-usage` of a CUDA build's libcompound_sparse.a (scripts/gpu_perf.sh
-build writes it as resource_usage.txt.gz).
+`cuobjdump -res-usage` of a CUDA build's libcompound_sparse.a: after a campaign's build
+(scripts/campaign.sh, whose build record is WORK/build_time.txt; docs/campaigns.md,
+"Profiling and build cost"), `cuobjdump -res-usage BUILD_DIR/libcompound_sparse.a | gzip >
+resource_usage.txt.gz`.
 
     resource_usage.py FILE[.gz] [--variant-space variant_space.json]
 
