@@ -43,10 +43,9 @@ TEST(LeaveOneOut, JudgesTheSpmvByItsSpmvTimesOnly) {
   // The two others rank b first; the left-out "odd" has a as its best, b 3x slower. The SpMM
   // times come last and rank the other way round, which a reader taking every measurement
   // of a name (the last one wins) would see instead.
-  auto db = cs::empty_tuning_database();
-  db.matrices = {with_spmm(record("one", f, {{a, 2.0}, {b, 1.0}}), {{a, 0.1}, {b, 9.0}}),
-                 with_spmm(record("two", f, {{a, 2.0}, {b, 1.0}}), {{a, 0.1}, {b, 9.0}}),
-                 with_spmm(record("odd", f, {{a, 1.0}, {b, 3.0}}), {{a, 4.0}, {b, 2.0}})};
+  const auto db = shipped({with_spmm(record("one", f, {{a, 2.0}, {b, 1.0}}), {{a, 0.1}, {b, 9.0}}),
+                           with_spmm(record("two", f, {{a, 2.0}, {b, 1.0}}), {{a, 0.1}, {b, 9.0}}),
+                           with_spmm(record("odd", f, {{a, 1.0}, {b, 3.0}}), {{a, 4.0}, {b, 2.0}})});
   const auto rows = compound_tune::leave_one_out(db, 3);
   ASSERT_EQ(rows.size(), 3u);
   const auto& odd = rows[2];
@@ -76,11 +75,10 @@ TEST(LeaveOneOut, ARecordIsJudgedAsOnItsDeviceAndTheReportNamesDevices) {
     r.device = device;
     return r;
   };
-  auto db = cs::empty_tuning_database();
+  auto db = shipped(
+      {on(record("one", f, {{a, 1.0}, {b, 2.0}}), "GPU A"), on(record("one", f, {{a, 2.0}, {b, 1.0}}), "GPU B"),
+       on(record("two", f, {{a, 1.0}, {b, 2.0}}), "GPU A"), on(record("two", f, {{a, 2.0}, {b, 1.0}}), "GPU B")});
   db.device.name = "GPU A";
-  db.matrices = {
-      on(record("one", f, {{a, 1.0}, {b, 2.0}}), "GPU A"), on(record("one", f, {{a, 2.0}, {b, 1.0}}), "GPU B"),
-      on(record("two", f, {{a, 1.0}, {b, 2.0}}), "GPU A"), on(record("two", f, {{a, 2.0}, {b, 1.0}}), "GPU B")};
   const auto rows = compound_tune::leave_one_out(db, 3);
   ASSERT_EQ(rows.size(), 4u);
   for (const auto& r : rows) {

@@ -141,15 +141,18 @@ TEST(QuickTune, NoDatabaseTimesCandidatesWithinTheBudgetAndStoresThem) {
   EXPECT_TRUE(contains(op.explanation(), "stored in " + cache_file(cache))) << op.explanation();
   expect_reference(op, a);
 
-  const auto stored = cs::read_tuning_database(cache_file(cache));
-  ASSERT_EQ(stored.matrices.size(), 1u);
-  const auto& record = stored.matrices[0];
-  EXPECT_EQ(record.search, "quick");
+  const auto stored = cs::read_selection_database(cache_file(cache));
+  ASSERT_EQ(stored.records.size(), 1u);
+  const auto& record = stored.records[0];
+  EXPECT_EQ(record.name, "quick-" + cs::matrix_features(a).fingerprint);
+  EXPECT_EQ(record.device, cs::default_device_info().name);
   EXPECT_EQ(record.best, op.variant().name());
   EXPECT_EQ(record.features.fingerprint, cs::matrix_features(a).fingerprint);
-  EXPECT_GE(record.measurements.size(), 2u);  // the heuristic and its schedule on other layouts
-  EXPECT_LE(record.measurements.size(), static_cast<std::size_t>(cs::max_quick_tune_candidates));
-  EXPECT_GT(record.tuning_seconds, 0);
+  ASSERT_EQ(record.times.size(), 1u);  // the SpMV's
+  EXPECT_EQ(record.times[0].k, 1);
+  EXPECT_GE(record.times[0].size(), 2u);  // the heuristic and its schedule on other layouts
+  EXPECT_LE(record.times[0].size(), static_cast<std::size_t>(cs::max_quick_tune_candidates));
+  EXPECT_GT(record.seconds(record.best, 1), 0);
 }
 
 TEST(QuickTune, SecondConstructionIsAnExactHitInTheCache) {
@@ -177,7 +180,7 @@ TEST(QuickTune, CorruptCacheIsAWarningAndIsReplaced) {
   EXPECT_TRUE(contains(op.explanation(), "warning: tuning cache not used")) << op.explanation();
   EXPECT_TRUE(contains(op.explanation(), "moved to " + cache_file(cache) + ".unreadable.1")) << op.explanation();
   EXPECT_TRUE(std::filesystem::exists(cache_file(cache) + ".unreadable.1"));
-  EXPECT_EQ(cs::read_tuning_database(cache_file(cache)).matrices.size(), 1u);
+  EXPECT_EQ(cs::read_selection_database(cache_file(cache)).records.size(), 1u);
   expect_reference(op, a);
   // A cache directory that cannot be written is a warning too.
   auto unwritable = no_database(database, cache);
@@ -193,10 +196,8 @@ TEST(QuickTune, CloseRecordNeedsNoQuickTuning) {
   auto near = cs::matrix_features(a);
   near.fingerprint = "0123456789abcdef";  // another pattern, 5% more rows: close, not exact
   near.rows = near.rows * 21 / 20;
-  auto db = cs::empty_tuning_database();
   const auto variant = cs::heuristic_variant(near, cs::variant_registry<C>().variants()).name();
-  db.matrices = {record("near", near, {{variant, 1e-5}})};
-  cs::write_tuning_database(db, database.database());
+  cs::write_selection_database(shipped({record("near", near, {{variant, 1e-5}})}), database.database());
 
   const cs::TunedSpmv<C> op(a, no_database(database, cache));
   EXPECT_EQ(op.rule(), "nearest") << op.explanation();
@@ -236,11 +237,14 @@ TEST(QuickTune, DenseRowKeepsARowSplittingChoice) {
   const cs::TunedSpmv<C> op(a, options);
   EXPECT_EQ(op.rule(), "quick") << op.explanation();
   EXPECT_TRUE(cs::splits_rows(op.variant().kind)) << op.explanation();
-  const auto stored = cs::read_tuning_database(cache_file(cache));
-  ASSERT_EQ(stored.matrices.size(), 1u);
-  EXPECT_GE(stored.matrices[0].measurements.size(), 1u);
-  for (const auto& m : stored.matrices[0].measurements)
-    EXPECT_TRUE(cs::splits_rows(m.key().kind)) << m.variant << " was timed on a matrix with a dense row";
+  const auto stored = cs::read_selection_database(cache_file(cache));
+  ASSERT_EQ(stored.records.size(), 1u);
+  ASSERT_EQ(stored.records[0].times.size(), 1u);
+  const auto& times = stored.records[0].times[0];
+  EXPECT_GE(times.size(), 1u);
+  for (std::size_t i = 0; i < times.size(); ++i)
+    EXPECT_TRUE(cs::splits_rows(cs::parse_variant_key(times.variant(i)).kind))
+        << times.variant(i) << " was timed on a matrix with a dense row";
   expect_reference(op, a);
 }
 
@@ -251,7 +255,7 @@ TEST(QuickTune, ConcurrentWritersKeepEveryRecord) {
   const auto store = [&](const std::string& writer, int count) {
     for (int i = 0; i < count; ++i) {
       const auto r = record(writer + "-" + std::to_string(i), features, {{"csr.aos.aos.static.t128.b4.l1", 1e-5}});
-      const auto warnings = cs::store_in_tuning_cache(path, r);
+      const auto warnings = cs::store_in_tuning_cache(path, cs::ship_record(r));
       if (!warnings.empty()) return false;
     }
     return true;
@@ -275,7 +279,7 @@ TEST(QuickTune, ConcurrentWritersKeepEveryRecord) {
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   }
   for (char o : ok) EXPECT_TRUE(o);
-  EXPECT_EQ(cs::read_tuning_database(path).matrices.size(), 35u);  // (3 + 4) writers x 5 records
+  EXPECT_EQ(cs::read_selection_database(path).records.size(), 35u);  // (3 + 4) writers x 5 records
 }
 
 TEST(QuickTune, EveryUnreadableCacheIsKeptUnderANameOfItsOwn) {
@@ -284,17 +288,20 @@ TEST(QuickTune, EveryUnreadableCacheIsKeptUnderANameOfItsOwn) {
   const ScratchDir cache("quick_aside");
   const std::string path = cache_file(cache);
   const std::string name = cs::database_file_name(cs::default_device_info());
-  const auto r = record("kept", cs::matrix_features(banded<C>(50, 3)), {{"csr.aos.aos.static.t128.b4.l1", 1e-5}});
+  const auto r =
+      cs::ship_record(record("kept", cs::matrix_features(banded<C>(50, 3)), {{"csr.aos.aos.static.t128.b4.l1", 1e-5}}));
   cache.write(name + ".unreadable", "an older library's backup");
-  const std::vector<std::string> others = {"{\"schema_version\": 2, \"first\": true}", "{\"schema_version\": 3}",
-                                           "{\"schema_version\": 2, \"third\": true}"};
+  // Schema version 1: the tuner's full form, in which versions before the shipped form kept
+  // their cache.
+  const std::vector<std::string> others = {"{\"schema_version\": 1, \"first\": true}", "{\"schema_version\": 3}",
+                                           "{\"schema_version\": 1, \"third\": true}"};
   for (std::size_t i = 0; i < others.size(); ++i) {
     cache.write(name, others[i]);
     const auto warnings = cs::store_in_tuning_cache(path, r);
     ASSERT_EQ(warnings.size(), 1u);
     EXPECT_TRUE(contains(warnings[0], "schema version")) << warnings[0];
     EXPECT_TRUE(contains(warnings[0], "moved to " + path + ".unreadable." + std::to_string(i + 1))) << warnings[0];
-    EXPECT_EQ(cs::read_tuning_database(path).matrices.size(), 1u);
+    EXPECT_EQ(cs::read_selection_database(path).records.size(), 1u);
   }
   for (std::size_t i = 0; i < others.size(); ++i)
     EXPECT_EQ(cs::detail::read_file_text(path + ".unreadable." + std::to_string(i + 1), "backup"), others[i]);

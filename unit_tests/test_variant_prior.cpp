@@ -26,12 +26,13 @@ std::string compiled_variant(const cs::HostCsr<C>& a, const std::string& kind) {
   return cs::heuristic_variant(cs::matrix_features(a), cs::variant_registry<C>().variants()).name();
 }
 
-cs::TuningDatabase gpu_database(const std::vector<cs::TunedMatrix>& records) {
+/// The records as a GPU's shipped database, which the prior is learned from.
+cs::SelectionDatabase gpu_database(const std::vector<cs::TunedMatrix>& records) {
   auto db = cs::empty_tuning_database();
   db.device.name = "Test GPU";
   db.device.compute_major = 9;
   db.matrices = records;
-  return db;
+  return cs::ship_database(db);
 }
 
 }  // namespace
@@ -199,9 +200,8 @@ TEST(VariantPrior, SelectionUsesItWhereTheDatabaseDoesNotDecide) {
   EXPECT_TRUE(contains(s.explanation, "learned from db.json: Test GPU, 1 record(s)")) << s.explanation;
   EXPECT_TRUE(contains(s.explanation, "csr.aos.aos.static.t96.b3.l1 (not compiled into this build)")) << s.explanation;
   // A database record of the matrix's type decides first.
-  auto own = cs::empty_tuning_database();
   const std::string exact = compiled_variant(a, "static");
-  own.matrices = {record("me", f, {{exact, 1.0}})};
+  const auto own = shipped({record("me", f, {{exact, 1.0}})});
   s = cs::select_variant(f, &own, "test", context);
   EXPECT_EQ(s.rule, "exact");
   // No region of this entry type and precision: the heuristic, and the explanation says why.

@@ -1,10 +1,11 @@
 #pragma once
-// Shared by the tuning tests: small matrices, hand-made database records and a
-// scratch directory per test.
+// Shared by the tuning tests: small matrices, hand-made database records (in the tuner's
+// full form, shipped where the library reads them) and a scratch directory per test.
 #include <unistd.h>
 
 #include <compound_sparse/layouts/host_csr.hpp>
 #include <compound_sparse/tuning/database.hpp>
+#include <compound_sparse/tuning/selection_database.hpp>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -55,6 +56,14 @@ inline cs::TunedMatrix record(const std::string& name, const cs::MatrixFeatures&
     }
   }
   return t;
+}
+
+/// `records` as the shipped database of this process's device: what TunedSpmv, selection,
+/// the prior and the reports read (ship_database, as compound-tune --ship makes it).
+inline cs::SelectionDatabase shipped(const std::vector<cs::TunedMatrix>& records) {
+  auto db = cs::empty_tuning_database();
+  db.matrices = records;
+  return cs::ship_database(db);
 }
 
 /// A fresh directory under the system temp dir, removed on destruction.

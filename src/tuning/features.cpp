@@ -1,11 +1,11 @@
 // Matrix features and the pattern fingerprint (include/compound_sparse/tuning/features.hpp).
+#include "compound_sparse/tuning/features.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-
-#include "compound_sparse/tuning/database.hpp"
 
 namespace compound_sparse {
 

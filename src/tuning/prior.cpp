@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "compound_sparse/error.hpp"
+#include "compound_sparse/tuning/impl/database_files.hpp"
 
 namespace compound_sparse {
 
@@ -37,8 +38,9 @@ std::string to_string(const PriorRegion& r) {
          size_class_names[std::clamp(r.size_class, 0, 2)];
 }
 
-VariantPrior learn_prior(const std::vector<const TuningDatabase*>& databases, const std::vector<std::string>& sources,
-                         const std::string& skip_record_name, std::size_t keep) {
+VariantPrior learn_prior(const std::vector<const SelectionDatabase*>& databases,
+                         const std::vector<std::string>& sources, const std::string& skip_record_name,
+                         std::size_t keep) {
   COMPOUND_SPARSE_REQUIRE(sources.size() == databases.size(), "learn_prior: " << sources.size() << " source names for "
                                                                               << databases.size() << " databases");
   VariantPrior prior;
@@ -61,20 +63,15 @@ VariantPrior learn_prior(const std::vector<const TuningDatabase*>& databases, co
     // Records used per device, in the file's order: a file may hold several devices' records
     // (tuning/sm_90.json: the H200's and the H100's), each named with its count.
     std::vector<std::pair<std::string, int>> used;
-    for (const auto& m : databases[i]->matrices) {
+    for (const auto& m : databases[i]->records) {
       if (m.name == skip_record_name) continue;
-      // The SpMV's measurements only (k = 1): the prior ranks the SpMV's variants.
-      double best = 0;
-      for (const auto& x : m.measurements)
-        if (x.timed_at(1) && (best == 0 || x.seconds < best)) best = x.seconds;
-      if (best == 0) continue;
+      // The SpMV's times only (k = 1): the prior ranks the SpMV's variants.
+      const RecordTimes* spmv = m.at(1);
+      if (spmv == nullptr || spmv->size() == 0) continue;
+      double best = spmv->seconds(0);
+      for (std::size_t v = 1; v < spmv->size(); ++v) best = std::min(best, spmv->seconds(v));
       std::map<std::string, double> slowdowns;
-      for (const auto& x : m.measurements)
-        if (x.timed_at(1)) {
-          const double s = std::log(x.seconds / best);
-          const auto it = slowdowns.find(x.variant);
-          if (it == slowdowns.end() || s < it->second) slowdowns[x.variant] = s;
-        }
+      for (std::size_t v = 0; v < spmv->size(); ++v) slowdowns[spmv->variant(v)] = std::log(spmv->seconds(v) / best);
       const PriorRegion r = prior_region(m.features);
       auto& pool = pools[{r.entry_type, r.precision, r.irregular, r.size_class}];
       pool.region = r;

@@ -90,13 +90,14 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
 
 namespace {
 
-/// Ok measurements of a record with k vectors, fastest first.
-std::vector<const Measurement*> ranked(const TunedMatrix& m, int k) {
-  std::vector<const Measurement*> r;
-  for (const auto& x : m.measurements)
-    if (x.timed_at(k)) r.push_back(&x);
-  std::stable_sort(r.begin(), r.end(),
-                   [](const Measurement* a, const Measurement* b) { return a->seconds < b->seconds; });
+/// A record's variants at k vectors, fastest first: (name, seconds); empty when it has none.
+std::vector<std::pair<const std::string*, double>> ranked(const SelectionRecord& m, int k) {
+  std::vector<std::pair<const std::string*, double>> r;
+  const RecordTimes* times = m.at(k);
+  if (times == nullptr) return r;
+  r.reserve(times->size());
+  for (std::size_t i = 0; i < times->size(); ++i) r.push_back({&times->variant(i), times->seconds(i)});
+  std::stable_sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
   return r;
 }
 
@@ -122,7 +123,7 @@ struct Candidate {
 };
 
 /// Scores every variant of `records` (see the header); returns usable ones, best first.
-std::vector<Candidate> score(const std::vector<std::pair<const TunedMatrix*, double>>& records,
+std::vector<Candidate> score(const std::vector<std::pair<const SelectionRecord*, double>>& records,
                              const SelectionContext& context, const MatrixFeatures& f,
                              std::vector<std::string>& skipped) {
   const double missing_penalty = std::log(4.0);
@@ -130,10 +131,10 @@ std::vector<Candidate> score(const std::vector<std::pair<const TunedMatrix*, dou
   for (std::size_t i = 0; i < records.size(); ++i) {
     const auto r = ranked(*records[i].first, context.vectors);
     if (r.empty()) continue;
-    for (const auto* m : r) {
-      auto& v = logs[m->variant];
+    for (const auto& [variant, seconds] : r) {
+      auto& v = logs[*variant];
       v.resize(records.size(), std::numeric_limits<double>::quiet_NaN());
-      v[i] = std::log(m->seconds / r.front()->seconds);
+      v[i] = std::log(seconds / r.front().second);
     }
   }
   std::vector<Candidate> out;
@@ -168,22 +169,23 @@ std::string summary(const std::vector<std::string>& skipped) {
 
 }  // namespace
 
-Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, const std::string& db_note,
+Selection select_variant(const MatrixFeatures& f, const SelectionDatabase* db, const std::string& db_note,
                          const SelectionContext& context) {
   Selection s;
   std::ostringstream why;
   why << "database: " << db_note << ". ";
   if (context.vectors != 1) why << "for k = " << context.vectors << " vectors (SpMM): ";
   if (db != nullptr) {
-    const auto other_device = [&context](const TunedMatrix& m) {
+    const auto other_device = [&context](const SelectionRecord& m) {
       return !context.device_name.empty() && !m.device.empty() && m.device != context.device_name;
     };
-    std::vector<std::pair<const TunedMatrix*, double>> same_type;
+    std::vector<std::pair<const SelectionRecord*, double>> same_type;
     bool others = false;
     const auto collect = [&](const std::string& precision) {
-      for (const auto& m : db->matrices)
+      for (const auto& m : db->records)
         if (m.features.entry_type == f.entry_type && m.features.precision == precision &&
-            m.name != context.skip_record_name && !ranked(m, context.vectors).empty()) {
+            m.name != context.skip_record_name && m.at(context.vectors) != nullptr &&
+            m.at(context.vectors)->size() > 0) {
           others = others || other_device(m);
           same_type.push_back(
               {&m, feature_distance(f, m.features) + (other_device(m) ? context.other_device_distance : 0.0)});
@@ -207,7 +209,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
     if (others)
       why << "records of this device (" << context.device_name << ") preferred: another device's count "
           << context.other_device_distance << " farther; ";
-    const auto measured_on = [&](const TunedMatrix& m) {
+    const auto measured_on = [&](const SelectionRecord& m) {
       return other_device(m) ? std::string(", measured on ") + m.device : std::string();
     };
 
@@ -235,7 +237,7 @@ Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, cons
     // Rule 2: k nearest of the same entry type and precision.
     const std::size_t k = std::min<std::size_t>(std::max(1, context.neighbours), same_type.size());
     if (k > 0) {
-      std::vector<std::pair<const TunedMatrix*, double>> nearest(same_type.begin(), same_type.begin() + k);
+      std::vector<std::pair<const SelectionRecord*, double>> nearest(same_type.begin(), same_type.begin() + k);
       std::vector<std::string> skipped;
       const auto c = score(nearest, context, f, skipped);
       if (!c.empty()) {

@@ -34,11 +34,11 @@ LoadedDatabase load_tuning_cache(const std::string& path) {
   return load_database_file(path, "tuning cache not used: ", "");
 }
 
-std::vector<std::string> store_in_tuning_cache(const std::string& path, const TunedMatrix& record) {
+std::vector<std::string> store_in_tuning_cache(const std::string& path, const SelectionRecord& record) {
   std::vector<std::string> warnings;
   try {
     std::string set_aside;
-    update_tuning_database(path, {record}, &set_aside);
+    update_selection_database(path, {record}, &set_aside);
     if (!set_aside.empty()) warnings.push_back("tuning cache was unreadable: " + set_aside);
   } catch (const std::exception& e) {
     warnings.push_back("quick-tuning result not stored in the cache " + path + ": " + e.what());

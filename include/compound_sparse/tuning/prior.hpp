@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "database.hpp"
 #include "features.hpp"
+#include "selection_database.hpp"
 
 namespace compound_sparse {
 
@@ -60,8 +60,9 @@ std::string to_string(const PriorRegion& region);
 /// ignoring records named `skip_record_name` (leave-one-out), keeping the `keep`
 /// best variants of each region. Throws InvalidInput when the databases mix GPU
 /// and host backends, or `sources` does not match `databases`.
-VariantPrior learn_prior(const std::vector<const TuningDatabase*>& databases, const std::vector<std::string>& sources,
-                         const std::string& skip_record_name = "", std::size_t keep = 64);
+VariantPrior learn_prior(const std::vector<const SelectionDatabase*>& databases,
+                         const std::vector<std::string>& sources, const std::string& skip_record_name = "",
+                         std::size_t keep = 64);
 
 /// The ranking for `f`: its region's, else the nearest as above; null when the
 /// prior has no region of f's entry type and precision.

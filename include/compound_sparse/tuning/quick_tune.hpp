@@ -15,14 +15,14 @@
 // Both leave their SpMVs to nobody: the budget is an upper bound.
 
 #include <algorithm>
-#include <chrono>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "../layouts/host_csr.hpp"
-#include "database.hpp"
 #include "measure.hpp"
+#include "selection_database.hpp"
 #include "timing.hpp"
 
 namespace compound_sparse {
@@ -52,34 +52,35 @@ std::vector<VariantKey> quick_tune_candidates(const std::vector<VariantKey>& ran
 int spmvs_of(const Measurement& m, const TimingOptions& timing);
 
 struct QuickTuneResult {
-  bool ok = false;     ///< some candidate ran correctly; `record.best` is the fastest
-  TunedMatrix record;  ///< for the cache: features, every measurement, the best, the time taken
-  int spmvs = 0;       ///< SpMVs spent, checks included
-  std::string timed;   ///< what was timed, for the explanation
+  bool ok = false;  ///< some candidate ran correctly and was timed in full; `record.best` is the fastest
+  /// For the cache (tuning_cache.hpp): named quick-<fingerprint>, this device's, the features,
+  /// the best and the times of the candidates that ran correctly (dropped ones included).
+  SelectionRecord record;
+  std::vector<Measurement> measurements;  ///< every candidate's, failures with their reason
+  double best_seconds = 0;                ///< the best's time, as measured
+  int spmvs = 0;                          ///< SpMVs spent, checks included
+  std::string timed;                      ///< what was timed, for the explanation
 };
 
 /// Times `candidates` (quick_tune_candidates) on `a` within `max_spmvs` SpMVs.
 template <class Entry>
 QuickTuneResult quick_tune(const HostCsr<Entry>& a, const MatrixFeatures& features,
                            const std::vector<VariantKey>& candidates, int max_spmvs, const MemoryBudget& budget) {
-  const auto start = std::chrono::steady_clock::now();
   const QuickTunePlan plan = quick_tune_plan(static_cast<int>(candidates.size()), max_spmvs, preferred_timing_mode());
   MeasureOptions options;
   options.timing = plan.timing;
   options.budget = budget;
   const std::vector<VariantKey> keys(candidates.begin(), candidates.begin() + plan.count);
   QuickTuneResult result;
-  result.record.measurements = measure_variants(a, keys, options);
+  result.measurements = measure_variants(a, keys, options);
   result.record.name = "quick-" + features.fingerprint;
-  result.record.source = "TunedSpmv quick tuning";
   result.record.features = features;
-  result.record.search = "quick";
   result.record.device = default_device_info().name;
-  result.record.timing = to_string(plan.timing.mode);
   std::ostringstream timed;
   timed << plan.count << " candidate(s), " << plan.timing.batch << " x " << plan.timing.samples << " timed SpMVs each ("
         << to_string(plan.timing.mode) << " timing):";
-  for (const auto& m : result.record.measurements) {
+  std::vector<std::pair<std::string, double>> times;
+  for (const auto& m : result.measurements) {
     result.spmvs += spmvs_of(m, plan.timing);
     timed << " " << m.variant << " ";
     if (m.ok)
@@ -87,15 +88,16 @@ QuickTuneResult quick_tune(const HostCsr<Entry>& a, const MatrixFeatures& featur
     else
       timed << "failed (" << m.error << ")";
     timed << ";";
-    if (m.ok && !m.dropped && (!result.ok || m.seconds < result.record.best_seconds)) {
+    if (m.timed_at(1) && std::isfinite(m.seconds)) times.push_back({m.variant, m.seconds});
+    if (m.ok && !m.dropped && (!result.ok || m.seconds < result.best_seconds)) {
       result.ok = true;
       result.record.best = m.variant;
-      result.record.best_seconds = m.seconds;
+      result.best_seconds = m.seconds;
     }
   }
+  if (!times.empty()) result.record.times.push_back(record_times(1, std::move(times)));
   timed << " " << result.spmvs << " SpMVs in all";
   result.timed = timed.str();
-  result.record.tuning_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;
 }
 

@@ -40,8 +40,8 @@
 
 #include "../device_info.hpp"
 #include "../variants/variant_key.hpp"
-#include "database.hpp"
 #include "prior.hpp"
+#include "selection_database.hpp"
 
 namespace compound_sparse {
 
@@ -121,7 +121,7 @@ VariantKey heuristic_variant(const MatrixFeatures& f, const std::vector<VariantK
 
 /// Rules 1-4. `db` may be null (no database); `db_note` describes where it
 /// came from (or why there is none) for the explanation.
-Selection select_variant(const MatrixFeatures& f, const TuningDatabase* db, const std::string& db_note,
+Selection select_variant(const MatrixFeatures& f, const SelectionDatabase* db, const std::string& db_note,
                          const SelectionContext& context);
 
 }  // namespace compound_sparse

@@ -10,7 +10,8 @@
 // The database file is database_file_name(default_device_info()) (sm_90.json on a
 // CC 9.0 GPU, host_serial.json on the Serial backend) in options.database_dir, or
 // else the first of default_tuning_dirs() that has it, read once per process
-// (read_tuning_database_cached). Selection rules: selection.hpp. A missing, unreadable or corrupt database, or one that
+// (read_selection_database_cached; the shipped form, selection_database.hpp). Selection
+// rules: selection.hpp. A missing, unreadable or corrupt database, or one that
 // names no usable variant, is not an error: the portable prior (prior.hpp, prior.json
 // in the same directories; a GPU's on GPUs) or else the heuristic decides, and a warning
 // goes to the warning sink (warnings.hpp: std::cerr unless the application set
@@ -76,9 +77,9 @@
 #include "../products/transpose.hpp"
 #include "../variants/registry.hpp"
 #include "../warnings.hpp"
-#include "database.hpp"
 #include "quick_tune.hpp"
 #include "selection.hpp"
+#include "selection_database.hpp"
 #include "tuning_cache.hpp"
 #include "vector_bucket.hpp"
 
@@ -334,7 +335,19 @@ class TunedSpmv {
       explanation_ += "; the SpMV on that layout: " + key_.name() + " (" + how + ")";
     } else {
       if (!vector_layout.empty() && key_.vector != vector_layout) {  // the heuristic knows no constraint
-        key_.vector = vector_layout;  // every variant is compiled for both vector layouts
+        VariantKey fixed = key_;
+        fixed.vector = vector_layout;
+        // The full variant space compiles every variant in both vector layouts, and the default
+        // set the heuristic's choices in both; another set may not: the heuristic then chooses
+        // among the variants of the caller's layout.
+        if (!registry_->contains(fixed)) {
+          std::vector<VariantKey> in_layout;
+          for (const auto& k : context.compiled)
+            if (k.vector == vector_layout) in_layout.push_back(k);
+          if (!in_layout.empty())
+            fixed = heuristic_variant(features, in_layout, context.fits, context.dense_row_threshold);
+        }
+        key_ = fixed;
         explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
       }
       choose_spmm_variants(features, loaded, context, compiled_and_fits, options, key_, RecordName{});
@@ -476,7 +489,7 @@ class TunedSpmv {
   /// has an SpMM in its vector layout too (VariantRegistry::supports_spmm).
   using usable_check = std::function<bool(const VariantKey&, bool spmm, std::string& why)>;
   /// A database record's identity beside its entry type and precision: a matrix may have a
-  /// record from each device of the file's compute capability (database.hpp).
+  /// record from each device of the file's compute capability (selection_database.hpp).
   struct RecordName {
     std::string name;    ///< "" when no record decided
     std::string device;  ///< the device it was measured on
@@ -515,27 +528,35 @@ class TunedSpmv {
     // The SpMV's launch bounds compile no SpMM (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS): its kind
     // and lanes with the pair of those bounds nearest in threads per multiprocessor.
     const auto per_sm = [](const VariantKey& v) { return double(v.threads) * v.teams_per_sm; };
-    const VariantKey* nearest = nullptr;
     // (Compiled is all that is asked: the layout is `on`'s, whose budget and refusal are
     // its conversion's to report.)
     const auto& registry = variant_registry<Entry>();
-    for (const auto& c : context.compiled) {
-      VariantKey candidate = c;
-      candidate.lanes_per_row = on.lanes_per_row;
-      if (c.layout_name() != on.layout_name() || c.kind != on.kind || c.vector != key.vector ||
-          !(spmm ? registry.supports_spmm(candidate) : registry.contains(candidate)))
-        continue;
-      if (nearest == nullptr ||
-          std::abs(std::log2(per_sm(c) / per_sm(on))) < std::abs(std::log2(per_sm(*nearest) / per_sm(on))))
-        nearest = &c;
-    }
+    const auto nearest_of = [&](bool same_kind) {
+      const VariantKey* nearest = nullptr;
+      for (const auto& c : context.compiled) {
+        VariantKey candidate = c;
+        candidate.lanes_per_row = uses_lanes(c.kind) ? on.lanes_per_row : 1;
+        if (c.layout_name() != on.layout_name() || (same_kind && c.kind != on.kind) || c.vector != key.vector ||
+            !(spmm ? registry.supports_spmm(candidate) : registry.contains(candidate)))
+          continue;
+        if (nearest == nullptr ||
+            std::abs(std::log2(per_sm(c) / per_sm(on))) < std::abs(std::log2(per_sm(*nearest) / per_sm(on))))
+          nearest = &c;
+      }
+      return nearest;
+    };
+    const VariantKey* nearest = nearest_of(true);
+    // A variant set without the kind's SpMM on this layout (the full space has every one):
+    // another kind's on the same layout, nearest in threads per multiprocessor.
+    if (nearest == nullptr) nearest = nearest_of(false);
     COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, nearest != nullptr,
                                  "TunedSpmv: no SpMM is compiled for " << on.layout_name() << " " << to_string(on.kind)
                                                                        << " (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)");
     key = *nearest;
-    key.lanes_per_row = on.lanes_per_row;
+    key.lanes_per_row = uses_lanes(key.kind) ? on.lanes_per_row : 1;
     how = "no record measured at k = " + std::to_string(k) + ": the SpMV's schedule with the launch bounds t" +
           std::to_string(key.threads) + ".b" + std::to_string(key.teams_per_sm) + ", which have an SpMM";
+    if (key.kind != on.kind) how += " (as " + to_string(key.kind) + ": this build compiles no other)";
     return key;
   }
 
@@ -591,15 +612,11 @@ class TunedSpmv {
     for (const int k : vector_buckets) {
       spmm_blocks_[k] = k;
       if (multivector_layout_ != Soa::name() || records[k].name.empty() || !loaded.db) continue;
-      const TunedMatrix* r =
+      const SelectionRecord* r =
           find_record(*loaded.db, records[k].name, features.entry_type, features.precision, records[k].device);
       if (r == nullptr) continue;
       // Each bucket j <= k with its own variant, timed on that record: the cheapest per vector.
-      const auto per_vector = [&](int j) {
-        for (const auto& m : r->measurements)
-          if (m.timed_at(j) && m.variant == spmm_keys_[j].name()) return m.seconds / j;
-        return 0.0;
-      };
+      const auto per_vector = [&](int j) { return r->seconds(spmm_keys_[j].name(), j) / j; };
       const double whole = per_vector(k);
       if (whole <= 0) continue;
       double cheapest = whole;

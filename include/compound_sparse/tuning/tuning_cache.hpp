@@ -1,21 +1,22 @@
 #pragma once
 // The per-user cache of quick tuning (tuned_spmv.hpp, TunedSpmvOptions::quick_tune):
-// records of the candidates TunedSpmv timed on a caller's own matrices, in the tuning
-// database's format, one file per device key (database_file_name: sm_90.json, ...)
-// in default_tuning_cache_dir(). The next TunedSpmv for the same pattern, in this
-// process or a later one, finds its record by fingerprint (rule exact) and times
+// records of the candidates TunedSpmv timed on a caller's own matrices, in the shipped
+// database's form (selection_database.hpp), one file per device key (database_file_name:
+// sm_90.json, ...) in default_tuning_cache_dir(). The next TunedSpmv for the same pattern,
+// in this process or a later one, finds its record by fingerprint (rule exact) and times
 // nothing.
 //
 // A cache is a convenience, never a reason to fail: reading or writing it reports
-// warnings and no exceptions. Writes go through update_tuning_database (an exclusive
+// warnings and no exceptions. Writes go through update_selection_database (an exclusive
 // lock on `<file>.lock`, the file read again under it, written atomically), so two
 // processes tuning at once keep both records; a cache file whose contents do not read
-// (corrupt, or another library version's) is moved aside to the first free
+// (corrupt, or another library version's, such as a cache in the tuner's full form that
+// versions before the shipped form wrote) is moved aside to the first free
 // `<file>.unreadable.<n>`, never over an earlier one, and started afresh.
 
 #include <string>
 
-#include "database.hpp"
+#include "selection_database.hpp"
 
 namespace compound_sparse {
 
@@ -29,8 +30,8 @@ std::string default_tuning_cache_dir();
 LoadedDatabase load_tuning_cache(const std::string& path);
 
 /// Adds `record` to the cache at `path` (directories created, replacing a record of
-/// the same name, entry type and precision). Returns the warnings: the file was
+/// the same name, entry type, precision and device). Returns the warnings: the file was
 /// unreadable and moved aside, or the record could not be stored, and why.
-std::vector<std::string> store_in_tuning_cache(const std::string& path, const TunedMatrix& record);
+std::vector<std::string> store_in_tuning_cache(const std::string& path, const SelectionRecord& record);
 
 }  // namespace compound_sparse

@@ -198,22 +198,38 @@ inline const cs::Measurement* best_of(const std::vector<cs::Measurement>& ms) {
   return best;
 }
 
-/// The tuner's measurements of `name` in `db` with k vectors (Measurement::k), as the
-/// bench's search (empty if the database has no such record, or none at that k). The
-/// database is read once per run. A
-/// variant this build cannot parse (another version's name) is left out with a
-/// warning naming the database, as run-time selection leaves it out: the rest of
-/// the record is still a valid search.
+/// The stored times of `name` in `db` with k vectors, as the bench's search (empty if the
+/// database has no such record, or none at that k). `db` is either form, the shipped
+/// database or the tuner's full output (read_for_selection): the variants that ran
+/// correctly, with their times; a record without SpMV times gives one failed measurement
+/// that says so. The database is read once per run. A variant this build
+/// cannot parse (another version's name) is left out with a warning naming the database,
+/// as run-time selection leaves it out: the rest of the record is still a valid search.
 inline std::vector<cs::Measurement> stored_search(const fs::path& db, const std::string& name,
                                                   const std::string& entry_type, const std::string& precision, int k) {
-  static const cs::TuningDatabase database = cs::read_tuning_database(db.string());
-  // This device's record where the file holds several devices' (database.hpp).
-  const cs::TunedMatrix* record =
+  static const cs::SelectionDatabase database = cs::read_for_selection(db.string());
+  // This device's record where the file holds several devices' (selection_database.hpp).
+  const cs::SelectionRecord* record =
       cs::find_record_preferring(database, name, entry_type, precision, cs::default_device_info().name);
   if (record == nullptr) return {};
+  const cs::RecordTimes* times = record->at(k);  // the SpMV's (k = 1) or the SpMM's with k vectors
+  if (times == nullptr || times->size() == 0) {
+    // Every record was tuned at k = 1: none there means that no variant ran correctly when it
+    // was tuned, which the bench reports rather than searching again. A k > 1 the record
+    // lacks was not tuned: the bench's own search.
+    if (k > 1) return {};
+    cs::Measurement failed;
+    failed.variant = record->best.empty() ? "the database's record" : record->best;
+    failed.error = "no SpMV time in " + db.string() + " (no variant ran correctly when it was tuned)";
+    return {failed};
+  }
   std::vector<cs::Measurement> usable;
-  for (const auto& m : record->measurements) {
-    if (m.k != k) continue;  // a record holds the SpMV's search and the SpMM's at each k tuned
+  for (std::size_t i = 0; i < times->size(); ++i) {
+    cs::Measurement m;
+    m.variant = times->variant(i);
+    m.k = k;
+    m.ok = true;
+    m.seconds = m.min_seconds = m.max_seconds = times->seconds(i);
     try {
       (void)m.key();  // throws for a name this build cannot parse
     } catch (const cs::Error& e) {

@@ -21,12 +21,12 @@ namespace compound_tune {
 namespace cs = compound_sparse;
 
 namespace {
-/// M's ok SpMV measurements (variant -> seconds); empty when M has no usable best. Leave-one-out
-/// judges the SpMV's selection: the SpMM's measurements (k > 1) share its variant names.
-std::map<std::string, double> measured_times(const cs::TunedMatrix& m) {
+/// M's SpMV times (variant -> seconds); empty when M has no usable best. Leave-one-out
+/// judges the SpMV's selection: the SpMM's times (k > 1) share its variant names.
+std::map<std::string, double> measured_times(const cs::SelectionRecord& m) {
   std::map<std::string, double> measured;
-  for (const auto& x : m.measurements)
-    if (x.timed_at(1)) measured[x.variant] = x.seconds;
+  if (const cs::RecordTimes* spmv = m.at(1))
+    for (std::size_t i = 0; i < spmv->size(); ++i) measured[spmv->variant(i)] = spmv->seconds(i);
   if (m.best.empty() || !measured.count(m.best)) measured.clear();
   return measured;
 }
@@ -34,8 +34,8 @@ std::map<std::string, double> measured_times(const cs::TunedMatrix& m) {
 /// Selection for left-out M as TunedSpmv would run it on the device that measured M,
 /// except that only variants that ran on M can be chosen, so the ratio is always defined
 /// (a variant over M's memory budget failed there and is excluded too).
-cs::SelectionContext left_out_context(const cs::TunedMatrix& m, const std::map<std::string, double>& measured,
-                                      const cs::TuningDatabase& db) {
+cs::SelectionContext left_out_context(const cs::SelectionRecord& m, const std::map<std::string, double>& measured,
+                                      const cs::SelectionDatabase& db) {
   cs::SelectionContext context;
   std::map<std::string, cs::VariantKey> compiled;
   for (const auto& [name, s] : measured) {
@@ -55,24 +55,24 @@ cs::SelectionContext left_out_context(const cs::TunedMatrix& m, const std::map<s
 }
 }  // namespace
 
-cs::TuningDatabase without_matrix(const cs::TuningDatabase& db, const std::string& name) {
-  cs::TuningDatabase others = db;
-  auto& records = others.matrices;
+cs::SelectionDatabase without_matrix(const cs::SelectionDatabase& db, const std::string& name) {
+  cs::SelectionDatabase others = db;
+  auto& records = others.records;
   records.erase(
-      std::remove_if(records.begin(), records.end(), [&](const cs::TunedMatrix& r) { return r.name == name; }),
+      std::remove_if(records.begin(), records.end(), [&](const cs::SelectionRecord& r) { return r.name == name; }),
       records.end());
   return others;
 }
 
-std::vector<LooRow> leave_one_out(const cs::TuningDatabase& db, int neighbours, double close_distance) {
+std::vector<LooRow> leave_one_out(const cs::SelectionDatabase& db, int neighbours, double close_distance) {
   std::vector<LooRow> rows;
-  for (const auto& m : db.matrices) {
+  for (const auto& m : db.records) {
     std::map<std::string, double> measured = measured_times(m);
     if (measured.empty()) continue;
     cs::SelectionContext context = left_out_context(m, measured, db);
     context.neighbours = neighbours;
     // Same entry type and precision, the only records selection looks at.
-    const cs::TuningDatabase others = without_matrix(db, m.name);
+    const cs::SelectionDatabase others = without_matrix(db, m.name);
     const auto s = cs::select_variant(m.features, &others, "leave-one-out", context);
     LooRow row;
     row.rule = s.rule;
@@ -146,7 +146,7 @@ LooSummary summarize(const std::vector<LooRow>& rows, double LooRow::*ratio) {
   return summarize_ratios(r);
 }
 
-void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, int neighbours,
+void write_loo_report(const cs::SelectionDatabase& db, const std::string& db_path, int neighbours,
                       const std::string& out) {
   const auto rows = leave_one_out(db, neighbours);
   const auto summary = summarize(rows);
@@ -256,11 +256,11 @@ void write_loo_report(const cs::TuningDatabase& db, const std::string& db_path, 
   COMPOUND_SPARSE_REQUIRE(md, "writing " << out << ".md failed");
 }
 
-std::vector<LooRow> prior_leave_one_out(const cs::TuningDatabase& db,
-                                        const std::vector<const cs::TuningDatabase*>& prior_databases,
+std::vector<LooRow> prior_leave_one_out(const cs::SelectionDatabase& db,
+                                        const std::vector<const cs::SelectionDatabase*>& prior_databases,
                                         const std::vector<std::string>& prior_sources) {
   std::vector<LooRow> rows;
-  for (const auto& m : db.matrices) {
+  for (const auto& m : db.records) {
     const std::map<std::string, double> measured = measured_times(m);
     if (measured.empty()) continue;
     // No database: the prior learned without M's records (by name: every database's).
@@ -285,8 +285,8 @@ std::vector<LooRow> prior_leave_one_out(const cs::TuningDatabase& db,
   return rows;
 }
 
-void write_prior_loo_report(const cs::TuningDatabase& db, const std::string& db_path,
-                            const std::vector<const cs::TuningDatabase*>& prior_databases,
+void write_prior_loo_report(const cs::SelectionDatabase& db, const std::string& db_path,
+                            const std::vector<const cs::SelectionDatabase*>& prior_databases,
                             const std::vector<std::string>& prior_sources, const std::string& out) {
   const auto rows = prior_leave_one_out(db, prior_databases, prior_sources);
   const auto summary = summarize(rows);

@@ -2,12 +2,13 @@
 // Selection quality by leave-one-out over a tuning database, without measuring
 // anything: for each record M, select a variant for M's features from the
 // database without M (compound_sparse/tuning/selection.hpp, restricted to variants that ran on
-// M), then look the selected variant's time up in M's own measurements and
-// divide by M's best time.
+// M), then look the selected variant's time up in M's own times and divide by the time of
+// M's best. On the shipped form (selection_database.hpp), which holds all of that: the
+// tuner's full output is shipped in memory first (compound-tune reads either).
 #include <string>
 #include <vector>
 
-#include "compound_sparse/tuning/database.hpp"
+#include "compound_sparse/tuning/selection_database.hpp"
 #include "report_text.hpp"
 
 namespace compound_tune {
@@ -35,26 +36,27 @@ using LooSummary = RatioSummary;  ///< over the rows with a ratio
 
 /// `db` without the records of matrix `name` (every entry type and precision): what
 /// selection sees of a database that never met that matrix.
-compound_sparse::TuningDatabase without_matrix(const compound_sparse::TuningDatabase& db, const std::string& name);
+compound_sparse::SelectionDatabase without_matrix(const compound_sparse::SelectionDatabase& db,
+                                                  const std::string& name);
 
-std::vector<LooRow> leave_one_out(const compound_sparse::TuningDatabase& db, int neighbours,
+std::vector<LooRow> leave_one_out(const compound_sparse::SelectionDatabase& db, int neighbours,
                                   double close_distance = 0.5);
 /// Over the rows' `ratio`, or another of their ratios.
 LooSummary summarize(const std::vector<LooRow>& rows, double LooRow::*ratio = &LooRow::ratio);
 
 /// Writes <out>.json and <out>.md (the table plus a k = 1..5 sweep).
-void write_loo_report(const compound_sparse::TuningDatabase& db, const std::string& db_path, int neighbours,
+void write_loo_report(const compound_sparse::SelectionDatabase& db, const std::string& db_path, int neighbours,
                       const std::string& out);
 
 /// Leave-one-out of the portable prior alone (no database): for each record M of `db`,
 /// the prior learned from `prior_databases` without records named as M, then selection
 /// with that prior only; `neighbour` holds the prior region used.
-std::vector<LooRow> prior_leave_one_out(const compound_sparse::TuningDatabase& db,
-                                        const std::vector<const compound_sparse::TuningDatabase*>& prior_databases,
+std::vector<LooRow> prior_leave_one_out(const compound_sparse::SelectionDatabase& db,
+                                        const std::vector<const compound_sparse::SelectionDatabase*>& prior_databases,
                                         const std::vector<std::string>& prior_sources);
 /// Writes <out>.md: prior_leave_one_out's table and summary (target median <= 1.25, worst <= 2.0).
-void write_prior_loo_report(const compound_sparse::TuningDatabase& db, const std::string& db_path,
-                            const std::vector<const compound_sparse::TuningDatabase*>& prior_databases,
+void write_prior_loo_report(const compound_sparse::SelectionDatabase& db, const std::string& db_path,
+                            const std::vector<const compound_sparse::SelectionDatabase*>& prior_databases,
                             const std::vector<std::string>& prior_sources, const std::string& out);
 
 }  // namespace compound_tune
