@@ -41,24 +41,25 @@ set(COMPOUND_SPARSE_DEFAULT_VARIANT_ENTRIES
     complex_float complex_double quaternion_float quaternion_double block3_float block3_double
     complex_mixed quaternion_mixed block3_mixed)
 
-# Outer layouts (layouts.hpp; each tag's name() is its name in variant keys). The
-# first is the default layout, the heuristic's choice and compound-bench's
+# Outer layouts: the tag (layouts.hpp) and its name in variant keys, which is the tag's
+# name() (the registry checks the two agree; the name lets a variant set, below, be listed
+# by name). The first is the default layout, the heuristic's choice and compound-bench's
 # schedule-only baseline; when the memory budget rules it out, the heuristic takes
 # the next one that fits, in this order.
-compound_sparse_outer_layout("compound_sparse::Csr")
-compound_sparse_outer_layout("compound_sparse::SlicedEll<32>")
-compound_sparse_outer_layout("compound_sparse::SlicedEll<16>")
-compound_sparse_outer_layout("compound_sparse::Ell")
+compound_sparse_outer_layout("compound_sparse::Csr" csr)
+compound_sparse_outer_layout("compound_sparse::SlicedEll<32>" sell32)
+compound_sparse_outer_layout("compound_sparse::SlicedEll<16>" sell16)
+compound_sparse_outer_layout("compound_sparse::Ell" ell)
 # Sliced ELL with 16-bit column offsets from a base column per slice (sell32c16):
 # fewer bytes per non-zero than any layout above, for matrices whose slices span at
 # most 65536 columns (others refuse it before conversion, layout_refusal). Last, so
 # that the heuristic's fallback order is not changed by a layout that may not apply.
-compound_sparse_outer_layout("compound_sparse::SlicedEll<32, 16>")
+compound_sparse_outer_layout("compound_sparse::SlicedEll<32, 16>" sell32c16)
 
-# Inner layouts, for the matrix entries and, independently, for x and y. The first
-# is the default.
-compound_sparse_inner_layout("compound_sparse::Aos")
-compound_sparse_inner_layout("compound_sparse::Soa")
+# Inner layouts, for the matrix entries and, independently, for x and y, with their names
+# as above. The first is the default.
+compound_sparse_inner_layout("compound_sparse::Aos" aos)
+compound_sparse_inner_layout("compound_sparse::Soa" soa)
 
 # Schedule kinds: the name in variant keys and the ScheduleKind enumerator, then
 # FIXED_LANES if the kind does not use lanes_per_row (always 1), SPLITS_ROWS if it
@@ -89,3 +90,12 @@ compound_sparse_schedule_kind(segmented_sum SegmentedSum FIXED_LANES SPLITS_ROWS
 # (COMPOUND_SPARSE_LAUNCH_BOUNDS); host backends ignore launch bounds, so one pair there.
 set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU "256:1;256:2;256:4;256:8")
 set(COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_HOST "128:4")
+# The launch bounds whose variants also have an SpMM (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS) on
+# GPUs; host builds give every compiled pair one. Why these three: cmake/CompoundSparseVariants.cmake.
+set(COMPOUND_SPARSE_DEFAULT_SPMM_LAUNCH_BOUNDS_GPU "256:2;256:4;256:8")
+
+# Variant sets (COMPOUND_SPARSE_VARIANT_SET): "full" compiles every point of the space above
+# (tuning campaigns: compound-tune times only what is compiled); "default" compiles the
+# variants that tuning/default_variant_set.cmake lists, generated from the shipped databases
+# by tuning/default_variant_set.py (the rules are in that script; ctest
+# tuning.default_variant_set fails when the list and the databases part).

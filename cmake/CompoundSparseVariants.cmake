@@ -7,10 +7,13 @@
 #   COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS  the pairs whose variants also have an SpMM
 #   COMPOUND_SPARSE_VARIANT_SPLIT    translation units: per entry type, or per entry
 #                                    type and (outer, inner) layout
+#   COMPOUND_SPARSE_VARIANT_SET      default (tuning/default_variant_set.cmake) or full:
+#                                    which variants of the space the registry compiles
 #
 # Output, under ${COMPOUND_SPARSE_GENERATED_DIR}:
 #   compound_sparse/variant_space.hpp   the lists (installed with the headers)
 #   compound_sparse/variant_space.json  the same for the Python scripts
+#   compound_sparse/variant_set.hpp     the variants of each compiled entry type in the set
 #   variants_<entry>_<first layout>.cpp, variant_registry_<entry>.cpp
 # and the lists COMPOUND_SPARSE_VARIANT_SOURCES (library sources) and
 # COMPOUND_SPARSE_DECLARED_ENTRIES (every declared entry type, for the tests).
@@ -19,7 +22,9 @@
 set(COMPOUND_SPARSE_DECLARED_ENTRIES "")
 set(_cs_entry_headers "")
 set(_cs_outer_types "")
+set(_cs_outer_names "")
 set(_cs_inner_types "")
+set(_cs_inner_names "")
 set(_cs_kind_names "")
 set(_cs_kind_enumerators "")
 
@@ -34,11 +39,15 @@ function(compound_sparse_entry_type name cpp_type components header)
   set(_cs_entry_precision_${name} "${CMAKE_MATCH_2}" PARENT_SCOPE)
   set(_cs_entry_components_${name} "${components}" PARENT_SCOPE)
 endfunction()
-function(compound_sparse_outer_layout cpp_type)
+# compound_sparse_outer_layout(<C++ tag> <name>), compound_sparse_inner_layout(<C++ tag> <name>):
+# the name is the tag's name(), the layout's part of a variant key.
+function(compound_sparse_outer_layout cpp_type name)
   set(_cs_outer_types ${_cs_outer_types} "${cpp_type}" PARENT_SCOPE)
+  set(_cs_outer_names ${_cs_outer_names} "${name}" PARENT_SCOPE)
 endfunction()
-function(compound_sparse_inner_layout cpp_type)
+function(compound_sparse_inner_layout cpp_type name)
   set(_cs_inner_types ${_cs_inner_types} "${cpp_type}" PARENT_SCOPE)
+  set(_cs_inner_names ${_cs_inner_names} "${name}" PARENT_SCOPE)
 endfunction()
 # compound_sparse_schedule_kind(<name> <Enumerator> [FIXED_LANES] [SPLITS_ROWS] [OUTER <C++ tag>...]):
 # FIXED_LANES for a kind that does not use lanes_per_row (it must be 1);
@@ -94,7 +103,7 @@ set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
 # lose 2-12%, so none of the three is pruned. A variant of other bounds runs its SpMM with
 # the nearest of these (TunedSpmv; the registry refuses it, supports_spmm).
 if(COMPOUND_SPARSE_CUDA)
-  set(_cs_default_spmm_bounds "256:2;256:4;256:8")
+  set(_cs_default_spmm_bounds "${COMPOUND_SPARSE_DEFAULT_SPMM_LAUNCH_BOUNDS_GPU}")
 else()
   set(_cs_default_spmm_bounds "${COMPOUND_SPARSE_LAUNCH_BOUNDS}")
 endif()
@@ -106,6 +115,18 @@ set(COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS "${_cs_default_spmm_bounds}" CACHE STRING
 set(COMPOUND_SPARSE_VARIANT_SPLIT "${_cs_default_split}" CACHE STRING
     "Translation units of the variant registry: one per entry type (entry) or per entry type and layout (layout)")
 set_property(CACHE COMPOUND_SPARSE_VARIANT_SPLIT PROPERTY STRINGS entry layout)
+
+# Which variants of the space are compiled: the whole space (full: what compound-tune needs
+# to tune, since it times only what is compiled) or the default set, derived from the
+# shipped databases by tuning/default_variant_set.py: the variants they choose or rank near
+# a record's best, and what quick tuning, the heuristic and the SpMM's fallback need, with
+# every variant at the host build's launch bounds (its tests run each through the registry).
+set(COMPOUND_SPARSE_VARIANT_SET default CACHE STRING
+    "Variants compiled into the registry: default (tuning/default_variant_set.cmake) or full (the whole space)")
+set_property(CACHE COMPOUND_SPARSE_VARIANT_SET PROPERTY STRINGS default full)
+if(NOT COMPOUND_SPARSE_VARIANT_SET MATCHES "^(default|full)$")
+  message(FATAL_ERROR "COMPOUND_SPARSE_VARIANT_SET: '${COMPOUND_SPARSE_VARIANT_SET}' is not default or full")
+endif()
 
 foreach(entry IN LISTS COMPOUND_SPARSE_VARIANT_ENTRIES)
   if(NOT entry IN_LIST COMPOUND_SPARSE_DECLARED_ENTRIES)
@@ -232,8 +253,109 @@ endforeach()
 list(JOIN _cs_outer_json ", " CS_OUTER_LAYOUT_TYPES_JSON)
 list(JOIN _cs_inner_json ", " CS_INNER_LAYOUT_TYPES_JSON)
 
+# The declared names of the layouts, which the registry checks against the tags' name().
+set(_cs_outer_names_cpp "")
+set(_cs_outer_names_json "")
+foreach(name IN LISTS _cs_outer_names)
+  list(APPEND _cs_outer_names_cpp "\"${name}\"")
+endforeach()
+set(_cs_inner_names_cpp "")
+foreach(name IN LISTS _cs_inner_names)
+  list(APPEND _cs_inner_names_cpp "\"${name}\"")
+endforeach()
+list(JOIN _cs_outer_names_cpp ", " CS_OUTER_LAYOUT_NAMES)
+list(JOIN _cs_inner_names_cpp ", " CS_INNER_LAYOUT_NAMES)
+# The defaults of the declaration, for tuning/default_variant_set.py: the set it derives is
+# the default GPU and host builds' (whatever this build configured).
+set(_cs_defaults_json "")
+foreach(list_name LAUNCH_BOUNDS_GPU LAUNCH_BOUNDS_HOST SPMM_LAUNCH_BOUNDS_GPU)
+  set(items "")
+  foreach(pair IN LISTS COMPOUND_SPARSE_DEFAULT_${list_name})
+    list(APPEND items "\"${pair}\"")
+  endforeach()
+  list(JOIN items ", " items)
+  string(TOLOWER "${list_name}" key)
+  list(APPEND _cs_defaults_json "\"${key}\": [${items}]")
+endforeach()
+list(JOIN _cs_defaults_json ", " CS_DEFAULTS_JSON)
+
 configure_file(${_cs_templates}/variant_space.hpp.in ${_cs_dir}/variant_space.hpp @ONLY)
 configure_file(${_cs_templates}/variant_space.json.in ${_cs_dir}/variant_space.json @ONLY)
+
+# ---- the variant set: compound_sparse/variant_set.hpp ------------------------------
+# Per compiled entry type, the variants of the default set at this build's launch bounds as
+# a list of VariantPoints, and the bounds at which every variant is compiled; the registry
+# (impl/register_variants.hpp) instantiates only those. Full: no list, every variant.
+list(LENGTH _cs_inner_types _cs_n_inner_types)
+math(EXPR _cs_per_entry_all "${_cs_kind_outer_count} * ${_cs_n_inner_types} * ${_cs_n_inner_types}")
+set(CS_VARIANT_SET_NAME "${COMPOUND_SPARSE_VARIANT_SET}")
+set(CS_VARIANT_SET_SPECIALISATIONS "")
+set(_cs_every_bounds_types "")
+list(LENGTH COMPOUND_SPARSE_LAUNCH_BOUNDS _cs_n_compiled_bounds)
+math(EXPR _cs_n_set_variants "0")
+if(COMPOUND_SPARSE_VARIANT_SET STREQUAL "default")
+  set(_cs_set_file "${CMAKE_CURRENT_LIST_DIR}/../tuning/default_variant_set.cmake")
+  include("${_cs_set_file}")
+  set(_cs_every_compiled 0)
+  foreach(pair IN LISTS COMPOUND_SPARSE_LAUNCH_BOUNDS)
+    if(pair IN_LIST COMPOUND_SPARSE_DEFAULT_SET_EVERY_VARIANT_AT)
+      string(REPLACE ":" ", " numbers "${pair}")
+      list(APPEND _cs_every_bounds_types "LaunchBoundsPair<${numbers}>")
+      math(EXPR _cs_every_compiled "${_cs_every_compiled} + 1")
+    endif()
+  endforeach()
+  foreach(entry IN LISTS COMPOUND_SPARSE_VARIANT_ENTRIES)
+    if(NOT DEFINED COMPOUND_SPARSE_DEFAULT_SET_${entry})
+      message(FATAL_ERROR "${_cs_set_file} lists no variants of ${entry}: regenerate it (tuning/default_variant_set.py)")
+    endif()
+    set(points "")
+    foreach(variant IN LISTS COMPOUND_SPARSE_DEFAULT_SET_${entry})
+      if(NOT variant MATCHES "^([a-z0-9]+)\\.([a-z0-9]+)\\.([a-z0-9]+)\\.([a-z_]+)\\.t([0-9]+)\\.b([0-9]+)$")
+        message(FATAL_ERROR "${_cs_set_file}: '${variant}' (${entry}) is not outer.inner.vector.kind.tN.bM")
+      endif()
+      set(outer "${CMAKE_MATCH_1}")
+      set(inner "${CMAKE_MATCH_2}")
+      set(vector "${CMAKE_MATCH_3}")
+      set(kind "${CMAKE_MATCH_4}")
+      set(pair "${CMAKE_MATCH_5}:${CMAKE_MATCH_6}")
+      set(bounds_cpp "${CMAKE_MATCH_5}, ${CMAKE_MATCH_6}")
+      list(FIND _cs_outer_names "${outer}" outer_at)
+      list(FIND _cs_inner_names "${inner}" inner_at)
+      list(FIND _cs_inner_names "${vector}" vector_at)
+      list(FIND _cs_kind_names "${kind}" kind_at)
+      if(outer_at EQUAL -1 OR inner_at EQUAL -1 OR vector_at EQUAL -1 OR kind_at EQUAL -1)
+        message(FATAL_ERROR "${_cs_set_file}: '${variant}' (${entry}) names a layout or kind that "
+                            "cmake/CompoundSparseVariantSpace.cmake does not declare: regenerate it")
+      endif()
+      list(GET _cs_outer_types ${outer_at} outer_type)
+      if(_cs_kind_outer_${kind} AND NOT outer_type IN_LIST _cs_kind_outer_${kind})
+        message(FATAL_ERROR "${_cs_set_file}: '${variant}' (${entry}): ${kind} does not run on ${outer}")
+      endif()
+      if(pair IN_LIST COMPOUND_SPARSE_LAUNCH_BOUNDS AND NOT pair IN_LIST COMPOUND_SPARSE_DEFAULT_SET_EVERY_VARIANT_AT)
+        list(GET _cs_inner_types ${inner_at} inner_type)
+        list(GET _cs_inner_types ${vector_at} vector_type)
+        list(GET _cs_kind_enumerators ${kind_at} enumerator)
+        list(APPEND points "VariantPoint<${outer_type}, ${inner_type}, ${vector_type}, ScheduleKind::${enumerator}, ${bounds_cpp}>")
+      endif()
+    endforeach()
+    list(LENGTH points n)
+    math(EXPR _cs_n_set_variants "${_cs_n_set_variants} + ${n} + ${_cs_per_entry_all} * ${_cs_every_compiled}")
+    if(points)
+      list(JOIN points ",\n    " points_cpp)
+      set(points_cpp "\n    ${points_cpp}")
+    else()
+      set(points_cpp "")
+    endif()
+    string(APPEND CS_VARIANT_SET_SPECIALISATIONS
+           "template <>\nstruct compiled_variant_set<${_cs_entry_type_${entry}}> {\n  static constexpr bool every = false;\n"
+           "  using type = TypeList<${points_cpp}>;\n};\n")
+  endforeach()
+else()
+  list(LENGTH COMPOUND_SPARSE_VARIANT_ENTRIES _cs_n_set_entries)
+  math(EXPR _cs_n_set_variants "${_cs_n_set_entries} * ${_cs_per_entry_all} * ${_cs_n_compiled_bounds}")
+endif()
+list(JOIN _cs_every_bounds_types ", " CS_VARIANT_SET_EVERY_BOUNDS)
+configure_file(${_cs_templates}/variant_set.hpp.in ${_cs_dir}/variant_set.hpp @ONLY)
 
 # ---- the registry's translation units ---------------------------------------------
 # A unit instantiates the layouts [first, last) of the (outer x inner) product that
@@ -271,8 +393,9 @@ list(LENGTH COMPOUND_SPARSE_VARIANT_ENTRIES _cs_n_entries)
 list(LENGTH COMPOUND_SPARSE_LAUNCH_BOUNDS _cs_n_bounds)
 math(EXPR _cs_per_entry "${_cs_kind_outer_count} * ${_cs_n_inner} * ${_cs_n_inner}")
 math(EXPR _cs_n_variants "${_cs_n_entries} * ${_cs_per_entry} * ${_cs_n_bounds}")
-message(STATUS "CompoundSparse: ${_cs_n_variants} SpMV variants "
-               "(${_cs_n_entries} entry types x ${_cs_per_entry} layouts/kinds x ${_cs_n_bounds} launch bounds)")
+message(STATUS "CompoundSparse: ${_cs_n_set_variants} of the space's ${_cs_n_variants} SpMV variants compiled "
+               "(variant set ${COMPOUND_SPARSE_VARIANT_SET}; space: ${_cs_n_entries} entry types x ${_cs_per_entry} "
+               "layouts/kinds x ${_cs_n_bounds} launch bounds)")
 
 # Stops the configuration with the reason when `what` (a part of this project:
 # tests, examples, a tool) calls the registry for entry types the build does not

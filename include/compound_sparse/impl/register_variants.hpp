@@ -4,8 +4,10 @@
 // register them. Included only by the generated units, which instantiate it
 // explicitly (cmake/templates/variant_unit.cpp.in).
 
+#include <compound_sparse/variant_set.hpp>
 #include <type_traits>
 
+#include "../error.hpp"
 #include "../layouts/layout_tags.hpp"
 #include "../products/spmm.hpp"
 #include "../products/spmv.hpp"
@@ -63,8 +65,8 @@ AnyMultiVector<vector_type_t<Entry>, MemorySpace> convert_any_multivector(
 }
 
 /// Registers the (Outer, Inner) matrix layout and its variants: every vector
-/// layout x schedule kind that runs on Outer x compiled launch bounds, each with its
-/// SpMV and, where it runs, its SpMM.
+/// layout x schedule kind that runs on Outer x compiled launch bounds in the build's
+/// variant set (variant_set.hpp), each with its SpMV and, where it runs, its SpMM.
 template <class Entry, class MemorySpace, class Outer, class Inner>
 void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   registry.add_matrix_layout(Outer::name(), Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
@@ -83,10 +85,12 @@ void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
         key.kind = Kind;
         for_each_type(CompiledLaunchBounds{}, [&](auto bounds) {
           using Bounds = typename decltype(bounds)::type;
-          key.threads = Bounds::threads;
-          key.teams_per_sm = Bounds::min_teams;
-          registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>,
-                               spmm_variant_or_null<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>());
+          if constexpr (variant_in_set_v<Entry, Outer, Inner, Vec, Kind, Bounds>) {
+            key.threads = Bounds::threads;
+            key.teams_per_sm = Bounds::min_teams;
+            registry.add_variant(key, &run_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>,
+                                 spmm_variant_or_null<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>());
+          }
         });
       }
     });
@@ -98,8 +102,16 @@ void register_layouts(VariantRegistry<Entry>& registry) {
   using MemorySpace = typename Kokkos::DefaultExecutionSpace::memory_space;
   for_each_index<First, Last>([&](auto index) {
     constexpr std::size_t i = decltype(index)::value;
-    register_layout<Entry, MemorySpace, type_at_t<OuterLayouts, i / InnerLayouts::size>,
-                    type_at_t<InnerLayouts, i % InnerLayouts::size>>(registry);
+    using Outer = type_at_t<OuterLayouts, i / InnerLayouts::size>;
+    using Inner = type_at_t<InnerLayouts, i % InnerLayouts::size>;
+    // Variant sets list variants by the declared names: they must be the keys' names.
+    COMPOUND_SPARSE_REQUIRE(Outer::name() == declared_outer_layout_names[i / InnerLayouts::size] &&
+                                Inner::name() == declared_inner_layout_names[i % InnerLayouts::size],
+                            "cmake/CompoundSparseVariantSpace.cmake names the layout "
+                                << declared_outer_layout_names[i / InnerLayouts::size] << "."
+                                << declared_inner_layout_names[i % InnerLayouts::size] << ", its tags' names are "
+                                << Outer::name() << "." << Inner::name());
+    register_layout<Entry, MemorySpace, Outer, Inner>(registry);
   });
 }
 

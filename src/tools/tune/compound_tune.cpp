@@ -1,5 +1,6 @@
 // compound-tune: measures SpMV variants on this device for a set of matrices and
-// writes (merges into) the tuning database <db-dir>/<device key>.json; with
+// writes (merges into) its full output <db-dir>/<device key>.json (database.hpp); with
+// --ship, makes the shipped database the library reads of it (selection_database.hpp); with
 // --loo, evaluates selection quality from a database alone. docs/tuning.md.
 //
 //   compound-tune --zoo DIR/index.json [--matrices a,b] [--entry CLASS]
@@ -11,6 +12,9 @@
 //                 [--spmm-layouts N]
 //   compound-tune --matrix FILE.mtx --entry CLASS [same options]
 //   (CLASS: an entry class compiled into the registry: complex, quaternion, block3, ...)
+//   compound-tune --ship FULL.json --out SHIPPED.json   (the shipped database of a tuner output)
+// The reports (--loo, --learn-prior, --prior-loo, --check-selection) read a database in either
+// form: the tuner's output is shipped in memory first (read_for_selection).
 //   compound-tune --loo DB.json --out PREFIX [--neighbours K]   (writes PREFIX.json, PREFIX.md)
 //   compound-tune --learn-prior OUT.json --from A.json[,B.json...]  (the portable prior, prior.hpp)
 //   compound-tune --merge OUT.json --from A.json[,B.json...]  (one database of their records: run_merge)
@@ -66,9 +70,9 @@
 // adds one (run on another device than the records', it changes nothing and says why for
 // each matrix).
 // --spmm-layouts N searches the SpMM only on the N matrix layouts whose SpMV was fastest:
-// on the H100's first k-bucket database (perf_tests/results/h100/gpu_build/, run 3, four
-// records of 8-10 layouts) the fastest SpMM of every k was within 0.5% of it with N = 2 and
-// equal with N = 6, where the SpMM's measurements were two thirds of each record's tuning.
+// the SpMM's fastest matrix layout is almost always among the SpMV's two fastest (the H100's
+// records of 8-10 layouts were within 0.5% with N = 2), while the SpMM's measurements are
+// most of a record's tuning time (docs/tuning.md).
 //
 // Records are added to the database one matrix at a time under a file lock
 // (update_tuning_database), so tuners running at once into one --db-dir keep each
@@ -108,7 +112,9 @@ using compound_tools::ProgressBar;
 namespace {
 
 struct Options {
-  std::string zoo, matrix_file, entry, search = "reduced", db_dir = "tuning";
+  // The tuner's output stays apart from the shipped databases (tuning/ in the source tree),
+  // which --ship makes of it.
+  std::string zoo, matrix_file, entry, search = "reduced", db_dir = "tuner_output";
   std::vector<std::string> precisions{"double", "float"};  // --precision (both by default)
   std::vector<std::string> names;
   // warmup, batch, samples, mode: the search, then the perf suite's timing for the near-best candidates
@@ -128,7 +134,9 @@ struct Options {
   std::string learn_prior, prior_loo;      // --learn-prior OUT, --prior-loo DB
   std::vector<std::string> from;           // --from: the databases a prior is learned from, or --merge joins
   std::string merge;                       // --merge OUT
+  std::string ship;                        // --ship FULL (with --out)
   std::string check_selection, best_from;  // --check-selection DB, --best-from DB2 (default DB)
+  std::string compare_with;                // --compare-with REPORT.json: another build's choices, timed too
   int quick_spmvs = cs::default_quick_tune_spmvs;
   std::vector<int> ks{1};  // --k: numbers of vectors searched (1, the SpMV, always among them)
   int spmm_layouts = 0;    // --spmm-layouts N: at k > 1 only the N matrix layouts fastest at k = 1 (0: all)
@@ -155,7 +163,7 @@ struct Job {
   /// it may need. Re-timing one costs ten times a search timing with the default
   /// options; leaving it out made the ETA read 0:00 at the end of every search.
   /// One search per number of vectors (--k), each launch of k vectors costing about
-  /// sqrt(k) SpMVs (the lab's per-vector SpMM times, perf_tests/results/h200/spmm/).
+  /// sqrt(k) SpMVs (the SpMM reads the matrix once for all k vectors, docs/performance.md).
   double units(const Options& o) const { return units(o, o.ks); }
   /// The same for a search of `ks` only (a record extended by the k it lacks).
   double units(const Options& o, const std::vector<int>& ks) const {
@@ -183,13 +191,15 @@ int usage(const char* argv0, std::ostream& out, int code) {
          "                                              are timed; default: the device's rule)\n"
          "       "
       << argv0 << " --matrix FILE.mtx --entry " << classes << " [same options]\n       " << argv0
+      << " --ship FULL.json --out SHIPPED.json   (the shipped database the library reads)\n       " << argv0
       << " --loo DB.json --out PREFIX [--neighbours K]\n       " << argv0
       << " --learn-prior OUT.json --from A.json[,B.json...]\n       " << argv0
       << " --merge OUT.json --from A.json[,B.json...]   (their records in one database; the header the last's)\n"
          "       "
       << argv0 << " --prior-loo DB.json --from A.json[,B.json...] --out PREFIX\n       " << argv0
       << " --check-selection DB.json --zoo DIR/index.json --out PREFIX [--best-from DB2.json] [--quick-spmvs N]\n"
-         "         [--matrices a,b] [--entry CLASS] [--precision ...] [--neighbours K] [--final-samples N]\n"
+         "         [--compare-with REPORT.json] [--matrices a,b] [--entry CLASS] [--precision ...] [--neighbours K] "
+         "[--final-samples N]\n"
          "         [--final-batch N] [--timing auto|wall|queued]\n";
   return code;
 }
@@ -604,22 +614,41 @@ int run_merge(const std::string& out, const std::vector<std::string>& from) {
   return 0;
 }
 
+/// --ship FULL --out OUT: the shipped database of a tuner output (ship_database), written
+/// atomically to OUT: what TunedSpmv reads, a table of variants and each record's times.
+/// FULL must be the full form: shipping a shipped file again would say nothing new, and
+/// read_tuning_database refuses it with the reason.
+int run_ship(const std::string& full, const std::string& out) {
+  const cs::SelectionDatabase shipped = cs::ship_database(cs::read_tuning_database(full));
+  const std::string text = cs::to_json_text(shipped);
+  cs::detail::write_file_atomically(text, out);
+  std::map<std::string, int> per_device;
+  for (const auto& r : shipped.records) ++per_device[r.device];
+  std::cerr << "compound-tune: wrote " << out << " (" << text.size() << " bytes): " << shipped.records.size()
+            << " record(s)";
+  for (const auto& [device, n] : per_device) std::cerr << "; " << n << " of " << device;
+  std::cerr << "\n";
+  return 0;
+}
+
 /// --check-selection: selection_check.hpp for every matrix/precision pair of the zoo;
 /// exits 1 when a pair could not be judged (no exhaustive record, or its best failed).
 int run_selection_check(const Options& o, const std::string& command) {
   cs::require_timing_mode<Kokkos::DefaultExecutionSpace>(o.final.mode, "--timing queued");  // before any work
   const auto jobs = make_jobs(o);
   COMPOUND_SPARSE_REQUIRE(!jobs.empty(), "nothing to check");
-  const cs::TuningDatabase db = cs::read_tuning_database(o.check_selection);
+  const cs::SelectionDatabase db = cs::read_for_selection(o.check_selection);
   const std::string best_from = o.best_from.empty() ? o.check_selection : o.best_from;
-  const cs::TuningDatabase best_db = o.best_from.empty() ? db : cs::read_tuning_database(o.best_from);
+  const cs::SelectionDatabase best_db = o.best_from.empty() ? db : cs::read_for_selection(o.best_from);
+  const compound_tune::ComparedChoices compared =
+      o.compare_with.empty() ? compound_tune::ComparedChoices{} : compound_tune::read_compared_choices(o.compare_with);
   compound_tune::SelectionCheckOptions options;
   options.quick_tune_spmvs = o.quick_spmvs;
   options.neighbours = o.neighbours;
   options.timing = o.final;
   const fs::path work = o.out + ".left_out";  // one database per left-out matrix, removed after its pairs
   std::cerr << "compound-tune: checking selection on " << jobs.size() << " matrix/precision pair(s), database "
-            << o.check_selection << " (" << db.matrices.size() << " records), exhaustive best from " << best_from
+            << o.check_selection << " (" << db.records.size() << " records), exhaustive best from " << best_from
             << "\n";
   ProgressBar bar(static_cast<double>(jobs.size()));
   std::vector<compound_tune::SelectionCheckRow> rows;
@@ -634,9 +663,12 @@ int run_selection_check(const Options& o, const std::string& command) {
     compound_tools::dispatch_entry(j.entry, j.precision, [&](auto tag) {
       using Entry = typename decltype(tag)::type;
       const auto a = compound_tools::read_zoo_matrix<Entry>(j.file);
+      const auto other =
+          compared.find(compound_tune::pair_key(j.name, cs::entry_type_name<Entry>(), cs::precision_name<Entry>()));
       rows.push_back(compound_tune::check_selection<Entry>(
           a, j.name, dir,
-          cs::find_record_preferring(best_db, j.name, j.entry, j.precision, cs::default_device_info().name), options));
+          cs::find_record_preferring(best_db, j.name, j.entry, j.precision, cs::default_device_info().name), options,
+          other == compared.end() ? nullptr : &other->second));
     });
     const auto& r = rows.back();
     bar.advance(1, "[" + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + "] " + what);
@@ -652,7 +684,7 @@ int run_selection_check(const Options& o, const std::string& command) {
   }
   bar.finish("checked");
   fs::remove_all(work);
-  compound_tune::write_selection_check(rows, o.check_selection, best_from, options, command, o.out);
+  compound_tune::write_selection_check(rows, o.check_selection, best_from, options, command, o.out, o.compare_with);
   std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
   if (!unjudged.empty()) {
     std::cerr << "compound-tune: error: " << unjudged.size()
@@ -707,10 +739,12 @@ int main(int argc, char** argv) {
       {"--neighbours", [&](const std::string& v) { o.neighbours = integer_at_least(v, 1); }},
       {"--learn-prior", [&](const std::string& v) { o.learn_prior = v; }},
       {"--merge", [&](const std::string& v) { o.merge = v; }},
+      {"--ship", [&](const std::string& v) { o.ship = v; }},
       {"--prior-loo", [&](const std::string& v) { o.prior_loo = v; }},
       {"--from", [&](const std::string& v) { o.from = compound_tools::split_list(v); }},
       {"--check-selection", [&](const std::string& v) { o.check_selection = v; }},
       {"--best-from", [&](const std::string& v) { o.best_from = v; }},
+      {"--compare-with", [&](const std::string& v) { o.compare_with = v; }},
       {"--quick-spmvs", [&](const std::string& v) { o.quick_spmvs = integer_at_least(v, 0); }},
       {"--spmm-layouts", [&](const std::string& v) { o.spmm_layouts = integer_at_least(v, 0); }},
       {"--k", [&](const std::string& v) {
@@ -729,9 +763,16 @@ int main(int argc, char** argv) {
         std::cerr << "compound-tune: --loo needs --out PREFIX (the report's PREFIX.json and PREFIX.md)\n";
         return usage(argv[0], std::cerr, 2);
       }
-      compound_tune::write_loo_report(cs::read_tuning_database(o.loo), o.loo, o.neighbours, o.out);
+      compound_tune::write_loo_report(cs::read_for_selection(o.loo), o.loo, o.neighbours, o.out);
       std::cerr << "compound-tune: wrote " << o.out << ".json and " << o.out << ".md\n";
       return 0;
+    }
+    if (!o.ship.empty()) {
+      if (o.out.empty()) {
+        std::cerr << "compound-tune: --ship needs --out SHIPPED.json\n";
+        return usage(argv[0], std::cerr, 2);
+      }
+      return run_ship(o.ship, o.out);
     }
     if (!o.merge.empty()) {
       if (o.from.empty()) {
@@ -750,16 +791,16 @@ int main(int argc, char** argv) {
         std::cerr << "compound-tune: --prior-loo needs --out PREFIX (the report's PREFIX.md)\n";
         return usage(argv[0], std::cerr, 2);
       }
-      std::vector<cs::TuningDatabase> read;
-      for (const auto& path : o.from) read.push_back(cs::read_tuning_database(path));
-      std::vector<const cs::TuningDatabase*> dbs;
+      std::vector<cs::SelectionDatabase> read;
+      for (const auto& path : o.from) read.push_back(cs::read_for_selection(path));
+      std::vector<const cs::SelectionDatabase*> dbs;
       for (const auto& db : read) dbs.push_back(&db);
       if (!o.learn_prior.empty()) {
         cs::write_variant_prior(cs::learn_prior(dbs, o.from), o.learn_prior);
         std::cerr << "compound-tune: wrote " << o.learn_prior << "\n";
       }
       if (!o.prior_loo.empty()) {
-        compound_tune::write_prior_loo_report(cs::read_tuning_database(o.prior_loo), o.prior_loo, dbs, o.from, o.out);
+        compound_tune::write_prior_loo_report(cs::read_for_selection(o.prior_loo), o.prior_loo, dbs, o.from, o.out);
         std::cerr << "compound-tune: wrote " << o.out << ".md\n";
       }
       return 0;

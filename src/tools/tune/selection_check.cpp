@@ -18,9 +18,43 @@ namespace compound_tune {
 
 namespace cs = compound_sparse;
 
-void write_left_out_database(const cs::TuningDatabase& db, const std::string& name, const std::string& dir) {
-  cs::write_tuning_database(without_matrix(db, name),
-                            (std::filesystem::path(dir) / cs::database_file_name(cs::default_device_info())).string());
+void write_left_out_database(const cs::SelectionDatabase& db, const std::string& name, const std::string& dir) {
+  cs::write_selection_database(
+      without_matrix(db, name),
+      (std::filesystem::path(dir) / cs::database_file_name(cs::default_device_info())).string());
+}
+
+ComparedChoices read_compared_choices(const std::string& path) {
+  std::ifstream in(path);
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, in, "cannot open the compared report " << path);
+  nlohmann::json j;
+  try {
+    in >> j;
+  } catch (const nlohmann::json::exception& e) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, "the compared report " << path << " is not JSON: " << e.what());
+  }
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, j.is_object() && j.contains("rows") && j["rows"].is_array(),
+                               path << " is not a --check-selection report (no rows array)");
+  ComparedChoices choices;
+  const auto text = [&path](const nlohmann::json& object, const char* field, std::size_t at) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, object.is_object() && object.contains(field) && object[field].is_string(),
+                                 path << ": rows[" << at << "]." << field << " is missing or not a string");
+    return object[field].get<std::string>();
+  };
+  for (std::size_t i = 0; i < j["rows"].size(); ++i) {
+    const nlohmann::json& row = j["rows"][i];
+    std::array<std::string, 3> variants;
+    const char* const modes[] = {"never", "always", "auto"};
+    for (int m = 0; m < 3; ++m) {
+      COMPOUND_SPARSE_REQUIRE_KIND(IoError, row.is_object() && row.contains(modes[m]),
+                                   path << ": rows[" << i << "]." << modes[m] << " is missing");
+      variants[m] = text(row[modes[m]], "variant", i);
+    }
+    const std::string key = pair_key(text(row, "matrix", i), text(row, "entry_type", i), text(row, "precision", i));
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, !choices.count(key), path << ": rows[" << i << "] repeats " << key);
+    choices[key] = variants;
+  }
+  return choices;
 }
 
 namespace {
@@ -58,18 +92,18 @@ std::string ratio_text(const CheckedChoice& c) {
 
 void write_selection_check(const std::vector<SelectionCheckRow>& rows, const std::string& db_path,
                            const std::string& best_from, const SelectionCheckOptions& options,
-                           const std::string& command, const std::string& out) {
+                           const std::string& command, const std::string& out, const std::string& compared_with) {
   using ChoiceMember = CheckedChoice SelectionCheckRow::*;  // an alias: nvcc's host code warns otherwise
   struct Mode {
     const char* name;
-    ChoiceMember choice;
+    ChoiceMember choice, compared;
     double median_target, worst_target;  // 0: none
   };
-  // Quick tuning's targets are issue 16's; the database's own selection is judged
-  // against the leave-one-out targets of docs/tuning.md.
-  const Mode modes[] = {{"never", &SelectionCheckRow::never, 1.05, 1.25},
-                        {"always", &SelectionCheckRow::always, 1.10, 1.35},
-                        {"auto", &SelectionCheckRow::automatic, 1.10, 1.35}};
+  // Quick tuning's targets are the quick-tuning design's (docs/tuning.md); the database's
+  // own selection is judged against the leave-one-out targets.
+  const Mode modes[] = {{"never", &SelectionCheckRow::never, &SelectionCheckRow::compared_never, 1.05, 1.25},
+                        {"always", &SelectionCheckRow::always, &SelectionCheckRow::compared_always, 1.10, 1.35},
+                        {"auto", &SelectionCheckRow::automatic, &SelectionCheckRow::compared_automatic, 1.10, 1.35}};
   const cs::DeviceInfo device = cs::default_device_info();
   nlohmann::json summary = nlohmann::json::object();
   std::ostringstream summary_md;
@@ -87,6 +121,37 @@ void write_selection_check(const std::vector<SelectionCheckRow>& rows, const std
                << " | <= " << fixed(mode.median_target, 2) << " / <= " << fixed(mode.worst_target, 2) << ": "
                << (met ? "met" : "NOT met") << " |\n";
   }
+  // The compared build's choice over this build's, per mode: a variant set that loses
+  // nothing gives a geometric mean of 1 (both choices alike) or below.
+  nlohmann::json comparison = nlohmann::json::object();
+  std::ostringstream comparison_md;
+  if (!compared_with.empty()) {
+    for (const auto& mode : modes) {
+      std::vector<double> ratios;
+      int same = 0, beyond_5_percent = 0;
+      std::string worst_pair;
+      double worst = 0;
+      for (const auto& r : rows) {
+        const CheckedChoice& mine = r.*mode.choice;
+        const CheckedChoice& theirs = r.*mode.compared;
+        if (mine.seconds <= 0 || theirs.seconds <= 0) continue;
+        const double ratio = mine.variant == theirs.variant ? 1.0 : theirs.seconds / mine.seconds;
+        ratios.push_back(ratio);
+        same += mine.variant == theirs.variant;
+        beyond_5_percent += ratio > 1.05;
+        if (ratio > worst) {
+          worst = ratio;
+          worst_pair = pair_key(r.name, r.entry_type, r.precision);
+        }
+      }
+      const RatioSummary s = summarize_ratios(ratios);
+      comparison[mode.name] = {
+          {"count", s.count}, {"same_choice", same},      {"geometric_mean", s.geometric_mean},  {"median", s.median},
+          {"worst", s.worst}, {"worst_pair", worst_pair}, {"beyond_5_percent", beyond_5_percent}};
+      comparison_md << "| " << mode.name << " | " << s.count << " | " << same << " | " << fixed(s.geometric_mean, 3)
+                    << " | " << fixed(s.worst, 3) << " (" << worst_pair << ") | " << beyond_5_percent << " |\n";
+    }
+  }
   nlohmann::json j_rows = nlohmann::json::array();
   for (const auto& r : rows)
     j_rows.push_back({{"matrix", r.name},
@@ -100,6 +165,10 @@ void write_selection_check(const std::vector<SelectionCheckRow>& rows, const std
                       {"never", choice_json(r.never)},
                       {"always", choice_json(r.always)},
                       {"auto", choice_json(r.automatic)},
+                      {"compared",
+                       {{"never", choice_json(r.compared_never)},
+                        {"always", choice_json(r.compared_always)},
+                        {"auto", choice_json(r.compared_automatic)}}},
                       {"error", r.error}});
   const nlohmann::json j = {{"command", command},
                             {"database", db_path},
@@ -114,6 +183,8 @@ void write_selection_check(const std::vector<SelectionCheckRow>& rows, const std
                             {"quick_tune_spmvs", options.quick_tune_spmvs},
                             {"neighbours", options.neighbours},
                             {"summary", summary},
+                            {"compared_with", compared_with},
+                            {"comparison", comparison},
                             {"rows", j_rows}};
   write_json_report(j, out);
 
@@ -130,8 +201,14 @@ void write_selection_check(const std::vector<SelectionCheckRow>& rows, const std
      << "). ratio = choice / best, both timed here.\n\n"
      << "| mode | pairs | median | worst | geometric mean | most SpMVs of tuning | target (median / worst) |\n"
      << "|---|---|---|---|---|---|---|\n"
-     << summary_md.str() << "\n"
-     << "| matrix | precision | nnz | best (µs here / stored) | never: rule, ratio | always: choice, SpMVs, ratio "
+     << summary_md.str() << "\n";
+  if (!compared_with.empty())
+    md << "Against the choices of `" << compared_with << "` (another build's report), timed here too: their time / "
+       << "this build's choice's, per pair (1 where both chose alike).\n\n"
+       << "| mode | pairs | same choice | geometric mean | worst (pair) | pairs beyond 1.05 |\n"
+       << "|---|---|---|---|---|---|\n"
+       << comparison_md.str() << "\n";
+  md << "| matrix | precision | nnz | best (µs here / stored) | never: rule, ratio | always: choice, SpMVs, ratio "
         "| auto: rule, ratio |\n"
      << "|---|---|---|---|---|---|---|\n";
   for (const auto& r : rows) {

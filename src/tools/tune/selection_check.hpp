@@ -14,13 +14,20 @@
 // Against `--loo` (leave_one_out.hpp), which looks the chosen variants up in the
 // stored times, this is the check with quick tuning's own short timing in it, and on
 // matrices the database never saw.
+//
+// With another build's report (--compare-with), that build's three choices are timed here
+// too, so two builds' selections (the default variant set against the full space) are
+// compared in one process: a build that lacks a variant cannot time it, so the comparison
+// runs in the build that has both.
 #include <algorithm>
+#include <array>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
-#include "compound_sparse/tuning/database.hpp"
 #include "compound_sparse/tuning/measure.hpp"
+#include "compound_sparse/tuning/selection_database.hpp"
 #include "compound_sparse/tuning/tuned_spmv.hpp"
 
 namespace compound_tune {
@@ -42,8 +49,23 @@ struct SelectionCheckRow {
   double best_seconds = 0;    ///< timed in this process
   double stored_seconds = 0;  ///< the record's time for it (another process, maybe another machine)
   CheckedChoice never, always, automatic;
+  /// The compared report's choices for the pair (never, always, auto), timed here; their
+  /// variant is empty when there is no compared report or it lacks the pair.
+  CheckedChoice compared_never, compared_always, compared_automatic;
   std::string error;  ///< why the row has no ratios (no exhaustive record, the best failed)
 };
+
+/// Another report's choices (never, always, auto) by "matrix entry_type/precision".
+using ComparedChoices = std::map<std::string, std::array<std::string, 3>>;
+
+/// The choices of the report `<path>` (a .json that write_selection_check wrote); throws
+/// naming the file and the field when it is not one.
+ComparedChoices read_compared_choices(const std::string& path);
+
+/// The key of ComparedChoices.
+inline std::string pair_key(const std::string& name, const std::string& entry_type, const std::string& precision) {
+  return name + " " + entry_type + "/" + precision;
+}
 
 struct SelectionCheckOptions {
   int quick_tune_spmvs = compound_sparse::default_quick_tune_spmvs;
@@ -51,18 +73,20 @@ struct SelectionCheckOptions {
   compound_sparse::TimingOptions timing;  ///< for the chosen variants and the best
 };
 
-/// `db` without any record named `name`, written as this device's database file in
-/// `dir` (where TunedSpmv looks for it).
-void write_left_out_database(const compound_sparse::TuningDatabase& db, const std::string& name,
+/// `db` without any record named `name`, written (in the shipped form TunedSpmv reads) as
+/// this device's database file in `dir` (where TunedSpmv looks for it).
+void write_left_out_database(const compound_sparse::SelectionDatabase& db, const std::string& name,
                              const std::string& dir);
 
 /// Checks selection for matrix `a` (named `name` in the databases). `left_out_dir` holds
 /// the database without `name` (write_left_out_database); `best` is the exhaustive
-/// record, null when there is none (the row then says so and has no ratios).
+/// record, null when there is none (the row then says so and has no ratios); `compared`,
+/// another build's choices for the pair, or null.
 template <class Entry>
 SelectionCheckRow check_selection(const compound_sparse::HostCsr<Entry>& a, const std::string& name,
-                                  const std::string& left_out_dir, const compound_sparse::TunedMatrix* best,
-                                  const SelectionCheckOptions& options) {
+                                  const std::string& left_out_dir, const compound_sparse::SelectionRecord* best,
+                                  const SelectionCheckOptions& options,
+                                  const std::array<std::string, 3>* compared = nullptr) {
   namespace cs = compound_sparse;
   SelectionCheckRow row;
   row.name = name;
@@ -87,17 +111,21 @@ SelectionCheckRow check_selection(const compound_sparse::HostCsr<Entry>& a, cons
   row.never = choose(cs::QuickTune::Never);
   row.always = choose(cs::QuickTune::Always);
   row.automatic = choose(cs::QuickTune::Auto);
+  CheckedChoice* const compared_choices[] = {&row.compared_never, &row.compared_always, &row.compared_automatic};
+  if (compared != nullptr)
+    for (int i = 0; i < 3; ++i) compared_choices[i]->variant = (*compared)[i];
   if (best == nullptr || best->best.empty()) {
     row.error = "no exhaustive record of " + name + " " + row.entry_type + "/" + row.precision;
     return row;
   }
   row.best = best->best;
-  row.stored_seconds = best->best_seconds;
+  row.stored_seconds = best->seconds(best->best, 1);
 
   // The best and the three choices, each variant once, timed alike.
   std::vector<cs::VariantKey> keys;
-  for (const std::string& v : {row.best, row.never.variant, row.always.variant, row.automatic.variant})
-    if (std::none_of(keys.begin(), keys.end(), [&](const cs::VariantKey& k) { return k.name() == v; }))
+  for (const std::string& v : {row.best, row.never.variant, row.always.variant, row.automatic.variant,
+                               row.compared_never.variant, row.compared_always.variant, row.compared_automatic.variant})
+    if (!v.empty() && std::none_of(keys.begin(), keys.end(), [&](const cs::VariantKey& k) { return k.name() == v; }))
       keys.push_back(cs::parse_variant_key(v));
   cs::MeasureOptions measure;
   measure.timing = options.timing;
@@ -119,7 +147,9 @@ SelectionCheckRow check_selection(const compound_sparse::HostCsr<Entry>& a, cons
     row.best_seconds = b.seconds;
   else
     row.error = "the exhaustive best " + row.best + " failed here: " + b.error;
-  for (CheckedChoice* c : {&row.never, &row.always, &row.automatic}) {
+  for (CheckedChoice* c :
+       {&row.never, &row.always, &row.automatic, &row.compared_never, &row.compared_always, &row.compared_automatic}) {
+    if (c->variant.empty()) continue;
     const cs::Measurement m = find(c->variant);
     if (!m.ok) {
       c->error = m.error;
@@ -132,9 +162,11 @@ SelectionCheckRow check_selection(const compound_sparse::HostCsr<Entry>& a, cons
 }
 
 /// Writes <out>.json and <out>.md: every row, and per mode the median and worst ratio
-/// against the targets (quick tuning: median <= 1.10, worst <= 1.35, <= 200 SpMVs).
+/// against the targets (quick tuning: median <= 1.10, worst <= 1.35, <= 200 SpMVs). With
+/// `compared_with` (the compared report's path, "" for none), per mode the compared
+/// choice's time over this build's: geometric mean, worst and the pairs beyond 5%.
 void write_selection_check(const std::vector<SelectionCheckRow>& rows, const std::string& db_path,
                            const std::string& best_from, const SelectionCheckOptions& options,
-                           const std::string& command, const std::string& out);
+                           const std::string& command, const std::string& out, const std::string& compared_with = "");
 
 }  // namespace compound_tune
