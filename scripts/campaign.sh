@@ -212,7 +212,7 @@ if [ "$stages" != report ]; then
   printf '%s | commit %s | %s | %s\n' "$(date -u +%FT%TZ)" "$COMPOUND_SPARSE_COMMIT" "$device" "$command_line" \
     >> "$work/invocations.txt"
 fi
-step "campaign: stages $stages, kind $kind, preset $preset, $gpus GPU(s)"
+step "campaign: stages $stages, kind $kind, preset $preset$([ $gpu = 1 ] && echo ", $gpus GPU(s)")"
 echo "device: $device"
 echo "commit: $COMPOUND_SPARSE_COMMIT"
 echo "work:   $work"
@@ -813,7 +813,10 @@ report_bench() {  # the bench's set in $out
     if [ -f "$work/tuning/selection_quality.md" ]; then
       echo "## Selection for matrices the database has not seen (\`compound-tune --loo\`)"
       echo
-      grep -a -v '^|' "$work/tuning/selection_quality.md" | grep -a -v '^#' | grep -a -v '^\s*$' | head -n 12
+      grep -a -m 1 '^\*\*Median' "$work/tuning/selection_quality.md"
+      echo
+      awk '/^## Quick tuning/ { q = 1; print "Quick tuning (simulated), the chosen candidate over the best:"; print ""; next }
+           q && /^## / { exit } q && /^\|/' "$work/tuning/selection_quality.md"
       echo
     fi
     check_section
