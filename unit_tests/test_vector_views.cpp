@@ -99,9 +99,13 @@ TEST(Aliasing, SpmvOnRowRangesOfOneSoaArrayMultipliesCorrectly) {
   vector_type x, y;
   x.data = Kokkos::subview(both, std::make_pair(0, 40), Kokkos::ALL);
   y.data = Kokkos::subview(both, std::make_pair(40, 80), Kokkos::ALL);
-  const auto x_host = cs::to_device<cs::Soa>(p.x);
-  Kokkos::deep_copy(x.data, x_host.data);
-  Kokkos::deep_copy(y.data, 0.0);
+  // Filled whole through a host mirror: Kokkos copies a strided half of a device View only
+  // within one memory space, and CUDA's deep_copy refuses a strided host-device copy.
+  const auto x_contiguous = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, cs::to_device<cs::Soa>(p.x).data);
+  const auto both_host = Kokkos::create_mirror_view(both);
+  for (int i = 0; i < 80; ++i)
+    for (int c = 0; c < 2; ++c) both_host(i, c) = i < 40 ? x_contiguous(i, c) : 0.0;
+  Kokkos::deep_copy(both, both_host);
   cs::spmv(cs::StaticSchedule{}, C(1, 0), cs::to_device<cs::Csr, cs::Soa>(p.host), x, C(0, 0), y);
   const auto want = cs::reference_spmv<double>(C(1, 0), p.host, p.x, C(0, 0), std::vector<C>(40));
   EXPECT_LE(cs::relative_error(cs::to_host(y), want), 1e-14);

@@ -48,7 +48,15 @@ CompoundVector<Value, Inner, MemorySpace> to_device(const std::vector<Value>& ho
 template <class Value, class Inner, class MemorySpace>
 std::vector<Value> to_host(const CompoundVector<Value, Inner, MemorySpace>& v) {
   using traits = component_traits<Value>;
-  auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v.data);
+  using view_type = typename CompoundVector<Value, Inner, MemorySpace>::view_type;
+  // A row range of a Soa View (LayoutLeft) has a gap between its components: Kokkos copies
+  // such a View only within its memory space, so it is packed there first.
+  view_type packed = v.data;
+  if (!v.data.span_is_contiguous()) {
+    packed = view_type(Kokkos::view_alloc(Kokkos::WithoutInitializing, "to_host packed"), v.data.extent(0));
+    Kokkos::deep_copy(packed, v.data);
+  }
+  auto mirror = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
   std::vector<Value> host(v.data.extent(0));
   for (std::size_t i = 0; i < host.size(); ++i)
     for (int c = 0; c < traits::size; ++c) traits::get(host[i], c) = mirror(i, c);
