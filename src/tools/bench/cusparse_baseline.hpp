@@ -39,10 +39,10 @@
 // is timed without it, named without "_preprocess", and says why in `note`.
 // Without the CUDA backend every form says so (ok = false).
 //
-// SpMM with k > 1 vectors (compound-bench --k, op N; cusparse_spmm_forms), ported from the
-// H200 lab (perf_tests/results/h200/spmm/lab/spmm_lab.hpp), every cusparseSpMM form that ran
-// there, X and Y dense matrices of k columns (DenseOrder, baseline.hpp), row-major ("row":
-// a row's k elements together) and column-major ("col": vector after vector):
+// SpMM with k > 1 vectors (compound-bench --k, op N; cusparse_spmm_forms): every
+// cusparseSpMM form that runs on these entry types, X and Y dense matrices of k columns
+// (DenseOrder, baseline.hpp), row-major ("row": a row's k elements together) and
+// column-major ("col": vector after vector):
 //
 //   complex (CSR of complex values, elements complex):
 //     cusparseSpMM_CSR_<row|col>_<DEFAULT|CSR_ALG1|CSR_ALG2|CSR_ALG3>
