@@ -44,8 +44,9 @@ usage: scripts/campaign.sh [--stages LIST] [--kind auto|host|h100|h200] [--gpus 
                   three grids, helmholtz-box-xl, dirac-torus-xl, elasticity-box-xl)
   --k LIST        vector counts for tune and bench (default 1; e.g. 1,2,4,8,16)
   --precision L   float,double,mixed|both|all (default float,double)
-  --db FILE       a tuning database (.json or .json.gz): the bench uses it where no tune stage
-                  ran; tune continues it (its records kept, the rest tuned)
+  --db FILE       a tuning database (.json or .json.gz): the bench uses it, in either form,
+                  where no tune stage ran; tune continues it, a tuner's full output (its records
+                  kept, the rest tuned)
   --quick         a smoke test whose numbers are not results: the tools' shortest timing, the
                   check's six suites, on a GPU one launch-bounds pair (256:2) in BUILD_DIR-quick;
                   its report goes to WORK/results
@@ -269,7 +270,7 @@ build_targets() {  # the targets the stages need; "all" for the whole check
   wants tune && t+=(compound-tune)
   wants_any bench rerun profile && t+=(compound-bench)
   wants dist && t+=(compound-dist-bench test_distributed)
-  wants examples && t+=("${examples[@]%% *}")
+  wants examples && t+=(compound-tune "${examples[@]%% *}")  # compound-tune ships the campaign's database
   if wants check; then
     [ $quick = 1 ] && t+=("${quick_suites[@]}" compound_sparse_demo) || t+=(all)
   fi
@@ -435,6 +436,17 @@ PY
 # unbar: a tool's progress bar out of its output, line by line.
 unbar() { tr '\r' '\n' | grep -a --line-buffered -v -e '%' -e '^\s*$'; }
 database() { ls "$work"/tuning/*.json 2> /dev/null | head -n 1; }
+# bench_database: what compound-bench reads: the campaign's database, else --db (a .json.gz
+# gunzipped into WORK: compound-bench reads .json), else nothing.
+bench_database() {
+  local file
+  file=$(database)
+  if [ -z "$file" ] && [ -n "$db" ]; then
+    file=$db
+    case $db in *.gz) file=$work/given_$(basename "${db%.gz}"); gunzip -c "$db" > "$file" ;; esac
+  fi
+  echo "$file"
+}
 zoo_index() { echo "$(zoo_dir "$scale")/index.json"; }
 matrix_args() { [ -n "$matrices" ] && echo "--matrices $matrices"; }
 # asked_index: the zoo's index, or with --matrices an index of those alone (what the shares deal).
@@ -504,8 +516,7 @@ bench_run() {
   local dir=$1 index bench_tool db_file args=() heatmap='' rc=0 i name names pids=() runs=()
   index=$(zoo_index)
   bench_tool=$(tool compound-bench)
-  db_file=$(database)
-  db_file=${db_file:-$db}
+  db_file=$(bench_database)
   [ -n "$db_file" ] && args+=(--db "$db_file")
   args+=(--precision "$precision" --k "$ks")
   [ $quick = 1 ] && args+=(--samples 3 --batch 2)
@@ -558,9 +569,15 @@ stage_examples() {
   local e=$work/examples rc=0 example exe words file erc tuning=()
   rm -rf "$e"
   mkdir -p "$e/cache"
-  # The campaign's database where it has one (else the shipped ones); quick tuning's cache of
-  # this run alone.
-  [ -n "$(database)" ] && tuning=("COMPOUND_SPARSE_TUNING_DIR=$work/tuning")
+  # The campaign's database where it has one, shipped (TunedSpmv reads the shipped form), with
+  # the shipped prior beside it; else the shipped ones. Quick tuning's cache of this run alone.
+  if [ -n "$(database)" ]; then
+    mkdir -p "$work/shipped"
+    "$(tool compound-tune)" --ship "$(database)" --out "$work/shipped/$(basename "$(database)")" \
+      > "$logs/ship.log" 2>&1 || { echo "compound-tune --ship failed ($logs/ship.log)"; return 1; }
+    cp tuning/prior.json "$work/shipped/"
+    tuning=("COMPOUND_SPARSE_TUNING_DIR=$work/shipped")
+  fi
   for example in "${examples[@]}"; do
     read -r -a words <<< "$example"
     [ $gpu = 1 ] || words=("${words[0]}")  # the host: the examples' own small sizes
@@ -583,8 +600,7 @@ stage_profile() {
   local bench_tool db_args=() metrics kernels k m p dir rep precisions
   bench_tool=$(tool compound-bench)
   local db_file
-  db_file=$(database)
-  db_file=${db_file:-$db}
+  db_file=$(bench_database)
   [ -n "$db_file" ] && db_args=(--db "$db_file")
   metrics=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum
   metrics+=,dram__throughput.avg.pct_of_peak_sustained_elapsed,sm__warps_active.avg.pct_of_peak_sustained_active
@@ -779,7 +795,9 @@ report_bench() {  # the bench's set in $out
   local plot kept=() left=() readme=$out/README.md rerun=()
   mkdir -p "$out" "$work/report"
   [ -f "$work/rerun/bench.json" ] && rerun=(--rerun "$work/rerun")
-  rm -f "$out"/*.png "$out/tuner_output.json.gz" "$out/rerun.json.gz"
+  # A tuner output already there stays unless this run tuned: tuning/sm_90.json is shipped from
+  # the result sets' tuner outputs (ctest tuning.shipped_database).
+  rm -f "$out"/*.png "$out/rerun.json.gz"
   # summary.csv, the headline tables, the speedups' plots and the runs without their search
   # lists (summarize.py); the tables by structure, the heat map and the targets (make_report.py).
   "$py" perf_tests/report/summarize.py "$work/bench" "${rerun[@]}" --csv "$out/summary.csv" \
