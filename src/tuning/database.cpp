@@ -206,7 +206,7 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
       IoError, version == TuningDatabase::schema_version,
       source << " has schema version " << version << ", this library reads version " << TuningDatabase::schema_version);
   TuningDatabase db;
-  try {
+  reading_database(source, [&] {
     const Json& d = as_object(member(j, "device"), "device");
     within([] { return std::string("device"); },
            [&] {
@@ -234,34 +234,12 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
                                    [&] { return matrix_from_json(as_object(matrices[i], "")); }));
     for (auto& m : db.matrices)
       if (m.device.empty()) m.device = db.device.name;  // written before records named their device
-  } catch (const FieldError& e) {
-    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false,
-                                 source << " is not a valid tuning database: field '" << e.field << "'"
-                                        << (e.record.empty() ? "" : " (record '" + e.record + "')") << " "
-                                        << e.problem);
-  } catch (const nlohmann::json::exception& e) {
-    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not a valid tuning database: " << e.what());
-  }
-  // One record per identity (find_record's: name, entry type, precision and device, an
-  // unnamed device matching any). Of two, selection would take the first and a merge
-  // keep the last, so neither is right: the file is refused, naming both.
-  {
-    std::unordered_map<std::string, std::vector<std::size_t>> by_matrix;  // name/entry type/precision
-    for (std::size_t i = 0; i < db.matrices.size(); ++i) {
-      const auto& m = db.matrices[i];
-      auto& seen = by_matrix[m.name + '\n' + m.features.entry_type + '\n' + m.features.precision];
-      for (const std::size_t first : seen) {
-        const auto& f = db.matrices[first];
-        COMPOUND_SPARSE_REQUIRE_KIND(
-            IoError, !(f.device.empty() || m.device.empty() || f.device == m.device),
-            source << ": the same record twice, matrices[" << first << "] and matrices[" << i << "]: matrix '" << m.name
-                   << "', entry type " << m.features.entry_type << ", precision " << m.features.precision
-                   << ", device '" << (f.device.empty() ? m.device : f.device) << "' (bests '" << f.best << "' and '"
-                   << m.best << "'); a database holds one record per matrix, entry type, precision and device");
-      }
-      seen.push_back(i);
-    }
-  }
+  });
+  // One record per identity (find_record's): of two, selection would take the first and a
+  // merge keep the last, so neither is right.
+  refuse_repeated_identities(db.matrices, source, "matrices", [](const TunedMatrix& m) {
+    return "matrix '" + m.name + "', entry type " + m.features.entry_type + ", precision " + m.features.precision;
+  });
   // A time that is zero, negative or not finite cannot be ranked (selection divides
   // by the fastest); the tuner never writes one (measure_variants fails such a
   // timing), so the file was edited or corrupted: refuse it rather than select

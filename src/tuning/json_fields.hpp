@@ -8,6 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
+#include <vector>
 
 #include "compound_sparse/error.hpp"
 #include "compound_sparse/tuning/features.hpp"
@@ -173,6 +175,46 @@ inline MatrixFeatures features_from_json(const Json& j) {
   f.bandwidth_max = as_double(member(j, "bandwidth_max"), "bandwidth_max");
   f.fingerprint = as_string(member(j, "fingerprint"), "fingerprint");
   return f;
+}
+
+/// Runs `parse` (which reads a database's fields) and turns a FieldError or a JSON library
+/// error into IoError naming `source`: the one message both readers give for a bad field.
+template <class Parse>
+void reading_database(const std::string& source, Parse&& parse) {
+  try {
+    parse();
+  } catch (const FieldError& e) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false,
+                                 source << " is not a valid tuning database: field '" << e.field << "'"
+                                        << (e.record.empty() ? "" : " (record '" + e.record + "')") << " "
+                                        << e.problem);
+  } catch (const nlohmann::json::exception& e) {
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not a valid tuning database: " << e.what());
+  }
+}
+
+/// Refuses two records of one identity (name, entry type, precision and device, an unnamed
+/// device matching any): selection would take the first and a merge keep the last, so
+/// neither is right. `list` names the records' array in errors ("records"), `identity`
+/// describes a record.
+template <class Record, class Identity>
+void refuse_repeated_identities(const std::vector<Record>& records, const std::string& source, const char* list,
+                                Identity&& identity) {
+  std::unordered_map<std::string, std::vector<std::size_t>> by_matrix;  // name/entry type/precision
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const auto& m = records[i];
+    auto& seen = by_matrix[m.name + '\n' + m.features.entry_type + '\n' + m.features.precision];
+    for (const std::size_t first : seen) {
+      const auto& f = records[first];
+      COMPOUND_SPARSE_REQUIRE_KIND(
+          IoError, !(f.device.empty() || m.device.empty() || f.device == m.device),
+          source << ": the same record twice, " << list << "[" << first << "] and " << list << "[" << i
+                 << "]: " << identity(m) << ", device '" << (f.device.empty() ? m.device : f.device) << "' (bests '"
+                 << f.best << "' and '" << m.best
+                 << "'); a database holds one record per matrix, entry type, precision and device");
+    }
+    seen.push_back(i);
+  }
 }
 
 }  // namespace json_fields

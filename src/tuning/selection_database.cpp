@@ -232,7 +232,7 @@ SelectionDatabase parse_selection_database(const std::string& text, const std::s
                                source << " has schema version " << version << ", this library reads version "
                                       << SelectionDatabase::schema_version);
   SelectionDatabase db;
-  try {
+  reading_database(source, [&] {
     const Json& d = as_object(member(j, "device"), "device");
     within([] { return std::string("device"); },
            [&] {
@@ -279,8 +279,9 @@ SelectionDatabase parse_selection_database(const std::string& text, const std::s
                  const Json& o = as_object(records[r], "");
                  record.name = as_string(member(o, "name"), "name");
                  record.device = optional_string(o, "device", std::string());
-                 record.features = within([] { return std::string("features"); },
-                                          [&] { return features_from_json(as_object(member(o, "features"), "features")); });
+                 record.features =
+                     within([] { return std::string("features"); },
+                            [&] { return features_from_json(as_object(member(o, "features"), "features")); });
                  record.best = optional_string(o, "best", std::string());
                  const Json& times = as_array(member(o, "times"), "times");
                  for (std::size_t n = 0; n < times.size(); ++n)
@@ -327,31 +328,9 @@ SelectionDatabase parse_selection_database(const std::string& text, const std::s
                                             << ") has times at k = " << record.times[n].k << " twice");
       db.records.push_back(std::move(record));
     }
-  } catch (const FieldError& e) {
-    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false,
-                                 source << " is not a valid tuning database: field '" << e.field << "'"
-                                        << (e.record.empty() ? "" : " (record '" + e.record + "')") << " "
-                                        << e.problem);
-  } catch (const nlohmann::json::exception& e) {
-    COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not a valid tuning database: " << e.what());
-  }
-  // One record per identity (find_record's: name, entry type, precision and device, an
-  // unnamed device matching any). Of two, selection would take the first: the file is
-  // refused, naming both.
-  std::unordered_map<std::string, std::vector<std::size_t>> by_matrix;  // name/entry type/precision
-  for (std::size_t i = 0; i < db.records.size(); ++i) {
-    const auto& m = db.records[i];
-    auto& seen = by_matrix[m.name + '\n' + m.features.entry_type + '\n' + m.features.precision];
-    for (const std::size_t first : seen) {
-      const auto& f = db.records[first];
-      COMPOUND_SPARSE_REQUIRE_KIND(
-          IoError, !(f.device.empty() || m.device.empty() || f.device == m.device),
-          source << ": the same record twice, records[" << first << "] and records[" << i << "]: " << identity_text(m)
-                 << ", device '" << (f.device.empty() ? m.device : f.device) << "' (bests '" << f.best << "' and '"
-                 << m.best << "'); a database holds one record per matrix, entry type, precision and device");
-    }
-    seen.push_back(i);
-  }
+  });
+  // One record per identity (find_record's): of two, selection would take the first.
+  refuse_repeated_identities(db.records, source, "records", identity_text);
   return db;
 }
 
