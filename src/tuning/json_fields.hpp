@@ -177,6 +177,42 @@ inline MatrixFeatures features_from_json(const Json& j) {
   return f;
 }
 
+/// Appends `value` to `out` as nlohmann's dump(1) would at nesting `depth`, except that the
+/// elements of an array whose key satisfies `one_line_key` take one line of compact JSON
+/// each: both database forms are written so. `JsonType`: json, or ordered_json to keep the
+/// keys in the order given.
+template <class JsonType, class OneLineKey>
+void append_json_lines(std::string& out, const JsonType& value, int depth, const OneLineKey& one_line_key,
+                       bool one_line_elements = false) {
+  const auto indent = [&](int d) { out.append(static_cast<std::size_t>(d), ' '); };
+  if (value.is_object() && !value.empty()) {
+    out += "{\n";
+    std::size_t i = 0;
+    for (auto it = value.begin(); it != value.end(); ++it, ++i) {
+      indent(depth + 1);
+      out += JsonType(it.key()).dump() + ": ";
+      append_json_lines(out, it.value(), depth + 1, one_line_key, one_line_key(it.key()));
+      out += i + 1 < value.size() ? ",\n" : "\n";
+    }
+    indent(depth);
+    out += "}";
+  } else if (value.is_array() && !value.empty()) {
+    out += "[\n";
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      indent(depth + 1);
+      if (one_line_elements)
+        out += value[i].dump();
+      else
+        append_json_lines(out, value[i], depth + 1, one_line_key);
+      out += i + 1 < value.size() ? ",\n" : "\n";
+    }
+    indent(depth);
+    out += "]";
+  } else {
+    out += value.dump();
+  }
+}
+
 /// Runs `parse` (which reads a database's fields) and turns a FieldError or a JSON library
 /// error into IoError naming `source`: the one message both readers give for a bad field.
 template <class Parse>

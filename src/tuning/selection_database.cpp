@@ -129,37 +129,10 @@ namespace {
 /// name, device, best, features, then its times, each k before its long list of times.
 using OrderedJson = nlohmann::ordered_json;
 
-/// `value` as nlohmann's dump(1) would write it at nesting `depth`, except that the elements
-/// of the arrays named in `one_line` take one line each (a record's times at one k, a variant
-/// list): the file then diffs by record and by k, in about a tenth of the lines.
-void append_json(std::string& out, const OrderedJson& value, int depth, bool one_line_elements = false) {
-  const auto indent = [&](int d) { out.append(static_cast<std::size_t>(d), ' '); };
-  if (value.is_object() && !value.empty()) {
-    out += "{\n";
-    std::size_t i = 0;
-    for (auto it = value.begin(); it != value.end(); ++it, ++i) {
-      indent(depth + 1);
-      out += OrderedJson(it.key()).dump() + ": ";
-      append_json(out, it.value(), depth + 1, it.key() == "times" || it.key() == "variant_lists");
-      out += i + 1 < value.size() ? ",\n" : "\n";
-    }
-    indent(depth);
-    out += "}";
-  } else if (value.is_array() && !value.empty()) {
-    out += "[\n";
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      indent(depth + 1);
-      if (one_line_elements)
-        out += value[i].dump();
-      else
-        append_json(out, value[i], depth + 1);
-      out += i + 1 < value.size() ? ",\n" : "\n";
-    }
-    indent(depth);
-    out += "]";
-  } else {
-    out += value.dump();
-  }
+/// The shipped form writes a record's times at one k and a variant list on one line each
+/// (append_json_lines): the file then diffs by record and by k, in about a tenth of the lines.
+bool one_line_times(const std::string& key) {
+  return key == "times" || key == "variant_lists";
 }
 
 std::string identity_text(const SelectionRecord& r) {
@@ -216,7 +189,7 @@ std::string to_json_text(const SelectionDatabase& db) {
                          {"records", records}};
   std::string text;
   text.reserve(1 << 20);
-  append_json(text, j, 0);
+  append_json_lines(text, j, 0, one_line_times);
   return text + "\n";
 }
 
