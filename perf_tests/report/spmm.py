@@ -29,8 +29,9 @@ def fail(message):
     sys.exit(2)
 
 
-def load(path):
-    """The bench dict of a bench.json, bench.json.gz, or a directory holding one."""
+def read_bench(path, fail):
+    """(path, bench dict) of a bench.json, bench.json.gz, or a directory holding one; `fail`
+    reports what is wrong (summarize.py reads its input with it too)."""
     path = pathlib.Path(path)
     if path.is_dir():
         found = [p for p in (path / "bench.json", path / "bench.json.gz") if p.exists()]
@@ -44,7 +45,12 @@ def load(path):
         fail(f"cannot read {path}: {e}")
     if not isinstance(bench, dict) or not isinstance(bench.get("matrices"), list):
         fail(f"{path}: not a compound-bench result (no list 'matrices')")
-    return bench
+    return path, bench
+
+
+def load(path):
+    """The bench dict of a bench.json, bench.json.gz, or a directory holding one."""
+    return read_bench(path, fail)[1]
 
 
 def seconds(record, method):

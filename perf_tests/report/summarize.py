@@ -40,6 +40,8 @@ import math
 import pathlib
 import sys
 
+import spmm  # read_bench: the bench file, as spmm.py reads it
+
 CLASSES = ["quaternion", "block3", "complex"]
 PRECISIONS = ["float", "double", "mixed"]
 METHODS = ["ours_tuned", "ours_default", "cusparse", "kokkos_kernels"]
@@ -56,26 +58,9 @@ def fail(message):
     sys.exit(2)
 
 
-def open_path(path):
-    path = pathlib.Path(path)
-    if path.is_dir():
-        found = [p for p in (path / "bench.json", path / "bench.json.gz") if p.exists()]
-        if not found:
-            fail(f"{path}: no bench.json or bench.json.gz in this directory")
-        path = found[0]
-    return path
-
-
 def load(path):
     """The bench dict of a bench.json, bench.json.gz, or a directory holding one."""
-    path = open_path(path)
-    try:
-        with (gzip.open(path, "rt") if path.suffix == ".gz" else open(path)) as f:
-            bench = json.load(f)
-    except (OSError, json.JSONDecodeError, EOFError) as e:
-        fail(f"cannot read {path}: {e}")
-    if not isinstance(bench, dict) or not isinstance(bench.get("matrices"), list):
-        fail(f"{path}: not a compound-bench result (no list 'matrices')")
+    path, bench = spmm.read_bench(path, fail)
     for i, m in enumerate(bench["matrices"]):
         if not isinstance(m, dict) or not all(key in m for key in ("name", "precision", "results")):
             fail(f"{path}: matrices[{i}]: not a matrix record (needs name, precision, results)")
