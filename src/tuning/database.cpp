@@ -16,6 +16,7 @@
 #include "compound_sparse/tuning/vector_bucket.hpp"
 #include "compound_sparse/variant_space.hpp"  // COMPOUND_SPARSE_LAUNCH_BOUNDS
 #include "json_fields.hpp"
+#include "record_identity.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime_api.h>
@@ -210,7 +211,7 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
   });
   // One record per identity (find_record's): of two, selection would take the first and a
   // merge keep the last, so neither is right.
-  refuse_repeated_identities(db.matrices, source, "matrices", [](const TunedMatrix& m) {
+  record_identity::refuse_repeated_identities(db.matrices, source, "matrices", [](const TunedMatrix& m) {
     return "matrix '" + m.name + "', entry type " + m.features.entry_type + ", precision " + m.features.precision;
   });
   // A time that is zero, negative or not finite cannot be ranked (selection divides
@@ -305,18 +306,13 @@ SelectionDatabase read_for_selection(const std::string& path) {
 
 const TunedMatrix* find_record(const TuningDatabase& db, const std::string& name, const std::string& entry_type,
                                const std::string& precision, const std::string& device) {
-  for (const auto& r : db.matrices)
-    if (r.name == name && r.features.entry_type == entry_type && r.features.precision == precision &&
-        (device.empty() || r.device.empty() || r.device == device))
-      return &r;
-  return nullptr;
+  return record_identity::find(db.matrices, name, entry_type, precision, device);
 }
 
 const TunedMatrix* find_record_preferring(const TuningDatabase& db, const std::string& name,
                                           const std::string& entry_type, const std::string& precision,
                                           const std::string& device) {
-  const TunedMatrix* own = find_record(db, name, entry_type, precision, device);
-  return own != nullptr ? own : find_record(db, name, entry_type, precision, std::string());
+  return record_identity::find_preferring(db.matrices, name, entry_type, precision, device);
 }
 
 void merge_record(TuningDatabase& db, TunedMatrix m) {

@@ -8,7 +8,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "compound_sparse/error.hpp"
@@ -226,30 +225,6 @@ void reading_database(const std::string& source, Parse&& parse) {
                                         << e.problem);
   } catch (const nlohmann::json::exception& e) {
     COMPOUND_SPARSE_REQUIRE_KIND(IoError, false, source << " is not a valid tuning database: " << e.what());
-  }
-}
-
-/// Refuses two records of one identity (name, entry type, precision and device, an unnamed
-/// device matching any): selection would take the first and a merge keep the last, so
-/// neither is right. `list` names the records' array in errors ("records"), `identity`
-/// describes a record.
-template <class Record, class Identity>
-void refuse_repeated_identities(const std::vector<Record>& records, const std::string& source, const char* list,
-                                Identity&& identity) {
-  std::unordered_map<std::string, std::vector<std::size_t>> by_matrix;  // name/entry type/precision
-  for (std::size_t i = 0; i < records.size(); ++i) {
-    const auto& m = records[i];
-    auto& seen = by_matrix[m.name + '\n' + m.features.entry_type + '\n' + m.features.precision];
-    for (const std::size_t first : seen) {
-      const auto& f = records[first];
-      COMPOUND_SPARSE_REQUIRE_KIND(
-          IoError, !(f.device.empty() || m.device.empty() || f.device == m.device),
-          source << ": the same record twice, " << list << "[" << first << "] and " << list << "[" << i
-                 << "]: " << identity(m) << ", device '" << (f.device.empty() ? m.device : f.device) << "' (bests '"
-                 << f.best << "' and '" << m.best
-                 << "'); a database holds one record per matrix, entry type, precision and device");
-    }
-    seen.push_back(i);
   }
 }
 

@@ -20,6 +20,7 @@
 #include "compound_sparse/tuning/impl/database_files.hpp"
 #include "compound_sparse/tuning/vector_bucket.hpp"
 #include "json_fields.hpp"
+#include "record_identity.hpp"
 
 namespace compound_sparse {
 
@@ -303,7 +304,7 @@ SelectionDatabase parse_selection_database(const std::string& text, const std::s
     }
   });
   // One record per identity (find_record's): of two, selection would take the first.
-  refuse_repeated_identities(db.records, source, "records", identity_text);
+  record_identity::refuse_repeated_identities(db.records, source, "records", identity_text);
   return db;
 }
 
@@ -390,18 +391,13 @@ SelectionDatabase update_selection_database(const std::string& path, const std::
 
 const SelectionRecord* find_record(const SelectionDatabase& db, const std::string& name, const std::string& entry_type,
                                    const std::string& precision, const std::string& device) {
-  for (const auto& r : db.records)
-    if (r.name == name && r.features.entry_type == entry_type && r.features.precision == precision &&
-        (device.empty() || r.device.empty() || r.device == device))
-      return &r;
-  return nullptr;
+  return record_identity::find(db.records, name, entry_type, precision, device);
 }
 
 const SelectionRecord* find_record_preferring(const SelectionDatabase& db, const std::string& name,
                                               const std::string& entry_type, const std::string& precision,
                                               const std::string& device) {
-  const SelectionRecord* own = find_record(db, name, entry_type, precision, device);
-  return own != nullptr ? own : find_record(db, name, entry_type, precision, std::string());
+  return record_identity::find_preferring(db.records, name, entry_type, precision, device);
 }
 
 }  // namespace compound_sparse
