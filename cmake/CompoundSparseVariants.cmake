@@ -5,8 +5,9 @@
 #   COMPOUND_SPARSE_VARIANT_ENTRIES  declared entry types compiled into the registry
 #   COMPOUND_SPARSE_LAUNCH_BOUNDS    threads:min_teams_per_sm pairs (n_t:n_b)
 #   COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS  the pairs whose variants also have an SpMM
-#   COMPOUND_SPARSE_VARIANT_SPLIT    translation units: per entry type, or per entry
-#                                    type and (outer, inner) layout
+#   COMPOUND_SPARSE_VARIANT_SPLIT    translation units: per entry type, per entry type and
+#                                    outer layout, or per entry type and (outer, inner)
+#                                    layout; auto picks by backend and variant set
 #   COMPOUND_SPARSE_VARIANT_SET      default (tuning/default_variant_set.cmake) or full:
 #                                    which variants of the space the registry compiles
 #
@@ -82,10 +83,8 @@ set(COMPOUND_SPARSE_VARIANT_ENTRIES "${COMPOUND_SPARSE_DEFAULT_VARIANT_ENTRIES}"
     "Entry types compiled into the variant registry (of: ${_cs_declared_text})")
 if(COMPOUND_SPARSE_CUDA)
   set(_cs_default_bounds "${COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_GPU}")
-  set(_cs_default_split layout)
 else()
   set(_cs_default_bounds "${COMPOUND_SPARSE_DEFAULT_LAUNCH_BOUNDS_HOST}")
-  set(_cs_default_split entry)
 endif()
 set(COMPOUND_SPARSE_LAUNCH_BOUNDS "${_cs_default_bounds}" CACHE STRING
     "Launch bounds threads:min_teams_per_sm compiled for every variant")
@@ -109,12 +108,14 @@ else()
 endif()
 set(COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS "${_cs_default_spmm_bounds}" CACHE STRING
     "Launch bounds (of COMPOUND_SPARSE_LAUNCH_BOUNDS) whose variants have an SpMM in the registry")
-# Units of compilation: per (outer, inner) layout on CUDA, where nvcc is slow per
-# kernel and a GPU machine has many cores; per entry type on host backends, where
-# parsing Kokkos dominates and CI has two cores.
-set(COMPOUND_SPARSE_VARIANT_SPLIT "${_cs_default_split}" CACHE STRING
-    "Translation units of the variant registry: one per entry type (entry) or per entry type and layout (layout)")
-set_property(CACHE COMPOUND_SPARSE_VARIANT_SPLIT PROPERTY STRINGS entry layout)
+# Units of compilation (auto): on CUDA, where nvcc is slow per kernel and a GPU machine has
+# many cores, per (outer, inner) layout for the full space, and per outer layout for the
+# default set, whose units hold a third of the kernels: there nvcc's parse of the headers
+# (about 8 s a unit) would cost as much as the kernels. Per entry type on host backends,
+# where parsing Kokkos dominates and CI has two cores.
+set(COMPOUND_SPARSE_VARIANT_SPLIT auto CACHE STRING
+    "Translation units of the variant registry: one per entry type (entry), per entry type and outer layout (outer), per entry type and layout (layout), or auto")
+set_property(CACHE COMPOUND_SPARSE_VARIANT_SPLIT PROPERTY STRINGS auto entry outer layout)
 
 # Which variants of the space are compiled: the whole space (full: what compound-tune needs
 # to tune, since it times only what is compiled) or the default set, derived from the
@@ -149,8 +150,18 @@ foreach(pair IN LISTS COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)
   endif()
   list(APPEND _cs_spmm_bounds_types "LaunchBoundsPair<${CMAKE_MATCH_1}, ${CMAKE_MATCH_2}>")
 endforeach()
-if(NOT COMPOUND_SPARSE_VARIANT_SPLIT MATCHES "^(entry|layout)$")
-  message(FATAL_ERROR "COMPOUND_SPARSE_VARIANT_SPLIT: '${COMPOUND_SPARSE_VARIANT_SPLIT}' is not entry or layout")
+if(NOT COMPOUND_SPARSE_VARIANT_SPLIT MATCHES "^(auto|entry|outer|layout)$")
+  message(FATAL_ERROR "COMPOUND_SPARSE_VARIANT_SPLIT: '${COMPOUND_SPARSE_VARIANT_SPLIT}' is not auto, entry, outer or layout")
+endif()
+set(_cs_split "${COMPOUND_SPARSE_VARIANT_SPLIT}")
+if(_cs_split STREQUAL "auto")
+  if(NOT COMPOUND_SPARSE_CUDA)
+    set(_cs_split entry)
+  elseif(COMPOUND_SPARSE_VARIANT_SET STREQUAL "full")
+    set(_cs_split layout)
+  else()
+    set(_cs_split outer)
+  endif()
 endif()
 
 # ---- the generated header and JSON -----------------------------------------------
@@ -293,6 +304,7 @@ set(CS_VARIANT_SET_SPECIALISATIONS "")
 set(_cs_every_bounds_types "")
 list(LENGTH COMPOUND_SPARSE_LAUNCH_BOUNDS _cs_n_compiled_bounds)
 math(EXPR _cs_n_set_variants "0")
+math(EXPR _cs_n_set_spmm "0")  # of the listed variants (the every-variant bounds not counted)
 if(COMPOUND_SPARSE_VARIANT_SET STREQUAL "default")
   set(_cs_set_file "${CMAKE_CURRENT_LIST_DIR}/../tuning/default_variant_set.cmake")
   include("${_cs_set_file}")
@@ -309,6 +321,12 @@ if(COMPOUND_SPARSE_VARIANT_SET STREQUAL "default")
       message(FATAL_ERROR "${_cs_set_file} lists no variants of ${entry}: regenerate it (tuning/default_variant_set.py)")
     endif()
     set(points "")
+    set(spmm_points "")
+    foreach(variant IN LISTS COMPOUND_SPARSE_DEFAULT_SET_SPMM_${entry})
+      if(NOT variant IN_LIST COMPOUND_SPARSE_DEFAULT_SET_${entry})
+        message(FATAL_ERROR "${_cs_set_file}: '${variant}' (${entry}) has an SpMM but is not in the set: regenerate it")
+      endif()
+    endforeach()
     foreach(variant IN LISTS COMPOUND_SPARSE_DEFAULT_SET_${entry})
       if(NOT variant MATCHES "^([a-z0-9]+)\\.([a-z0-9]+)\\.([a-z0-9]+)\\.([a-z_]+)\\.t([0-9]+)\\.b([0-9]+)$")
         message(FATAL_ERROR "${_cs_set_file}: '${variant}' (${entry}) is not outer.inner.vector.kind.tN.bM")
@@ -335,7 +353,12 @@ if(COMPOUND_SPARSE_VARIANT_SET STREQUAL "default")
         list(GET _cs_inner_types ${inner_at} inner_type)
         list(GET _cs_inner_types ${vector_at} vector_type)
         list(GET _cs_kind_enumerators ${kind_at} enumerator)
-        list(APPEND points "VariantPoint<${outer_type}, ${inner_type}, ${vector_type}, ScheduleKind::${enumerator}, ${bounds_cpp}>")
+        set(point "VariantPoint<${outer_type}, ${inner_type}, ${vector_type}, ScheduleKind::${enumerator}, ${bounds_cpp}>")
+        list(APPEND points "${point}")
+        if(variant IN_LIST COMPOUND_SPARSE_DEFAULT_SET_SPMM_${entry} AND pair IN_LIST COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)
+          list(APPEND spmm_points "${point}")
+          math(EXPR _cs_n_set_spmm "${_cs_n_set_spmm} + 1")
+        endif()
       endif()
     endforeach()
     list(LENGTH points n)
@@ -346,9 +369,15 @@ if(COMPOUND_SPARSE_VARIANT_SET STREQUAL "default")
     else()
       set(points_cpp "")
     endif()
+    if(spmm_points)
+      list(JOIN spmm_points ",\n    " spmm_cpp)
+      set(spmm_cpp "\n    ${spmm_cpp}")
+    else()
+      set(spmm_cpp "")
+    endif()
     string(APPEND CS_VARIANT_SET_SPECIALISATIONS
            "template <>\nstruct compiled_variant_set<${_cs_entry_type_${entry}}> {\n  static constexpr bool every = false;\n"
-           "  using type = TypeList<${points_cpp}>;\n};\n")
+           "  using type = TypeList<${points_cpp}>;\n  using with_spmm = TypeList<${spmm_cpp}>;\n};\n")
   endforeach()
 else()
   list(LENGTH COMPOUND_SPARSE_VARIANT_ENTRIES _cs_n_set_entries)
@@ -365,8 +394,10 @@ list(LENGTH _cs_outer_types _cs_n_outer)
 list(LENGTH _cs_inner_types _cs_n_inner)
 list(LENGTH _cs_kind_names _cs_n_kinds)
 math(EXPR CS_LAYOUT_COUNT "${_cs_n_outer} * ${_cs_n_inner}")
-if(COMPOUND_SPARSE_VARIANT_SPLIT STREQUAL "layout")
+if(_cs_split STREQUAL "layout")
   set(CS_UNIT_SIZE 1)
+elseif(_cs_split STREQUAL "outer")
+  set(CS_UNIT_SIZE ${_cs_n_inner})
 else()
   set(CS_UNIT_SIZE ${CS_LAYOUT_COUNT})
 endif()
@@ -393,9 +424,18 @@ list(LENGTH COMPOUND_SPARSE_VARIANT_ENTRIES _cs_n_entries)
 list(LENGTH COMPOUND_SPARSE_LAUNCH_BOUNDS _cs_n_bounds)
 math(EXPR _cs_per_entry "${_cs_kind_outer_count} * ${_cs_n_inner} * ${_cs_n_inner}")
 math(EXPR _cs_n_variants "${_cs_n_entries} * ${_cs_per_entry} * ${_cs_n_bounds}")
-message(STATUS "CompoundSparse: ${_cs_n_set_variants} of the space's ${_cs_n_variants} SpMV variants compiled "
-               "(variant set ${COMPOUND_SPARSE_VARIANT_SET}; space: ${_cs_n_entries} entry types x ${_cs_per_entry} "
-               "layouts/kinds x ${_cs_n_bounds} launch bounds)")
+# SpMMs: the listed ones and every variant's at the bounds where the set (or the full space)
+# compiles every variant.
+set(_cs_n_set_spmm_all ${_cs_n_set_spmm})
+foreach(pair IN LISTS COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS)
+  if(COMPOUND_SPARSE_VARIANT_SET STREQUAL "full" OR pair IN_LIST COMPOUND_SPARSE_DEFAULT_SET_EVERY_VARIANT_AT)
+    math(EXPR _cs_n_set_spmm_all "${_cs_n_set_spmm_all} + ${_cs_n_entries} * ${_cs_per_entry}")
+  endif()
+endforeach()
+message(STATUS "CompoundSparse: ${_cs_n_set_variants} of the space's ${_cs_n_variants} SpMV variants compiled, "
+               "${_cs_n_set_spmm_all} of them with their SpMM (variant set ${COMPOUND_SPARSE_VARIANT_SET}; space: "
+               "${_cs_n_entries} entry types x ${_cs_per_entry} layouts/kinds x ${_cs_n_bounds} launch bounds; "
+               "${CS_UNIT_SIZE} layout(s) a unit)")
 
 # Stops the configuration with the reason when `what` (a part of this project:
 # tests, examples, a tool) calls the registry for entry types the build does not

@@ -6,9 +6,11 @@
 #include <cmath>
 #include <compound_sparse.hpp>
 #include <compound_sparse/tuning/measure.hpp>
+#include <compound_sparse/variant_set.hpp>
 #include <compound_sparse/variants/registry.hpp>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <set>
 
 #include "spmv_test_suite.hpp"
@@ -34,7 +36,58 @@ TEST(VariantKey, RoundTripsAndRejectsMalformedKeys) {
     EXPECT_THROW(cs::parse_variant_key(bad), cs::Error) << bad;
 }
 
+// The variants of the build's variant set (variant_set.hpp), by compiled name, each with
+// whether its SpMM is compiled: what the registry must hold, derived from the compile-time
+// lists, not from the registry.
+template <class Entry>
+std::map<std::string, bool> variants_of_the_set() {
+  std::map<std::string, bool> names;
+  cs::for_each_type(cs::OuterLayouts{}, [&](auto outer) {
+    using Outer = typename decltype(outer)::type;
+    cs::for_each_type(cs::InnerLayouts{}, [&](auto inner) {
+      using Inner = typename decltype(inner)::type;
+      cs::for_each_type(cs::InnerLayouts{}, [&](auto vec) {
+        using Vec = typename decltype(vec)::type;
+        cs::for_each_value(cs::ScheduleKinds{}, [&](auto kind) {
+          constexpr cs::ScheduleKind Kind = decltype(kind)::value;
+          if constexpr (cs::schedule_supports_outer_v<Kind, Outer>) {
+            cs::for_each_type(cs::CompiledLaunchBounds{}, [&](auto bounds) {
+              using Bounds = typename decltype(bounds)::type;
+              if constexpr (cs::impl::variant_in_set_v<Entry, Outer, Inner, Vec, Kind, Bounds>) {
+                cs::VariantKey key{
+                    Outer::name(), Inner::name(), Vec::name(), Kind, int(Bounds::threads), int(Bounds::min_teams), 1};
+                names[key.compiled_name()] = cs::impl::variant_spmm_in_set_v<Entry, Outer, Inner, Vec, Kind, Bounds>;
+              }
+            });
+          }
+        });
+      });
+    });
+  });
+  return names;
+}
+
+TEST(Registry, ListsEveryVariantOfTheSet) {
+  const auto& registry = cs::variant_registry<C>();
+  const auto keys = registry.variants();
+  const auto expected = variants_of_the_set<C>();
+  EXPECT_EQ(keys.size(), expected.size());
+  for (const auto& key : keys) EXPECT_EQ(expected.count(key.compiled_name()), 1u) << key.name();
+  // Every variant of the set has an SpMM in the full space; in a default set at least the
+  // fallback of each matrix layout's schedules (tuning/default_variant_set.py).
+  std::set<std::string> layouts_with_spmm;
+  for (const auto& [name, spmm] : expected)
+    if (spmm) layouts_with_spmm.insert(cs::parse_variant_key(name + ".l1").layout_name());
+  std::set<std::string> layouts;
+  for (const auto& key : keys) layouts.insert(key.layout_name());
+  EXPECT_EQ(layouts_with_spmm, layouts);
+}
+
 TEST(Registry, ListsEveryConfiguredVariant) {
+  if (!cs::impl::compiled_variant_set<C>::every &&
+      cs::impl::variant_set_every_bounds::size != cs::CompiledLaunchBounds::size)
+    GTEST_SKIP() << "the variant set (COMPOUND_SPARSE_VARIANT_SET) compiles part of the space: "
+                    "ListsEveryVariantOfTheSet checks it";
   const auto& registry = cs::variant_registry<C>();
   const auto keys = registry.variants();
   std::string bounds = COMPOUND_SPARSE_LAUNCH_BOUNDS;
@@ -91,8 +144,8 @@ TEST(Registry, EveryVariantMatchesReferenceBlock3Double) {
 // Every registered variant's SpMM, called by name, on k = 3 and k = 5 vectors (not
 // multiples of any tile of vectors a thread keeps), column by column against the double
 // reference (the kinds that split rows on aos multivectors through soa copies); the
-// variants without an SpMM are exactly those of launch bounds outside
-// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS.
+// variants with an SpMM are exactly those the variant set compiles one for: in the full
+// space, those of the launch bounds of COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS.
 template <class Entry>
 void check_all_registered_spmm(unsigned seed) {
   using V = cs::vector_type_t<Entry>;
@@ -100,6 +153,7 @@ void check_all_registered_spmm(unsigned seed) {
   std::mt19937 rng(seed);
   const auto host = compound_sparse_test::random_csr<Entry>(203, 150, 0, 9, 17, rng);
   const auto [alpha, beta] = compound_sparse_test::coefficient_pairs<cs::coefficient_type_t<Entry>>()[0];
+  const auto of_the_set = variants_of_the_set<Entry>();
   int with_spmm = 0;
   for (auto key : registry.variants()) {
     bool spmm_bounds = false;
@@ -107,7 +161,10 @@ void check_all_registered_spmm(unsigned seed) {
       using Bounds = typename decltype(bounds)::type;
       spmm_bounds |= key.threads == int(Bounds::threads) && key.teams_per_sm == int(Bounds::min_teams);
     });
-    const bool expected = spmm_bounds;
+    ASSERT_EQ(of_the_set.count(key.compiled_name()), 1u) << key.name();
+    const bool expected = of_the_set.at(key.compiled_name());
+    if (!spmm_bounds) EXPECT_FALSE(expected) << key.name();
+    if (cs::impl::compiled_variant_set<Entry>::every) EXPECT_EQ(expected, spmm_bounds) << key.name();
     EXPECT_EQ(registry.supports_spmm(key), expected) << key.name();
     if (!expected) continue;
     ++with_spmm;

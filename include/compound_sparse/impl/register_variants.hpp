@@ -35,14 +35,15 @@ void run_spmm_variant(const AnyMatrix<Entry, MemorySpace>& a, const coefficient_
   spmm(schedule, alpha, a.template get<Outer, Inner>(), x.template get<Vec>(), beta, y.template get<Vec>());
 }
 
-/// run_spmm_variant for the launch bounds of SpmmLaunchBounds (every kind, both
-/// multivector layouts); null for the others.
+/// run_spmm_variant for the variants whose SpMM the build compiles: those of the launch
+/// bounds of SpmmLaunchBounds, all of them in the full space, those the set lists in the
+/// default set (variant_set.hpp); null for the others.
 template <class Entry, class MemorySpace, class Outer, class Inner, class Vec, ScheduleKind Kind, class Bounds>
 constexpr auto spmm_variant_or_null() {
   using function = void (*)(const AnyMatrix<Entry, MemorySpace>&, const coefficient_type_t<Entry>&,
                             const AnyMultiVector<vector_type_t<Entry>, MemorySpace>&, const coefficient_type_t<Entry>&,
                             const AnyMultiVector<vector_type_t<Entry>, MemorySpace>&, int);
-  if constexpr (list_contains_v<SpmmLaunchBounds, Bounds>)
+  if constexpr (variant_spmm_in_set_v<Entry, Outer, Inner, Vec, Kind, Bounds>)
     return static_cast<function>(&run_spmm_variant<Entry, MemorySpace, Outer, Inner, Vec, Kind, Bounds>);
   else
     return static_cast<function>(nullptr);
@@ -53,20 +54,10 @@ AnyMatrix<Entry, MemorySpace> convert_any(const HostCsr<Entry>& a, MemoryBudget 
   return AnyMatrix<Entry, MemorySpace>(to_device<Outer, Inner, MemorySpace>(a, budget));
 }
 
-template <class Entry, class MemorySpace, class Inner>
-AnyVector<vector_type_t<Entry>, MemorySpace> convert_any_vector(const std::vector<vector_type_t<Entry>>& v) {
-  return AnyVector<vector_type_t<Entry>, MemorySpace>(to_device<Inner, MemorySpace>(v));
-}
-
-template <class Entry, class MemorySpace, class Layout>
-AnyMultiVector<vector_type_t<Entry>, MemorySpace> convert_any_multivector(
-    const std::vector<std::vector<vector_type_t<Entry>>>& vectors) {
-  return AnyMultiVector<vector_type_t<Entry>, MemorySpace>(to_device<Layout, MemorySpace>(vectors));
-}
-
 /// Registers the (Outer, Inner) matrix layout and its variants: every vector
 /// layout x schedule kind that runs on Outer x compiled launch bounds in the build's
-/// variant set (variant_set.hpp), each with its SpMV and, where it runs, its SpMM.
+/// variant set (variant_set.hpp), each with its SpMV and, where it runs, its SpMM. The
+/// vector layouts are the registry unit's (register_vector_layouts.hpp).
 template <class Entry, class MemorySpace, class Outer, class Inner>
 void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   registry.add_matrix_layout(Outer::name(), Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
@@ -76,8 +67,6 @@ void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   key.inner = Inner::name();
   for_each_type(InnerLayouts{}, [&](auto vec) {
     using Vec = typename decltype(vec)::type;
-    registry.add_vector_layout(Vec::name(), &convert_any_vector<Entry, MemorySpace, Vec>,
-                               &convert_any_multivector<Entry, MemorySpace, Vec>);
     key.vector = Vec::name();
     for_each_value(ScheduleKinds{}, [&](auto kind) {
       constexpr ScheduleKind Kind = decltype(kind)::value;

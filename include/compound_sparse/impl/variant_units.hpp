@@ -12,6 +12,7 @@
 #include <cstddef>
 
 #include "../variants/registry.hpp"
+#include "register_vector_layouts.hpp"
 
 namespace compound_sparse {
 namespace impl {
@@ -24,11 +25,13 @@ constexpr std::size_t layout_count = OuterLayouts::size * InnerLayouts::size;
 template <class Entry, std::size_t First, std::size_t Last>
 void register_layouts(VariantRegistry<Entry>& registry);
 
-/// The registry of Entry from units of UnitSize layouts each, as CMake split them.
+/// The registry of Entry: its vector layouts, compiled here once, and units of UnitSize
+/// matrix layouts each, as CMake split them.
 template <class Entry, std::size_t UnitSize>
 VariantRegistry<Entry> build_registry() {
   static_assert(UnitSize >= 1 && layout_count % UnitSize == 0, "units must split the layouts evenly");
   VariantRegistry<Entry> registry;
+  register_vector_layouts(registry);
   for_each_index<0, layout_count / UnitSize>([&](auto unit) {
     constexpr std::size_t first = decltype(unit)::value * UnitSize;
     register_layouts<Entry, first, first + UnitSize>(registry);

@@ -525,8 +525,9 @@ class TunedSpmv {
       how = "no record measured at k = " + std::to_string(k) + ": the SpMV's schedule";
       return key;
     }
-    // The SpMV's launch bounds compile no SpMM (COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS): its kind
-    // and lanes with the pair of those bounds nearest in threads per multiprocessor.
+    // The variant has no SpMM (its launch bounds are not of COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS,
+    // or the variant set compiles its SpMV only): its kind and lanes with the launch bounds
+    // nearest in threads per multiprocessor that have an SpMM.
     const auto per_sm = [](const VariantKey& v) { return double(v.threads) * v.teams_per_sm; };
     // (Compiled is all that is asked: the layout is `on`'s, whose budget and refusal are
     // its conversion's to report.)

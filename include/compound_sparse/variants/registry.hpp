@@ -12,8 +12,9 @@
 //
 // The same keys name SpMM variants (spmm.hpp), Y = alpha A X + beta Y for k vectors at
 // once: for them the key's vector layout is the multivector layout (aos: a row's k
-// values together, soa: vector by vector). Every variant of the launch bounds
-// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS has an SpMM in both layouts (supports_spmm).
+// values together, soa: vector by vector). In the full variant space every variant of the
+// launch bounds COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS has an SpMM; the default set compiles
+// those that selection takes for k > 1 (supports_spmm).
 //
 //   const auto& reg = variant_registry<Kokkos::complex<double>>();
 //   const VariantKey key = parse_variant_key(name);  // a name from the tuning database
@@ -88,7 +89,8 @@ class VariantRegistry {
   }
 
   /// Whether the variant `key` (contains) has an SpMM: the variants of the launch bounds
-  /// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS (SpmmLaunchBounds), every kind, both layouts.
+  /// COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS (SpmmLaunchBounds), every kind, both layouts, in
+  /// the full space; in the default set those that selection for k > 1 vectors takes.
   bool supports_spmm(const VariantKey& key) const {
     const auto it = variants_.find(key.compiled_name());
     return contains(key) && it->second.run_spmm != nullptr;
@@ -173,7 +175,8 @@ class VariantRegistry {
     COMPOUND_SPARSE_REQUIRE_KIND(
         NotCompiled, it->second.run_spmm != nullptr,
         "variant '" << key.name() << "' has no SpMM: its launch bounds t" << key.threads << ".b" << key.teams_per_sm
-                    << " are not in COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS (" << COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS << ")");
+                    << " are not in COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS (" << COMPOUND_SPARSE_SPMM_LAUNCH_BOUNDS
+                    << "), or the variant set (COMPOUND_SPARSE_VARIANT_SET) compiles its SpMV only");
     COMPOUND_SPARSE_REQUIRE(a.layout() == key.layout_name(),
                             "variant '" << key.name() << "' needs the matrix in '" << key.layout_name()
                                         << "' but it is stored as '" << a.layout() << "'");
