@@ -181,14 +181,10 @@ TuningDatabase parse_tuning_database(const std::string& text, const std::string&
       source << " has schema version " << version << ", this library reads version " << TuningDatabase::schema_version);
   TuningDatabase db;
   reading_database(source, [&] {
-    const Json& d = as_object(member(j, "device"), "device");
+    db.device = read_device_header(j);
+    const Json& d = member(j, "device");
     within([] { return std::string("device"); },
            [&] {
-             db.device.backend = as_string(member(d, "backend"), "backend");
-             db.device.name = optional_string(d, "name", std::string());
-             db.device.compute_major = as_integer<int>(member(d, "compute_major"), "compute_major");
-             db.device.compute_minor = as_integer<int>(member(d, "compute_minor"), "compute_minor");
-             db.device.multiprocessors = optional_integer(d, "multiprocessors", 1);
              db.device.memory_bytes = optional_integer(d, "memory_bytes", std::size_t{0});
              db.device.l2_cache_bytes = optional_integer(d, "l2_cache_bytes", std::size_t{0});
            });

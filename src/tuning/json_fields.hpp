@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "compound_sparse/device_info.hpp"
 #include "compound_sparse/error.hpp"
 #include "compound_sparse/tuning/features.hpp"
 
@@ -123,6 +124,22 @@ auto within(Prefix&& prefix, Read&& read) {
     e.field = e.field.empty() ? prefix() : prefix() + "." + e.field;
     throw;
   }
+}
+
+/// The "device" header both forms of the database write: backend, name, compute capability
+/// and multiprocessors (the tuner's full output adds its memory sizes, which its reader reads).
+inline DeviceInfo read_device_header(const Json& j) {
+  const Json& d = as_object(member(j, "device"), "device");
+  return within([] { return std::string("device"); },
+                [&] {
+                  DeviceInfo device;
+                  device.backend = as_string(member(d, "backend"), "backend");
+                  device.name = optional_string(d, "name", std::string());
+                  device.compute_major = as_integer<int>(member(d, "compute_major"), "compute_major");
+                  device.compute_minor = as_integer<int>(member(d, "compute_minor"), "compute_minor");
+                  device.multiprocessors = optional_integer(d, "multiprocessors", 1);
+                  return device;
+                });
 }
 
 /// The JSON of a database file's text and its schema version; throws IoError naming

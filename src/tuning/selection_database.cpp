@@ -207,15 +207,7 @@ SelectionDatabase parse_selection_database(const std::string& text, const std::s
                                       << SelectionDatabase::schema_version);
   SelectionDatabase db;
   reading_database(source, [&] {
-    const Json& d = as_object(member(j, "device"), "device");
-    within([] { return std::string("device"); },
-           [&] {
-             db.device.backend = as_string(member(d, "backend"), "backend");
-             db.device.name = optional_string(d, "name", std::string());
-             db.device.compute_major = as_integer<int>(member(d, "compute_major"), "compute_major");
-             db.device.compute_minor = as_integer<int>(member(d, "compute_minor"), "compute_minor");
-             db.device.multiprocessors = optional_integer(d, "multiprocessors", 1);
-           });
+    db.device = read_device_header(j);
     const Json& variant_table = as_array(member(j, "variants"), "variants");
     std::vector<std::string> variants;
     variants.reserve(variant_table.size());
