@@ -215,6 +215,52 @@ TEST(Distributed, HostStagedMpiWhereAskedForAndNcclOnlyWhereBuilt) {
   }
 }
 
+// Operators on one MPI communicator share its NCCL communicator (nccl_communicator.hpp):
+// the second sets up none, and both give the bits of an operator on a communicator of its
+// own. Without NCCL no communicator is ever set up, and the results must still agree.
+TEST(Distributed, OperatorsOnOneCommunicatorShareItsNcclCommunicator) {
+  using C = Kokkos::complex<double>;
+  const auto band = banded<C>(97, 6);
+  const auto p = cs::balanced_row_partition(band, ranks());
+  const auto rows = cs::local_rows(band, p, rank());
+  MPI_Comm own_comm = MPI_COMM_NULL;  // a duplicate gets a communicator of its own
+  ASSERT_EQ(MPI_Comm_dup(MPI_COMM_WORLD, &own_comm), MPI_SUCCESS);
+  std::vector<std::vector<C>> results;
+  std::mt19937 rng(23);
+  const auto x = random_vector<C>(97, rng);
+  {
+    const int before = cs::nccl_communicators_created();
+    const cs::DistributedSpmv<C> first(MPI_COMM_WORLD, p, rows, quiet());
+    const int after_first = cs::nccl_communicators_created();
+    const cs::DistributedSpmv<C> second(MPI_COMM_WORLD, p, rows, quiet());
+    EXPECT_EQ(cs::nccl_communicators_created(), after_first) << "the second operator set up a communicator";
+    // The earlier tests' operators are gone, and their communicator with them: one new.
+    EXPECT_EQ(after_first - before, first.exchange() == "nccl" ? 1 : 0);
+    EXPECT_EQ(first.exchange(), second.exchange());
+    const cs::DistributedSpmv<C> apart(own_comm, p, rows, quiet());
+    if (apart.exchange() == "nccl") {
+      EXPECT_EQ(cs::nccl_communicators_created(), after_first + 1);
+    }
+    const std::vector<C> own_x(x.begin() + p.begin(rank()), x.begin() + p.end(rank()));
+    // Interleaved: the operators' exchanges alternate on the shared communicator.
+    std::vector<cs::DistributedSpmv<C>::vector_type> ys;
+    for (const auto* op : {&first, &second, &apart}) ys.push_back(op->make_vector(std::vector<C>(op->local_rows())));
+    const auto xd = first.make_vector(own_x);
+    for (int round = 0; round < 3; ++round) {
+      first.apply(C(1, 0), xd, C(0, 0), ys[0]);
+      second.apply(C(1, 0), xd, C(0, 0), ys[1]);
+      apart.apply(C(1, 0), xd, C(0, 0), ys[2]);
+    }
+    for (const auto& y : ys) results.push_back(cs::allgathered(MPI_COMM_WORLD, p, cs::to_host(y)));
+  }
+  MPI_Comm_free(&own_comm);
+  for (std::size_t i = 1; i < results.size(); ++i)
+    EXPECT_EQ(std::memcmp(results[0].data(), results[i].data(), results[0].size() * sizeof(C)), 0)
+        << "operator " << i << " differs from the first";
+  expect_matches_reference<C>("operators on one communicator", C(1, 0), band, x, C(0, 0), std::vector<C>(97),
+                              results[0]);
+}
+
 TEST(Distributed, RefusesMismatchedPartitionsAndVectors) {
   using C = Kokkos::complex<double>;
   const auto band = banded<C>(40, 3);

@@ -1,6 +1,6 @@
 # ctest driver for mpi.dist_bench_small: compound-dist-bench under mpiexec with 1 and 2 ranks
 # on two small zoo matrices (natural and RCM order), then perf_tests/report/scaling.py on
-# the two runs. Checks that every record matched the reference, has positive times and a
+# the two runs (the second timing its products twice, --repeat 2). Checks that every record matched the reference, has positive times and a
 # hidden fraction within [0, 1] and names its exchange, and that two ranks exchange a halo.
 cmake_policy(VERSION 3.19)  # string(JSON)
 file(REMOVE_RECURSE "${OUT}")
@@ -10,7 +10,7 @@ if(NOT rc EQUAL 0)
 endif()
 foreach(np 1 2)
   execute_process(COMMAND "${MPIEXEC}" -n ${np} "${DIST_BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/np${np}.json"
-                          --order both --samples 3 RESULT_VARIABLE rc)
+                          --order both --samples 3 --repeat ${np} RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "compound-dist-bench on ${np} rank(s) failed (${rc})")
   endif()
@@ -28,6 +28,12 @@ foreach(np 1 2)
     string(JSON hidden GET "${run}" matrices ${i} hidden_fraction)
     string(JSON halo GET "${run}" matrices ${i} halo_values)
     string(JSON exchange GET "${run}" matrices ${i} exchange)
+    string(JSON repeats LENGTH "${run}" matrices ${i} repeats)  # --repeat np: the timings np times
+    string(JSON first_repeat GET "${run}" matrices ${i} repeats 0 product_seconds)
+    if(NOT repeats EQUAL np OR NOT first_repeat EQUAL product)
+      message(FATAL_ERROR "np${np} ${name}: ${repeats} repeats (expected ${np}), the first ${first_repeat} s "
+                          "against the record's ${product} s")
+    endif()
     if(NOT exchange MATCHES "^(nccl|mpi \\(host-staged\\))")
       message(FATAL_ERROR "np${np} ${name}: exchange '${exchange}' is neither nccl nor host-staged mpi")
     endif()

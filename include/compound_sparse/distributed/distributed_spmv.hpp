@@ -32,9 +32,6 @@
 // error throws compound_sparse::Error with MPI's message.
 
 #include <mpi.h>
-#ifdef COMPOUND_SPARSE_WITH_NCCL
-#include <nccl.h>
-#endif
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -54,20 +51,13 @@
 #include "../layouts/compound_vector.hpp"
 #include "../layouts/host_csr.hpp"
 #include "../tuning/tuned_spmv.hpp"
+#include "mpi_error.hpp"
+#include "nccl_communicator.hpp"
 #include "partition.hpp"
 
 namespace compound_sparse {
 
 namespace impl {
-
-/// Throws compound_sparse::Error with MPI's message when `code` is not MPI_SUCCESS.
-inline void check_mpi(int code, const char* call) {
-  if (code == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(code, text, &length);
-  COMPOUND_SPARSE_REQUIRE(false, call << " failed: " << std::string(text, static_cast<std::size_t>(length)));
-}
 
 /// FNV-1a over `values`, then `extra`: a digest of arguments every rank must pass alike.
 inline std::uint64_t digest_of(const std::vector<int>& values, std::uint64_t extra = 0) {
@@ -293,9 +283,9 @@ class DistributedSpmv {
           first_ = first;
           split(own_rows);
         });
-    nccl_ = exchange != HaloExchange::Mpi && nccl_available();
+    use_nccl_ = exchange != HaloExchange::Mpi && nccl_available();
 #ifdef COMPOUND_SPARSE_WITH_NCCL
-    if (nccl_) {
+    if (use_nccl_) {
       // NCCL needs a GPU per rank: Auto falls back to MPI where ranks share one, Nccl says why not.
       const auto [a, b] = impl::ranks_sharing_a_gpu(comm);
       if (a >= 0) {
@@ -303,7 +293,7 @@ class DistributedSpmv {
                                 "DistributedSpmv: HaloExchange::Nccl needs one GPU per rank, but ranks "
                                     << a << " and " << b << " share one (run at most one rank per GPU, or "
                                     << "HaloExchange::Mpi)");
-        nccl_ = false;
+        use_nccl_ = false;
         exchange_note_ = " (NCCL not used: ranks " + std::to_string(a) + " and " + std::to_string(b) + " share a GPU)";
       }
     }
@@ -323,18 +313,21 @@ class DistributedSpmv {
       halo_host_ = Kokkos::create_mirror_view(halo_.data);
       send_host_ = Kokkos::create_mirror_view(send_.data);
     });
-    if (nccl_) start_nccl();
+    if (use_nccl_) start_nccl();
     // One exchange now, of zeros: NCCL connects a communicator's GPUs on first use, which
     // would otherwise land in the first product (collective, as the constructor is).
     const vector_type zeros{typename vector_type::view_type("compound_sparse::warm_up", local_rows())};
     auto requests = start_exchange(zeros);
     finish_exchange(requests);
+    Kokkos::fence();  // the exchange read `zeros` on a stream of its own
   }
   ~DistributedSpmv() {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
-    if (nccl_comm_ != nullptr) ncclCommDestroy(nccl_comm_);
     if (exchange_exec_) exchange_exec_->fence();
     exchange_exec_.reset();
+    if (x_ready_ != nullptr) cudaEventDestroy(x_ready_);
+    if (halo_ready_ != nullptr) cudaEventDestroy(halo_ready_);
+    nccl_.reset();  // the last operator on the communicator destroys it
     if (exchange_stream_ != nullptr) cudaStreamDestroy(exchange_stream_);
 #endif
   }
@@ -344,7 +337,7 @@ class DistributedSpmv {
   /// "nccl" or "mpi (host-staged)": how this operator exchanges the halo (and, where Auto
   /// could not take NCCL because ranks share a GPU, which ones).
   std::string exchange() const {
-    return nccl_ ? "nccl" : "mpi (host-staged)" + exchange_note_;
+    return use_nccl_ ? "nccl" : "mpi (host-staged)" + exchange_note_;
   }
 
   int rank() const {
@@ -485,7 +478,7 @@ class DistributedSpmv {
   /// messages; the requests go to finish_exchange.
   std::vector<MPI_Request> start_exchange(const vector_type& x) const {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
-    if (nccl_) {
+    if (use_nccl_) {
       start_nccl_exchange(x);
       return {};
     }
@@ -525,8 +518,11 @@ class DistributedSpmv {
   /// Waits for the messages and copies the halo to the device.
   void finish_exchange(std::vector<MPI_Request>& requests) const {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
-    if (nccl_) {
-      exchange_exec_->fence();  // the halo has arrived on this device
+    if (use_nccl_) {
+      // The default stream waits for the halo on the device, the host does not: a
+      // product queues all its work without a host synchronisation.
+      impl::check_cuda(cudaEventRecord(halo_ready_, exchange_stream_), "cudaEventRecord");
+      impl::check_cuda(cudaStreamWaitEvent(execution_space().cuda_stream(), halo_ready_, 0), "cudaStreamWaitEvent");
       return;
     }
 #endif
@@ -620,43 +616,42 @@ class DistributedSpmv {
     send_rows_ = impl::device_list<memory_space>(requested, "compound_sparse::send_rows");
   }
 
-  /// The NCCL communicator (its id from rank 0 by MPI_Bcast) and the exchange's stream.
+  /// The communicator's NCCL communicator (nccl_communicator.hpp: shared with the other
+  /// operators on it) and the exchange's stream.
   void start_nccl() {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
-    ncclUniqueId id;
-    if (rank_ == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
-    impl::check_mpi(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, comm_), "MPI_Bcast");
-    check_nccl(ncclCommInitRank(&nccl_comm_, size_, id, rank_), "ncclCommInitRank");
-    COMPOUND_SPARSE_REQUIRE(cudaStreamCreateWithFlags(&exchange_stream_, cudaStreamNonBlocking) == cudaSuccess,
-                            "DistributedSpmv: cudaStreamCreate failed");
+    nccl_ = impl::shared_nccl_communicator(comm_);
+    impl::check_cuda(cudaStreamCreateWithFlags(&exchange_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    impl::check_cuda(cudaEventCreateWithFlags(&x_ready_, cudaEventDisableTiming), "cudaEventCreate");
+    impl::check_cuda(cudaEventCreateWithFlags(&halo_ready_, cudaEventDisableTiming), "cudaEventCreate");
     exchange_exec_.emplace(exchange_stream_);
 #endif
   }
 
 #ifdef COMPOUND_SPARSE_WITH_NCCL
-  static void check_nccl(ncclResult_t result, const char* call) {
-    COMPOUND_SPARSE_REQUIRE(result == ncclSuccess, call << " failed: " << ncclGetErrorString(result));
-  }
-
-  /// Packs on the exchange's stream (after x's last writer on the default stream), then one
-  /// NCCL group of a receive and a send per neighbour on that stream, device to device: the
-  /// diagonal product queued next on the default stream runs meanwhile.
+  /// Packs on the exchange's stream, then one NCCL group of a receive and a send per
+  /// neighbour on that stream, device to device: the diagonal product queued next on the
+  /// default stream runs meanwhile. The exchange's stream first waits (an event, not the
+  /// host) for the default stream's work so far: x's last writer, and the previous
+  /// product's read of the halo this exchange overwrites.
   void start_nccl_exchange(const vector_type& x) const {
-    execution_space().fence();  // x is complete before another stream reads it
+    impl::check_cuda(cudaEventRecord(x_ready_, execution_space().cuda_stream()), "cudaEventRecord");
+    impl::check_cuda(cudaStreamWaitEvent(exchange_stream_, x_ready_, 0), "cudaStreamWaitEvent");
     pack(*exchange_exec_, x);
     const ncclDataType_t type = std::is_same<scalar_type, float>::value ? ncclFloat : ncclDouble;
-    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    impl::check_nccl(ncclGroupStart(), "ncclGroupStart");
     for (int p = 0; p < size_; ++p) {
       if (receive_counts_[p] > 0)
-        check_nccl(ncclRecv(halo_.data.data() + std::size_t(receive_offsets_[p]) * components,
-                            std::size_t(receive_counts_[p]) * components, type, p, nccl_comm_, exchange_stream_),
-                   "ncclRecv");
+        impl::check_nccl(
+            ncclRecv(halo_.data.data() + std::size_t(receive_offsets_[p]) * components,
+                     std::size_t(receive_counts_[p]) * components, type, p, nccl_->get(), exchange_stream_),
+            "ncclRecv");
       if (send_counts_[p] > 0)
-        check_nccl(ncclSend(send_.data.data() + std::size_t(send_offsets_[p]) * components,
-                            std::size_t(send_counts_[p]) * components, type, p, nccl_comm_, exchange_stream_),
-                   "ncclSend");
+        impl::check_nccl(ncclSend(send_.data.data() + std::size_t(send_offsets_[p]) * components,
+                                  std::size_t(send_counts_[p]) * components, type, p, nccl_->get(), exchange_stream_),
+                         "ncclSend");
     }
-    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    impl::check_nccl(ncclGroupEnd(), "ncclGroupEnd");
   }
 #endif
 
@@ -667,12 +662,14 @@ class DistributedSpmv {
   }
 
   MPI_Comm comm_;
-  bool nccl_ = false;          ///< the halo goes through NCCL (else host-staged MPI)
+  bool use_nccl_ = false;      ///< the halo goes through NCCL (else host-staged MPI)
   std::string exchange_note_;  ///< why Auto did not take NCCL, if it did not
 #ifdef COMPOUND_SPARSE_WITH_NCCL
-  ncclComm_t nccl_comm_ = nullptr;
+  std::shared_ptr<impl::NcclCommunicator> nccl_;  ///< comm_'s, shared
   cudaStream_t exchange_stream_ = nullptr;
   std::optional<Kokkos::Cuda> exchange_exec_;  ///< on exchange_stream_
+  cudaEvent_t x_ready_ = nullptr;              ///< the default stream's work before an exchange
+  cudaEvent_t halo_ready_ = nullptr;           ///< the exchange's end, for the default stream
 #endif
   RowPartition partition_;
   int rank_ = 0, size_ = 1, first_ = 0;

@@ -1,7 +1,7 @@
 // compound-zoo: builds the standard matrix zoo (docs/zoo.md) into a directory:
 // one Matrix Market file per matrix and index.json with sizes and row statistics.
 //
-//   compound-zoo --out DIR [--scale small|full|tune|unseen|xl|xl2] [--format mtx|binary] [--meshes DIR]
+//   compound-zoo --out DIR [--scale small|full|tune|unseen|xl|xl2|xl4] [--format mtx|binary] [--meshes DIR]
 //                [--mhd1280b FILE]
 //                [--only NAME[,NAME...]]
 //
@@ -25,7 +25,8 @@
 // tuning database's zoo). --scale xl is six matrices of 50M+ compound non-zeros, a grid
 // and an irregular one per class, as binary CSR files (compound_sparse/io/binary_csr.hpp).
 // --scale xl2 is the xl grids twice as large (the weak scaling of the distributed product,
-// docs/scaling.md: twice the rows on twice the GPUs), also binary.
+// docs/scaling.md: twice the rows on twice the GPUs), also binary; --scale xl4 four times as
+// large (four times the rows on four GPUs).
 #include <fcntl.h>  // FileLock: open, flock
 #include <sys/file.h>
 #include <unistd.h>
@@ -447,6 +448,15 @@ std::vector<Recipe> xl2_zoo() {
           elasticity("elasticity-box-xl2", "box", 152, 305)};     // 153^2 x 306 rows x 14.6: 105M
 }
 
+/// The xl grids with four times the rows, for weak scaling to four GPUs: the boxes four
+/// times as tall (n x n x (4n + 3) cubes), the torus four times as long. Assembling
+/// elasticity-box-xl4 holds about 100 GB of element blocks on the host.
+std::vector<Recipe> xl4_zoo() {
+  return {helmholtz("helmholtz-box-xl4", "box", 160, 643, 94.0),  // 161^2 x 644 rows x 14.7: 245M
+          dirac_torus("dirac-torus-xl4", 7680, 960, 1),           // 206M
+          elasticity("elasticity-box-xl4", "box", 152, 611)};     // 153^2 x 612 rows x 14.6: 209M
+}
+
 /// The index's "format", from --format.
 std::string format_text(const Options& o) {
   return o.format == "binary" ? "binary CSR (compound_sparse/io/binary_csr.hpp; docs/zoo.md)"
@@ -582,7 +592,8 @@ std::size_t write_index(const fs::path& dir, const Options& o, const Json& matri
 /// The usage on `out`; returns `code` (0 when asked for with --help, else 2).
 int usage(const char* argv0, std::ostream& out = std::cerr, int code = 2) {
   out << "usage: " << argv0
-      << " --out DIR [--scale small|full|tune|unseen|xl|xl2] [--format mtx|binary] [--meshes DIR] [--mhd1280b FILE]\n"
+      << " --out DIR [--scale small|full|tune|unseen|xl|xl2|xl4] [--format mtx|binary] [--meshes DIR] [--mhd1280b "
+         "FILE]\n"
          "       [--only NAME[,NAME...]]   (NAME-rcm: NAME in reverse Cuthill-McKee order)\n";
   return code;
 }
@@ -595,7 +606,7 @@ int main(int argc, char** argv) {
       {"--out", [&](const std::string& v) { o.out = v; }},
       {"--scale",
        [&](const std::string& v) {
-         o.scale = compound_tools::one_of(v, {"small", "full", "tune", "unseen", "xl", "xl2"});
+         o.scale = compound_tools::one_of(v, {"small", "full", "tune", "unseen", "xl", "xl2", "xl4"});
        }},
       {"--format",
        [&](const std::string& v) {
@@ -619,7 +630,7 @@ int main(int argc, char** argv) {
   if (compound_tools::wants_help(argc, argv)) return usage(argv[0], std::cout, 0);  // asked for: not an error
   std::string problem = compound_tools::parse_options(argc, argv, setters);
   if (problem.empty() && o.out.empty()) problem = "--out is required";
-  const bool xl = o.scale == "xl" || o.scale == "xl2";
+  const bool xl = o.scale == "xl" || o.scale == "xl2" || o.scale == "xl4";
   if (problem.empty() && xl && o.format == "mtx")
     problem =
         "--scale " + o.scale + " is written as binary CSR only (Matrix Market text of it would be 5-30 GB per matrix)";
@@ -633,6 +644,7 @@ int main(int argc, char** argv) {
                    : o.scale == "unseen" ? unseen_zoo(o)
                    : o.scale == "xl"     ? xl_zoo()
                    : o.scale == "xl2"    ? xl2_zoo()
+                   : o.scale == "xl4"    ? xl4_zoo()
                                          : standard_zoo(o);
     for (auto& r : recipes) r.binary = o.format == "binary";
     // --only NAME-rcm: the recipe of NAME, reordered, under the longer name; a name of
