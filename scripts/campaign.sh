@@ -30,7 +30,8 @@ usage: scripts/campaign.sh [--stages LIST] [--kind auto|host|h100|h200] [--gpus 
                     rerun    the bench again; compare_runs.py against the first
                     examples the solver examples at GPU size with that database
                     profile  Nsight Compute on --matrices, each precision and k (ncu_summary.py)
-                    dist     compound-dist-bench on 1 and N ranks, test_distributed, scaling.py
+                    dist     compound-dist-bench on 1, 2, 4, .. N ranks (strong scaling; weak with the
+                             xl2 grids on 2 and the xl4 ones on 4), test_distributed, scaling.py
                     check    ctest on the device (--quick: six suites), compute-sanitizer, the demo
                     report   README.md, summary.csv, plots, tuner_output.json.gz in --out
   --kind KIND     the card, which names the results folder (default auto: from nvidia-smi, host
@@ -38,7 +39,7 @@ usage: scripts/campaign.sh [--stages LIST] [--kind auto|host|h100|h200] [--gpus 
                   nvidia-smi contradicts is replaced by what it reports (with a warning)
   --gpus N        GPUs used (default: all): tune and bench split the zoo over them, dist runs N
                   ranks (on the host 2 ranks; tune and bench one process)
-  --scale SCALE   zoo scale: small|full|tune|unseen|xl|xl2 (default tune on a GPU, small on the
+  --scale SCALE   zoo scale: small|full|tune|unseen|xl|xl2|xl4 (default tune on a GPU, small on the
                   host; the dist stage defaults to xl on a GPU)
   --matrices LIST only these matrices of the scale (default: all; dist at its default xl: the
                   three grids, helmholtz-box-xl, dirac-torus-xl, elasticity-box-xl)
@@ -98,8 +99,8 @@ list_ok "$stages" "$(IFS='|'; echo "${all_stages[*]}")" ||
   usage_error "--stages: '$stages' is not a comma list of ${all_stages[*]}"
 [[ $kind =~ ^(auto|host|h100|h200)$ ]] || usage_error "--kind: '$kind' is not auto, host, h100 or h200"
 [ -z "$gpus" ] || [[ $gpus =~ ^[1-9][0-9]*$ ]] || usage_error "--gpus: '$gpus' is not a positive integer"
-[ -z "$scale" ] || [[ $scale =~ ^(small|full|tune|unseen|xl|xl2)$ ]] ||
-  usage_error "--scale: '$scale' is not small, full, tune, unseen, xl or xl2"
+[ -z "$scale" ] || [[ $scale =~ ^(small|full|tune|unseen|xl|xl2|xl4)$ ]] ||
+  usage_error "--scale: '$scale' is not small, full, tune, unseen, xl, xl2 or xl4"
 [ -z "$matrices" ] || list_ok "$matrices" '[A-Za-z0-9._-]+' || usage_error "--matrices: '$matrices' is not a comma list of names"
 list_ok "$ks" '[1-9][0-9]*' || usage_error "--k: '$ks' is not a comma list of vector counts"
 list_ok "$precision" 'float|double|mixed|both|all' || usage_error "--precision: '$precision' is not a comma list of float, double, mixed, both, all"
@@ -370,29 +371,48 @@ zoo_generate() {
   zoo_pids+=($!)
   echo "zoo: generating ${missing[*]:-the $scale scale} into $dir (logs $logs/zoo_*.log)"
 }
-# The zoos this run's stages need: the data stages' at --scale, and dist's (with the xl2 grids
-# for weak scaling at xl: compound-zoo's xl2 set doubles these three, docs/zoo.md).
+# The zoos this run's stages need: the data stages' at --scale, and dist's (with the xl2 and
+# xl4 grids for weak scaling at xl: compound-zoo's xl2 and xl4 sets double and quadruple
+# these three, docs/zoo.md).
 dist_names() {  # --matrices where dist runs at the data stages' scale; else the scale's defaults
   if [ -n "$matrices" ] && [ "$dist_scale" = "$scale" ]; then echo "$matrices"
   elif [ "$dist_scale" = xl ]; then echo helmholtz-box-xl,dirac-torus-xl,elasticity-box-xl
   elif [ "$dist_scale" = small ]; then echo helmholtz-box-small,elasticity-box-small
   fi
 }
-weak_pairs() {  # NAME=NAME2 for the dist matrices that have an xl2 twin
-  local name pairs=()
+rank_counts() {  # the dist stage's rank counts beyond 1: 2, 4, 8, .. up to $ranks, and $ranks
+  local r=2 counts=()
+  while [ $r -lt "$ranks" ]; do counts+=($r); r=$((r * 2)); done
+  counts+=("$ranks")
+  echo "${counts[*]}"
+}
+weak_pairs() {  # NAME=NAMEr for the dist matrices with an xl<r> twin, r in 2 and 4 up to $ranks
+  local name r pairs=()
   [ "$dist_scale" = xl ] || return 0
-  for name in $(dist_names | tr , ' '); do
-    case $name in helmholtz-box-xl|dirac-torus-xl|elasticity-box-xl) pairs+=("$name=${name}2") ;; esac
+  for r in 2 4; do
+    [ "$r" -le "$ranks" ] || continue
+    for name in $(dist_names | tr , ' '); do
+      case $name in
+        # elasticity-box-xl4's assembly holds about 100 GB of element blocks for about 20 minutes.
+        elasticity-box-xl) [ $r = 2 ] && pairs+=("$name=${name}$r") ;;
+        helmholtz-box-xl|dirac-torus-xl) pairs+=("$name=${name}$r") ;;
+      esac
+    done
   done
   (IFS=,; echo "${pairs[*]}")
+}
+weak_names() {  # the twins of weak_pairs at xl<$1>, comma-separated
+  weak_pairs | tr , '\n' | cut -d= -f2 | grep -E "xl$1\$" | paste -sd,
 }
 zoo_start() {
   wants_any zoo tune bench rerun profile && zoo_generate "$(zoo_dir "$scale")" "$scale" "$matrices"
   if wants dist; then
     zoo_generate "$(zoo_dir "$dist_scale")" "$dist_scale" "$(dist_names)"
-    local weak
-    weak=$(weak_pairs)
-    [ -z "$weak" ] || zoo_generate "$(zoo_dir xl2)" xl2 "$(echo "$weak" | tr , '\n' | cut -d= -f2 | paste -sd,)"
+    local r twins
+    for r in 2 4; do
+      twins=$(weak_names $r)
+      [ -z "$twins" ] || zoo_generate "$(zoo_dir xl$r)" xl$r "$twins"
+    done
   fi
 }
 zoo_wait() {  # 0 once every generation started has finished and none failed
@@ -637,11 +657,10 @@ run_ranks() {  # run_ranks R PROGRAM ARGS: rank i on GPU i % N
 stage_dist() {
   zoo_wait || return 1
   command -v mpiexec > /dev/null || { echo "dist: no mpiexec"; return 1; }
-  local d=$work/dist dist_tool test index index2 weak samples=() rc=0 np
+  local d=$work/dist dist_tool test index weak samples=() rc=0 np r many=()
   dist_tool=$(tool compound-dist-bench)
   index=$(zoo_dir "$dist_scale")/index.json
   weak=$(weak_pairs)
-  [ -z "$weak" ] || index2=$(zoo_dir xl2)/index.json
   rm -rf "$d"
   mkdir -p "$d"
   [ $quick = 1 ] && samples=(--samples 3)
@@ -652,34 +671,39 @@ stage_dist() {
       echo "test_distributed on $np ranks: $(grep -a -E '^\[  (PASSED|FAILED)' "$logs/test_distributed_np$np.log" | tr '\n' ' ')"
     done
   fi
-  # dist_run NAME RANKS ARGS: one compound-dist-bench run into $d/NAME.json, both orders.
+  # dist_run NAME RANKS ARGS: one compound-dist-bench run into $d/NAME.json, both orders,
+  # each record's timings taken twice in the process (--repeat 2: the spread without a rebuild).
   dist_run() {
-    run_ranks "$2" "$dist_tool" --out "$d/$1.json" --order both "${samples[@]}" "${@:3}" > "$logs/dist_$1.log" 2>&1 ||
+    run_ranks "$2" "$dist_tool" --out "$d/$1.json" --order both --repeat 2 "${samples[@]}" "${@:3}" > "$logs/dist_$1.log" 2>&1 ||
       { echo "compound-dist-bench $1 failed:"; tail -n 5 "$logs/dist_$1.log"; return 1; }
     echo "$1: $(grep -a -c '"order"' "$d/$1.json") records"
   }
   local names
   names=$(dist_names)
   dist_run np1 1 --zoo "$index" ${names:+--matrices "$names"} || return 1
-  dist_run "np$ranks" "$ranks" --zoo "$index" ${names:+--matrices "$names"} || return 1
-  if [ -n "$weak" ]; then
-    dist_run "np${ranks}_xl2" "$ranks" --zoo "$index2" || return 1
-  fi
+  for r in $(rank_counts); do
+    dist_run "np$r" "$r" --zoo "$index" ${names:+--matrices "$names"} || return 1
+    # The weak twins of this rank count (xl2 on 2, xl4 on 4), one file with the xl grids.
+    local twins
+    twins=$( ( [ "$r" = 2 ] || [ "$r" = 4 ] ) && weak_names "$r")
+    [ -z "$twins" ] || dist_run "np${r}_xl$r" "$r" --zoo "$(zoo_dir xl$r)/index.json" || return 1
+    "$py" - "$d/np$r.json" "$d/np${r}_xl$r.json" "$d/np${r}_all.json" << 'PY'
+import json, os, sys
+runs = [json.load(open(p)) for p in sys.argv[1:3] if os.path.exists(p)]
+merged = dict(runs[0], commands=[r.get("command") for r in runs], matrices=[m for r in runs for m in r["matrices"]])
+json.dump(merged, open(sys.argv[3], "w"), indent=1)
+PY
+    many+=("$d/np${r}_all.json")
+  done
   # The exchange through host-staged MPI against what Auto chose (NCCL between GPUs).
   [ $gpu = 1 ] && { dist_run "np${ranks}_mpi" "$ranks" --zoo "$index" ${names:+--matrices "$names"} --exchange mpi || rc=1; }
   if wants rerun; then
     dist_run np1_rerun 1 --zoo "$index" ${names:+--matrices "$names"} &&
       dist_run "np${ranks}_rerun" "$ranks" --zoo "$index" ${names:+--matrices "$names"} || rc=1
   fi
-  # The many-rank runs as one file (the xl2 twins beside the xl grids), then scaling.py.
-  "$py" - "$d/np$ranks.json" "$d/np${ranks}_xl2.json" "$d/np${ranks}_all.json" << 'PY'
-import json, os, sys
-runs = [json.load(open(p)) for p in sys.argv[1:3] if os.path.exists(p)]
-merged = dict(runs[0], commands=[r.get("command") for r in runs], matrices=[m for r in runs for m in r["matrices"]])
-json.dump(merged, open(sys.argv[3], "w"), indent=1)
-PY
-  "$py" perf_tests/report/scaling.py "$d/np1.json" "$d/np${ranks}_all.json" ${weak:+--weak "$weak"} \
-    --out "$d/scaling.md" --plot "$d/scaling.png" || return 1
+  # Strong scaling 1 -> each rank count, weak with the twins; the issue's targets as lines.
+  "$py" perf_tests/report/scaling.py "$d/np1.json" "${many[@]}" ${weak:+--weak "$weak"} \
+    --out "$d/scaling.md" --csv "$d/summary.csv" --plot "$d/scaling.png" || return 1
   [ -f "$d/np${ranks}_mpi.json" ] &&
     "$py" perf_tests/report/scaling.py "$d/np1.json" "$d/np${ranks}_mpi.json" --out "$d/scaling_mpi_exchange.md" > /dev/null
   [ -f "$d/np${ranks}_rerun.json" ] &&
@@ -848,21 +872,22 @@ report_bench() {  # the bench's set in $out
 report_dist() {  # the scaling's set in $dist_out (a part of $out's README when they are one folder)
   local weak many combined=0 readme=$dist_out/README.md summary=$dist_out/summary.csv f
   weak=$(weak_pairs)
-  many=$(ls "$work"/dist/np*_all.json | head -n 1)
+  many=$(ls "$work"/dist/np*_all.json | sort -V)
   [ "$dist_out" = "$out" ] && [ -f "$out/README.md" ] && [ -f "$work/bench/bench.json" ] &&
     combined=1 readme=$out/README.md.dist summary=$out/summary_dist.csv
   mkdir -p "$dist_out"
-  "$py" perf_tests/report/scaling.py "$work/dist/np1.json" "$many" ${weak:+--weak "$weak"} --csv "$summary" > /dev/null ||
+  # shellcheck disable=SC2086  # one path per rank count
+  "$py" perf_tests/report/scaling.py "$work/dist/np1.json" $many ${weak:+--weak "$weak"} --csv "$summary" > /dev/null ||
     return 1
   # The runs themselves (small: one record per matrix, order and precision), as scaling.py reads them.
-  [ $combined = 1 ] || { rm -f "$dist_out"/np*.json; cp "$work"/dist/np*.json "$dist_out/"; rm -f "$dist_out"/np*_all.json; }
+  [ $combined = 1 ] || { rm -f "$dist_out"/np*.json; cp "$work"/dist/np*.json "$dist_out/"; }
   cp "$work/dist/scaling.png" "$dist_out/"
   {
     if [ $combined = 1 ]; then echo "## The distributed product"; echo
-    else readme_head "The distributed product ($kind, $(basename "$many" _all.json | tr -d np) ranks)"; fi
-    echo "Files: \`$(basename "$summary")\` (one row per matrix, order and precision: 1 rank and N ranks,"
-    echo "the efficiencies, the exchange), \`scaling.png\`$([ $combined = 1 ] || printf '%s' \
-      ", the compound-dist-bench runs \`np*.json\` (\`scaling.py np1.json npN.json\` reads them)")."
+    else readme_head "The distributed product ($kind, 1 to $ranks ranks)"; fi
+    echo "Files: \`$(basename "$summary")\` (one row per matrix, order, precision and rank count: 1 rank and"
+    echo "R ranks, the efficiencies, the exchange), \`scaling.png\`$([ $combined = 1 ] || printf '%s' \
+      ", the compound-dist-bench runs \`np*.json\` (\`scaling.py np1.json np2_all.json ..\` reads them)")."
     echo
     for f in "$logs"/test_distributed_np*.log; do
       [ -f "$f" ] && echo "- ${f##*/}: $(grep -a -E '^\[  (PASSED|FAILED)' "$f" | tr '\n' ' ')"

@@ -21,9 +21,10 @@ def run(ranks, records):
 
 
 def scaling(one, many, *extra):
+    """scaling.py on ONE and MANY (a run, or a list of runs on several rank counts)."""
     with tempfile.TemporaryDirectory() as d:
         paths = []
-        for i, r in enumerate((one, many)):
+        for i, r in enumerate([one] + (many if isinstance(many, list) else [many])):
             paths.append(os.path.join(d, f"{i}.json"))
             with open(paths[-1], "w") as f:
                 json.dump(r, f)
@@ -58,7 +59,27 @@ def main():
     bad = scaling(many, many)
     assert bad.returncode == 2 and "not 1" in bad.stderr, bad.stderr
     bad = scaling(one, many, "--weak", "box=box3")
-    assert bad.returncode == 2 and "no run of box" in bad.stderr, bad.stderr
+    assert bad.returncode == 2 and "box3 is in none of the runs" in bad.stderr, bad.stderr
+    # Two rank counts: a table, CSV rows and weak pairs for each (box4 only in the 4-rank run).
+    one4 = run(1, [record("box", 100e-6)])
+    two = run(2, [record("box", 62.5e-6), record("box2", 125e-6)])
+    four = run(4, [record("box", 40e-6), record("box4", 160e-6)])
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "scaling.csv")
+        r = scaling(one4, [two, four], "--weak", "box=box2,box=box4", "--csv", path)
+        assert r.returncode == 0, r.stderr
+        assert "Strong scaling, 1 -> 2 ranks" in r.stdout and "Strong scaling, 1 -> 4 ranks" in r.stdout, r.stdout
+        assert "| box | natural | double | 100.0 | 40.0 | 0.62 |" in r.stdout, r.stdout
+        assert "| box | box4 | natural | double | 100.0 | 160.0 | 0.62 |" in r.stdout, r.stdout
+        with open(path) as f:
+            rows = list(csv.DictReader(f))
+        assert [(row["ranks"], row["weak_efficiency"]) for row in rows] == [("2", "0.800"), ("4", "0.625")], rows
+        bad = scaling(one4, [two, four], "--strong-target", "2=0.9", "--plot", os.path.join(d, "s.png"))
+        try:
+            import matplotlib  # noqa: F401
+            assert bad.returncode == 2 and "no target for 4 ranks" in bad.stderr, bad.stderr
+        except ImportError:
+            pass
     # --plot: a PNG where matplotlib is there, else a refusal that names the package.
     with tempfile.TemporaryDirectory() as d:
         png = os.path.join(d, "scaling.png")
