@@ -67,7 +67,130 @@ void expect_views_build(const cs::HostCsr<Entry>& host) {
   EXPECT_EQ(cs::memory_bytes(a), cs::layout_memory_bytes<Outer>(host));
 }
 
+/// The raw arrays of a matrix on the host, for comparing two builds bit for bit.
+template <class Matrix>
+std::vector<unsigned char> bytes_of(const Matrix& m) {
+  std::vector<unsigned char> bytes;
+  const auto append = [&](const auto& view) {
+    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+    const auto* first = reinterpret_cast<const unsigned char*>(host.data());
+    bytes.insert(bytes.end(), first, first + host.span() * sizeof(typename decltype(host)::value_type));
+  };
+  append(m.offsets);
+  append(m.row_lengths);
+  append(m.col_indices);
+  append(m.column_bases);
+  append(m.values);
+  return bytes;
+}
+
+/// matrix_from_csr_views against to_device of the same matrix: every array the same bits.
+template <class Outer, class Inner, class Entry>
+void expect_device_build_as_to_device(const std::string& what, const cs::HostCsr<Entry>& host) {
+  const auto d = device_csr<std::size_t>(host);
+  const auto built = cs::matrix_from_csr_views<Outer, Inner>(host.num_cols, d.row_map, d.entries, d.values);
+  const auto converted = cs::to_device<Outer, Inner>(host);
+  const std::string layout = what + " in " + Outer::name() + "." + Inner::name();
+  EXPECT_EQ(
+      std::tie(built.num_rows, built.num_cols, built.num_entries, built.num_slots, built.ell_width, built.ell_stride),
+      std::tie(converted.num_rows, converted.num_cols, converted.num_entries, converted.num_slots, converted.ell_width,
+               converted.ell_stride))
+      << layout;
+  EXPECT_EQ(bytes_of(built), bytes_of(converted)) << layout;
+  EXPECT_EQ(cs::memory_bytes(built), cs::memory_bytes(converted)) << layout;
+}
+
+template <class Entry>
+void expect_every_layout_built_as_to_device(unsigned seed) {
+  for (const auto& named : compound_sparse_test::test_matrices<Entry>(seed)) {
+    cs::for_each_type(cs::OuterLayouts{}, [&](auto outer) {
+      cs::for_each_type(cs::InnerLayouts{}, [&](auto inner) {
+        using Outer = typename decltype(outer)::type;
+        using Inner = typename decltype(inner)::type;
+        // A layout that cannot hold the matrix refuses it in both builds, with one message.
+        const std::string refusal = cs::layout_refusal<Outer>(named.matrix);
+        if (!refusal.empty()) {
+          const auto d = device_csr<int>(named.matrix);
+          try {
+            cs::matrix_from_csr_views<Outer, Inner>(named.matrix.num_cols, d.row_map, d.entries, d.values);
+            ADD_FAILURE() << named.name << " in " << Outer::name() << ": expected BudgetExceeded";
+          } catch (const cs::BudgetExceeded& e) {
+            EXPECT_EQ(e.reason(), refusal);
+          }
+          return;
+        }
+        expect_device_build_as_to_device<Outer, Inner>(named.name, named.matrix);
+      });
+    });
+  }
+}
+
 }  // namespace
+
+// Every outer x inner layout built on the device from CSR views: the same arrays, bit for
+// bit, as to_device from the host, on the standard test matrices (empty rows, a huge row,
+// 1 x 1, non-square, sizes no multiple of the slice or warp size).
+TEST(device_build, EveryLayoutMatchesToDeviceBitForBitComplexDouble) {
+  expect_every_layout_built_as_to_device<C>(31);
+}
+TEST(device_build, EveryLayoutMatchesToDeviceBitForBitQuaternionFloat) {
+  expect_every_layout_built_as_to_device<cs::Quaternion<float>>(32);
+}
+TEST(device_build, EveryLayoutMatchesToDeviceBitForBitBlock3Double) {
+  expect_every_layout_built_as_to_device<cs::Block<double, 3>>(33);
+}
+
+// 16-bit column offsets: a slice spanning more than 65535 columns is refused with
+// to_device's message, and one that spans exactly 65535 is built.
+TEST(device_build, SlicesBeyond16BitColumnOffsetsAreRefusedAsToDeviceRefusesThem) {
+  using Outer = cs::SlicedEll<32, 16>;
+  for (const int span : {65535, 65536}) {
+    cs::HostCsr<C> a;
+    a.num_rows = 40;
+    a.num_cols = span + 1;
+    a.row_offsets = {0};
+    for (int r = 0; r < a.num_rows; ++r) {
+      a.col_indices.push_back(r == 3 ? span : r);  // row 3 reaches the far column
+      a.values.push_back(C(r, 1));
+      a.row_offsets.push_back(static_cast<int>(a.col_indices.size()));
+    }
+    const auto d = device_csr<int>(a);
+    const std::string refusal = cs::layout_refusal<Outer>(a);
+    if (refusal.empty()) {
+      expect_device_build_as_to_device<Outer, cs::Soa>("span " + std::to_string(span), a);
+      continue;
+    }
+    EXPECT_EQ(span, 65536);
+    EXPECT_NE(refusal.find("16-bit column offsets"), std::string::npos) << refusal;
+    try {
+      cs::matrix_from_csr_views<Outer, cs::Aos>(a.num_cols, d.row_map, d.entries, d.values);
+      ADD_FAILURE() << "expected BudgetExceeded";
+    } catch (const cs::BudgetExceeded& e) {
+      EXPECT_EQ(e.reason(), refusal);
+    }
+  }
+}
+
+// Over the budget: refused before anything is built, with to_device's message.
+TEST(device_build, OverTheBudgetIsRefusedWithToDevicesMessage) {
+  std::mt19937 rng(9);
+  const auto a = compound_sparse_test::random_csr<C>(100, 300, 0, 3, 37, rng);  // one long row: padding
+  const auto d = device_csr<int>(a);
+  const cs::MemoryBudget budget{cs::layout_memory_bytes<cs::Ell>(a) - 1};
+  std::string from_host, from_views;
+  try {
+    cs::to_device<cs::Ell, cs::Aos>(a, budget);
+  } catch (const cs::BudgetExceeded& e) {
+    from_host = e.reason();
+  }
+  try {
+    cs::matrix_from_csr_views<cs::Ell, cs::Aos>(a.num_cols, d.row_map, d.entries, d.values, budget);
+  } catch (const cs::BudgetExceeded& e) {
+    from_views = e.reason();
+  }
+  EXPECT_NE(from_host.find("more than the memory budget"), std::string::npos) << from_host;
+  EXPECT_EQ(from_views, from_host);
+}
 
 TEST(InteropViews, EveryLayoutFromCsrViewsWithSizeTOffsets) {
   std::mt19937 rng(7);

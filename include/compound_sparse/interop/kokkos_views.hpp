@@ -3,14 +3,15 @@
 // their matrix and vectors on the device:
 //
 //   matrices  matrix_from_csr_views<Outer, Inner>(num_cols, row_map, entries, values)
-//             builds any layout from CSR views (Csr: on the device, no host round
-//             trip); csr_views(A) hands a Csr matrix back as CSR views.
+//             builds any layout from CSR views on the device, no host round trip
+//             (the same bits as to_device); csr_views(A) hands a Csr matrix back
+//             as CSR views.
 //   vectors   wrap_values / wrap_scalars / wrap_components make a CompoundVector
 //             that shares the application's memory (no copy) where the layout
 //             allows; values_view hands an Aos vector back as View<Value*>;
 //             copy_values copies where the layouts differ.
 //
-// Kokkos Kernels' matrices: interop_kokkoskernels.hpp (built on this header).
+// Kokkos Kernels' matrices: kokkos_kernels.hpp (built on this header).
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -20,6 +21,7 @@
 #include "../error.hpp"
 #include "../layouts/compound_vector.hpp"
 #include "../layouts/convert.hpp"
+#include "../layouts/device_build.hpp"
 #include "../layouts/host_csr.hpp"
 #include "../layouts/layout_tags.hpp"
 #include "../layouts/sparse_matrix.hpp"
@@ -124,8 +126,9 @@ HostCsr<typename Values::non_const_value_type> host_csr_from_views(int num_cols,
 }
 
 /// Builds a matrix in layout <Outer, Inner> on the views' memory space from CSR
-/// views there. Csr is built by device kernels (no host round trip); the padded
-/// layouts go through HostCsr, as to_device does. Throws like to_device.
+/// views there, by device kernels with no host round trip (the padded layouts:
+/// layouts/device_build.hpp): the same arrays, bit for bit, as to_device of the same
+/// matrix as a HostCsr. Throws like to_device.
 template <class Outer, class Inner, class RowMap, class Entries, class Values>
 SparseMatrix<typename Values::non_const_value_type, Outer, Inner, typename Values::memory_space> matrix_from_csr_views(
     int num_cols, const RowMap& row_map, const Entries& entries, const Values& values, MemoryBudget budget = {}) {
@@ -135,10 +138,10 @@ SparseMatrix<typename Values::non_const_value_type, Outer, Inner, typename Value
   using execution_space = typename memory_space::execution_space;
   using traits = component_traits<entry_type>;
   impl::check_csr_view_types<RowMap, Entries, Values>();
+  impl::validate_csr_views(num_cols, row_map, entries, values);
   if constexpr (!std::is_same<Outer, Csr>::value) {
-    return to_device<Outer, Inner, memory_space>(host_csr_from_views(num_cols, row_map, entries, values), budget);
+    return impl::padded_matrix_from_csr_views<Outer, Inner>(num_cols, row_map, entries, values, budget);
   } else {
-    impl::validate_csr_views(num_cols, row_map, entries, values);
     const int num_rows = static_cast<int>(row_map.extent(0)) - 1;
     const std::size_t nnz = entries.extent(0);
     // The accounting of layout_memory_bytes<Csr>.

@@ -180,6 +180,37 @@ std::uint64_t layout_memory_bytes(const HostCsr<Entry>& a) {
   return layout_memory_bytes<Outer, Entry>(layout_shape<Outer>(a));
 }
 
+namespace impl {
+/// Throws BudgetExceeded, before the layout is allocated, where `Outer` with `shape`
+/// (layout_shape) needs more than `budget.max_bytes`, cannot hold the matrix
+/// (layout_refusal) or needs more than MemorySpace's memory (memory_capacity_bytes); with
+/// `host_copy`, also where it needs more than the host's, which holds a copy while
+/// converting (to_device from a HostCsr).
+template <class Outer, class Entry, class MemorySpace>
+void require_layout_fits(const LayoutShape& shape, int num_rows, int num_cols, std::uint64_t num_entries,
+                         MemoryBudget budget, bool host_copy) {
+  const std::uint64_t bytes = layout_memory_bytes<Outer, Entry>(shape);
+  COMPOUND_SPARSE_REQUIRE_KIND(
+      BudgetExceeded, bytes <= budget.max_bytes,
+      Outer::name() << " layout of a " << num_rows << " x " << num_cols << " matrix with " << num_entries
+                    << " entries needs " << bytes << " bytes (" << shape.num_slots - num_entries
+                    << " padding slots), more than the memory budget of " << budget.max_bytes << " bytes");
+  const std::string refusal = layout_refusal<Outer>(shape);
+  COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, refusal.empty(), refusal);
+  const auto require_fits = [&](std::size_t capacity, const std::string& where) {
+    COMPOUND_SPARSE_REQUIRE_KIND(
+        BudgetExceeded, capacity == 0 || bytes <= capacity,
+        Outer::name() << " layout of a " << num_rows << " x " << num_cols << " matrix with " << num_entries
+                      << " entries needs " << bytes << " bytes (" << shape.num_slots - num_entries << " padding slots, "
+                      << static_cast<double>(shape.num_slots) / std::max<std::uint64_t>(1, num_entries)
+                      << "x the entries), more than the " << capacity << " bytes of memory of " << where);
+  };
+  require_fits(memory_capacity_bytes<MemorySpace>(), MemorySpace::name());
+  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
+    if (host_copy) require_fits(memory_capacity_bytes<Kokkos::HostSpace>(), "the host (the conversion's copy)");
+}
+}  // namespace impl
+
 /// Builds the device matrix in layout <Outer, Inner> from a host CSR matrix.
 /// Throws compound_sparse::InvalidInput if `a` is inconsistent (see validate), and
 /// BudgetExceeded, before allocating, if the layout needs more than `budget.max_bytes`,
@@ -192,27 +223,8 @@ SparseMatrix<Entry, Outer, Inner, MemorySpace> to_device(const HostCsr<Entry>& a
   using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
   using traits = component_traits<Entry>;
   const LayoutShape shape = layout_shape<Outer>(a);  // validates `a` first
-  const std::uint64_t bytes = layout_memory_bytes<Outer, Entry>(shape);
-  COMPOUND_SPARSE_REQUIRE_KIND(
-      BudgetExceeded, bytes <= budget.max_bytes,
-      Outer::name() << " layout of a " << a.num_rows << " x " << a.num_cols << " matrix with " << a.num_entries()
-                    << " entries needs " << bytes << " bytes (" << shape.num_slots - a.num_entries()
-                    << " padding slots), more than the memory budget of " << budget.max_bytes << " bytes");
-  const std::string refusal = layout_refusal<Outer>(shape);
-  COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, refusal.empty(), refusal);
-  const auto require_fits = [&](std::size_t capacity, const std::string& where) {
-    COMPOUND_SPARSE_REQUIRE_KIND(
-        BudgetExceeded, capacity == 0 || bytes <= capacity,
-        Outer::name() << " layout of a " << a.num_rows << " x " << a.num_cols << " matrix with " << a.num_entries()
-                      << " entries needs " << bytes << " bytes (" << shape.num_slots - a.num_entries()
-                      << " padding slots, "
-                      << static_cast<double>(shape.num_slots) / std::max<std::size_t>(1, a.num_entries())
-                      << "x the entries), more than the " << capacity << " bytes of memory of " << where);
-  };
-  require_fits(memory_capacity_bytes<MemorySpace>(), MemorySpace::name());
-  if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, MemorySpace>::accessible)
-    require_fits(memory_capacity_bytes<Kokkos::HostSpace>(), "the host (the conversion's copy)");
-
+  impl::require_layout_fits<Outer, Entry, MemorySpace>(shape, a.num_rows, a.num_cols, a.num_entries(), budget,
+                                                       /*host_copy=*/true);
   matrix_type m;
   m.num_rows = a.num_rows;
   m.num_cols = a.num_cols;

@@ -1,0 +1,178 @@
+#pragma once
+// The padded layouts (Ell, SlicedEll) built by device kernels from CSR arrays that already
+// live in the target memory space: an application's matrix on the GPU needs no copy to the
+// host, no single-threaded pass over its non-zeros there, and no copy back.
+//
+// The result is the same, bit for bit, as to_device of the same matrix given as a HostCsr:
+// the same shape (layout_shape), the same budget checks and messages
+// (impl::require_layout_fits, without the host copy's), padding slots of column 0 and zero
+// values, every row's entries in its order. The work per row and per non-zero runs on the
+// device; what comes to the host is one number per slice (its width and, for 16-bit column
+// offsets, its smallest and largest column), from which the slice offsets are summed as
+// layout_shape sums them.
+//
+// interop/kokkos_views.hpp's matrix_from_csr_views calls it; validate the views first
+// (impl::validate_csr_views).
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../entries/components.hpp"
+#include "../impl/row_slots.hpp"
+#include "../impl/schedule_state.hpp"
+#include "convert.hpp"
+#include "layout_tags.hpp"
+#include "sparse_matrix.hpp"
+
+namespace compound_sparse {
+namespace impl {
+
+/// layout_shape<Outer> (Ell or SlicedEll) of the CSR arrays `row_map` (num_rows + 1 offsets)
+/// and `entries` in ExecutionSpace's memory: the widths by device kernels, the slice
+/// offsets summed on the host from one width per slice.
+template <class Outer, class ExecutionSpace, class RowMap, class Entries>
+LayoutShape layout_shape_on_device(int num_rows, const RowMap& row_map, const Entries& entries) {
+  static_assert(!std::is_same<Outer, Csr>::value, "Csr has no padding: its shape is the arrays' sizes");
+  LayoutShape shape;
+  if constexpr (std::is_same<Outer, Ell>::value) {
+    int width = 0;
+    Kokkos::parallel_reduce(
+        "compound_sparse::ell_width", Kokkos::RangePolicy<ExecutionSpace>(0, num_rows),
+        KOKKOS_LAMBDA(int r, int& widest) {
+          const int length = static_cast<int>(row_map(r + 1) - row_map(r));
+          if (length > widest) widest = length;
+        },
+        Kokkos::Max<int>(width));
+    if (num_rows == 0) width = 0;  // Max's identity is the lowest int
+    shape.ell_width = width;
+    shape.ell_stride = static_cast<int>(round_up(static_cast<std::uint64_t>(num_rows), Ell::stride_multiple));
+    shape.num_slots = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(shape.ell_stride);
+    shape.lengths_size = static_cast<std::uint64_t>(num_rows);
+  } else {
+    static_assert(is_sliced_ell<Outer>::value, "unknown outer layout");
+    constexpr int c = Outer::slice_size;
+    const int slices = (num_rows + c - 1) / c;
+    // Per slice: its width, and its smallest and largest column where it has entries.
+    Kokkos::View<int* [3], Kokkos::LayoutRight, typename ExecutionSpace::memory_space> per_slice(
+        "compound_sparse::slice_widths", slices);
+    Kokkos::parallel_for(
+        "compound_sparse::slice_widths", Kokkos::RangePolicy<ExecutionSpace>(0, slices), KOKKOS_LAMBDA(int s) {
+          const int first = s * c, last = first + c < num_rows ? first + c : num_rows;
+          int width = 0;
+          for (int r = first; r < last; ++r) {
+            const int length = static_cast<int>(row_map(r + 1) - row_map(r));
+            if (length > width) width = length;
+          }
+          int low = 0, high = 0;
+          if constexpr (has_column_bases_v<Outer>) {
+            const auto begin = row_map(first), end = row_map(last);
+            if (begin < end) low = high = static_cast<int>(entries(begin));
+            for (auto k = begin; k < end; ++k) {
+              const int column = static_cast<int>(entries(k));
+              if (column < low) low = column;
+              if (column > high) high = column;
+            }
+          } else {
+            (void)entries;
+          }
+          per_slice(s, 0) = width;
+          per_slice(s, 1) = low;
+          per_slice(s, 2) = high;
+        });
+    const auto slice = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_slice);
+    shape.slice_offsets.assign(static_cast<std::size_t>(slices) + 1, 0);
+    if constexpr (has_column_bases_v<Outer>) shape.column_bases.assign(static_cast<std::size_t>(slices), 0);
+    for (int s = 0; s < slices; ++s) {
+      shape.slice_offsets[s + 1] = shape.slice_offsets[s] + static_cast<std::uint64_t>(slice(s, 0)) * c;
+      // A slice of width 0 has no entries: base 0, as layout_shape leaves it.
+      if (!has_column_bases_v<Outer> || slice(s, 0) == 0) continue;
+      shape.column_bases[s] = slice(s, 1);
+      shape.largest_column_offset = std::max(shape.largest_column_offset, static_cast<std::uint64_t>(slice(s, 2)) -
+                                                                              static_cast<std::uint64_t>(slice(s, 1)));
+    }
+    shape.num_slots = shape.slice_offsets.back();
+    shape.offsets_size = static_cast<std::uint64_t>(slices) + 1;
+    shape.lengths_size = static_cast<std::uint64_t>(num_rows);
+  }
+  return shape;
+}
+
+/// A host vector copied into a new View of MemorySpace (the slice offsets and bases).
+template <class MemorySpace>
+Kokkos::View<int*, MemorySpace> device_copy_of(const std::vector<int>& host, const char* label) {
+  Kokkos::View<int*, MemorySpace> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                                       host.size());
+  const Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> from(host.data(),
+                                                                                                  host.size());
+  Kokkos::deep_copy(view, from);
+  return view;
+}
+
+/// The matrix in layout <Outer, Inner> (Ell or SlicedEll) on the views' memory space, from
+/// CSR views there that validate_csr_views accepted; one Entry per non-zero in `values`.
+/// Throws BudgetExceeded as to_device does, before the layout is allocated.
+template <class Outer, class Inner, class RowMap, class Entries, class Values>
+SparseMatrix<typename Values::non_const_value_type, Outer, Inner, typename Values::memory_space>
+padded_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries& entries, const Values& values,
+                             MemoryBudget budget) {
+  using entry_type = typename Values::non_const_value_type;
+  using memory_space = typename Values::memory_space;
+  using execution_space = typename memory_space::execution_space;
+  using matrix_type = SparseMatrix<entry_type, Outer, Inner, memory_space>;
+  using traits = component_traits<entry_type>;
+  const int num_rows = static_cast<int>(row_map.extent(0)) - 1;
+  const std::uint64_t nnz = entries.extent(0);
+  const LayoutShape shape = layout_shape_on_device<Outer, execution_space>(num_rows, row_map, entries);
+  require_layout_fits<Outer, entry_type, memory_space>(shape, num_rows, num_cols, nnz, budget, /*host_copy=*/false);
+
+  matrix_type m;
+  m.num_rows = num_rows;
+  m.num_cols = num_cols;
+  m.num_entries = nnz;
+  m.num_slots = shape.num_slots;
+  m.ell_width = shape.ell_width;
+  m.ell_stride = shape.ell_stride;
+  const auto alloc = [](const char* label) {
+    return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+  };
+  std::vector<int> slice_offsets(shape.slice_offsets.begin(), shape.slice_offsets.end());  // < 2^31: layout_refusal
+  m.offsets = device_copy_of<memory_space>(slice_offsets, "compound_sparse::offsets");
+  m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), shape.lengths_size);
+  m.col_indices = typename matrix_type::column_view(alloc("compound_sparse::col_indices"), shape.num_slots);
+  m.column_bases = device_copy_of<memory_space>(shape.column_bases, "compound_sparse::column_bases");
+  m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), shape.num_slots);
+  if (shape.num_slots > nnz) {  // padding: column 0 (the slice's base) and a zero entry
+    Kokkos::deep_copy(m.col_indices, column_index_t<Outer>(0));
+    Kokkos::deep_copy(m.values, scalar_type_t<entry_type>(0));
+  }
+  const auto offsets = m.offsets;
+  const auto lengths = m.row_lengths;
+  const auto bases = m.column_bases;
+  const auto cols = m.col_indices;
+  const auto vals = m.values;
+  const int stride = m.ell_stride;
+  Kokkos::parallel_for(
+      "compound_sparse::padded_fill", Kokkos::RangePolicy<execution_space>(0, num_rows), KOKKOS_LAMBDA(int r) {
+        const auto begin = row_map(r);
+        lengths(r) = static_cast<int>(row_map(r + 1) - begin);
+        const RowSlots slots = row_slots<Outer>(offsets, lengths, stride, r);
+        const int base = column_base<Outer>(bases, r);
+        for (int k = 0; k < slots.length; ++k) {
+          const int slot = slots.first + k * slots.step;
+          cols(slot) = static_cast<column_index_t<Outer>>(static_cast<int>(entries(begin + k)) - base);
+          const entry_type e = values(begin + k);
+          for (int component = 0; component < traits::size; ++component)
+            vals(slot, component) = traits::get(e, component);
+        }
+      });
+  Kokkos::fence();
+  make_schedule_state(m);
+  return m;
+}
+
+}  // namespace impl
+}  // namespace compound_sparse
