@@ -43,11 +43,6 @@ struct SpmmVariant {
 template <class V>
 using SpmvOf = Variant<typename V::entry_type, typename V::outer, typename V::inner, cs::Aos, cs::Aos, V::kind>;
 
-/// Lanes per row: on host backends a row's lanes are one thread's loop (spmv.hpp), so
-/// two values show that any is taken; on GPUs each changes the kernel's groups.
-inline const std::vector<int> lanes_to_test =
-    cs::impl::is_gpu_space<Kokkos::DefaultExecutionSpace>() ? std::vector<int>{1, 2, 4, 32} : std::vector<int>{1, 32};
-
 /// Where the suite also runs the row kernel with 2 and 4 vectors a thread
 /// (impl::row_spmm's VectorsPerThread): csr.aos with Static and DynamicWarp.
 template <class V>
@@ -56,49 +51,146 @@ constexpr bool tiles_tested() {
          (V::kind == cs::ScheduleKind::Static || V::kind == cs::ScheduleKind::DynamicWarp);
 }
 
-/// The SpMM of variant V as the library compiled it, at `bounds` (compiled entry types; X and
-/// Y in the key's one multivector layout), and the SpMV per vector it is compared with: the
-/// same key's SpMV on the Aos vectors of an Soa multivector.
-template <class V>
+/// The SpMM of a variant as the library compiled it, the registry's for `key` (compiled entry
+/// types; X and Y in the key's one multivector layout), and the SpMV per vector it is compared
+/// with: the same key's SpMV on Aos vectors. Like RegistrySpmv, one type per entry type, so the
+/// checks compile once per entry type.
+template <class Entry>
 struct RegistrySpmm {
-  SuiteBounds bounds;
-  std::string name() const { return bounds.name(); }
-  template <class Matrix, class XMulti, class YMulti>
-  void spmm(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a, const XMulti& x,
-            const cs::coefficient_type_t<typename V::entry_type>& beta, const YMulti& y) const {
-    static_assert(std::is_same<XMulti, YMulti>::value, "the registry's SpMM takes X and Y in one layout");
-    using Entry = typename V::entry_type;
-    using any_multivector = cs::AnyMultiVector<cs::vector_type_t<Entry>, typename Matrix::memory_space>;
-    cs::variant_registry<Entry>().spmm(variant_key<V>(XMulti::layout::name(), bounds, lanes), alpha,
-                                       cs::AnyMatrix<Entry, typename Matrix::memory_space>(a), any_multivector(x), beta,
-                                       any_multivector(y));
+  cs::VariantKey key;  ///< vector is set by the multivector layout, lanes_per_row per product
+  using entry_type = Entry;
+  using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
+  using vector_type = cs::vector_type_t<Entry>;
+  using coefficient = cs::coefficient_type_t<Entry>;
+  using any_multivector = cs::AnyMultiVector<vector_type, memory_space>;
+
+  std::string variant_name() const { return key.outer + "_" + key.inner + "_" + cs::to_string(key.kind); }
+  std::string name() const { return SuiteBounds{key.threads, key.teams_per_sm}.name(); }
+  bool uses_lanes() const { return cs::uses_lanes(key.kind); }
+  auto matrix(const cs::HostCsr<Entry>& host) const {
+    return cs::variant_registry<Entry>().convert_matrix(key.outer, key.inner, host);
   }
-  RegistrySpmv<SpmvOf<V>> spmv() const { return {bounds}; }
+  template <class Layout>
+  any_multivector multivector(const std::vector<std::vector<vector_type>>& vectors) const {
+    return cs::variant_registry<Entry>().convert_multivector(Layout::name(), vectors);
+  }
+  static std::vector<std::vector<vector_type>> to_host(const any_multivector& y) { return y.to_host(); }
+  template <class Matrix>
+  void spmm(int lanes, const coefficient& alpha, const Matrix& a, const any_multivector& x, const coefficient& beta,
+            const any_multivector& y) const {
+    cs::VariantKey with = key;
+    with.vector = x.layout();
+    with.lanes_per_row = lanes;
+    COMPOUND_SPARSE_REQUIRE(y.layout() == x.layout(), "the registry's SpMM takes X and Y in one layout");
+    cs::variant_registry<Entry>().spmm(with, alpha, a, x, beta, y);
+  }
+  /// y_j = alpha A x_j + beta y0_j, one SpMV per vector.
+  template <class Matrix>
+  std::vector<std::vector<vector_type>> spmv_each(int lanes, const coefficient& alpha, const Matrix& a,
+                                                  const std::vector<std::vector<vector_type>>& x,
+                                                  const coefficient& beta,
+                                                  const std::vector<std::vector<vector_type>>& y0) const {
+    const auto& registry = cs::variant_registry<Entry>();
+    cs::VariantKey with = key;
+    with.vector = cs::Aos::name();
+    with.lanes_per_row = lanes;
+    std::vector<std::vector<vector_type>> y(y0.size());
+    for (std::size_t j = 0; j < y0.size(); ++j) {
+      const auto yj = registry.convert_vector(with.vector, y0[j]);
+      registry.spmv(with, alpha, a, registry.convert_vector(with.vector, x[j]), beta, yj);
+      y[j] = yj.to_host();
+    }
+    return y;
+  }
+  template <class YLayout, class... Args>
+  void check_tiles(const Args&...) const {}  // the row kernel's tiles are checked typed (TypedSpmm)
 };
 
 /// The typed spmm of variant V at TypedSchedule (any X and Y layouts), and the typed SpMV
 /// with the same schedule.
 template <class V>
 struct TypedSpmm {
+  using entry_type = typename V::entry_type;
+  using vector_type = cs::vector_type_t<entry_type>;
+  using coefficient = cs::coefficient_type_t<entry_type>;
+
+  static std::string variant_name() { return V::name(); }
   std::string name() const { return spmv().name(); }
+  static bool uses_lanes() { return cs::uses_lanes(V::kind); }
+  static auto matrix(const cs::HostCsr<entry_type>& host) {
+    return cs::to_device<typename V::outer, typename V::inner>(host);
+  }
+  template <class Layout>
+  static auto multivector(const std::vector<std::vector<vector_type>>& vectors) {
+    return cs::to_device<Layout>(vectors);
+  }
+  template <class Multi>
+  static std::vector<std::vector<vector_type>> to_host(const Multi& y) {
+    return cs::to_host(y);
+  }
   template <class Matrix, class XMulti, class YMulti>
-  void spmm(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a, const XMulti& x,
-            const cs::coefficient_type_t<typename V::entry_type>& beta, const YMulti& y) const {
+  void spmm(int lanes, const coefficient& alpha, const Matrix& a, const XMulti& x, const coefficient& beta,
+            const YMulti& y) const {
     TypedSchedule<V> schedule;
     schedule.lanes_per_row = lanes;
     cs::spmm(schedule, alpha, a, x, beta, y);
   }
   TypedSpmv<SpmvOf<V>, TypedSchedule<V>> spmv() const { return {}; }
+  /// y_j = alpha A x_j + beta y0_j, one SpMV per vector, on the Aos vectors of Soa multivectors.
+  template <class Matrix>
+  std::vector<std::vector<vector_type>> spmv_each(int lanes, const coefficient& alpha, const Matrix& a,
+                                                  const std::vector<std::vector<vector_type>>& x,
+                                                  const coefficient& beta,
+                                                  const std::vector<std::vector<vector_type>>& y0) const {
+    const auto x_soa = cs::to_device<cs::Soa>(x);
+    const auto y = cs::to_device<cs::Soa>(y0);
+    for (std::size_t j = 0; j < y0.size(); ++j)
+      spmv()(lanes, alpha, a, cs::vector_of(x_soa, static_cast<int>(j)), beta, cs::vector_of(y, static_cast<int>(j)));
+    return cs::to_host(y);
+  }
+  /// On csr.aos with Static and DynamicWarp (tiles_tested): the row kernel with threads that
+  /// accumulate 1, 2 and 4 vectors each (the tile's last may be partial) must give the bits of
+  /// the SpMV per vector.
+  template <class YLayout, class Matrix, class XMulti>
+  void check_tiles([[maybe_unused]] int lanes, [[maybe_unused]] const coefficient& alpha,
+                   [[maybe_unused]] const Matrix& a, [[maybe_unused]] const XMulti& x,
+                   [[maybe_unused]] const coefficient& beta,
+                   [[maybe_unused]] const std::vector<std::vector<vector_type>>& y0,
+                   [[maybe_unused]] const std::vector<std::vector<vector_type>>& by_vector,
+                   [[maybe_unused]] const std::string& context) const {
+    if constexpr (tiles_tested<V>()) {
+      using Schedule = TypedSchedule<V>;
+      Schedule schedule;
+      schedule.lanes_per_row = lanes;
+      const auto tiles = [&](auto per_thread) {
+        const auto yt = cs::to_device<YLayout>(y0);
+        const auto result = cs::impl::RowResult<entry_type, cs::Aos>::make(alpha, beta);
+        using Exec = Kokkos::DefaultExecutionSpace;
+        cs::impl::row_spmm<Exec, V::kind, Schedule::threads, Schedule::min_teams_per_sm, entry_type, typename V::outer,
+                           typename V::inner, typename XMulti::layout, YLayout, typename Exec::memory_space,
+                           decltype(per_thread)::value>(Exec(), schedule, result, a, x, yt);
+        const auto got = cs::to_host(yt);
+        for (std::size_t j = 0; j < got.size(); ++j)
+          EXPECT_EQ(0, std::memcmp(by_vector[j].data(), got[j].data(), got[j].size() * sizeof(vector_type)))
+              << context << ": vector " << j << " with " << decltype(per_thread)::value
+              << " vectors a thread differs from an SpMV of it";
+      };
+      tiles(std::integral_constant<int, 1>{});
+      tiles(std::integral_constant<int, 2>{});
+      tiles(std::integral_constant<int, 4>{});
+    }
+  }
 };
 
-/// Checks variant V with `product` (RegistrySpmm or TypedSpmm), X in XLayout and Y in YLayout.
-template <class XLayout, class YLayout, class V, class Product>
+/// Checks one SpMM variant with `product` (RegistrySpmm or TypedSpmm), X in XLayout and Y in
+/// YLayout.
+template <class XLayout, class YLayout, class Product>
 void run_spmm_layouts(const Product& product, const std::string& matrix_name,
-                      const cs::HostCsr<typename V::entry_type>& host, std::mt19937& rng) {
-  using Entry = typename V::entry_type;
+                      const cs::HostCsr<typename Product::entry_type>& host, std::mt19937& rng) {
+  using Entry = typename Product::entry_type;
   using vector_type = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
-  const auto a = cs::to_device<typename V::outer, typename V::inner>(host);
+  const auto a = product.matrix(host);
   // On CUDA also k = 8, where Aos multivectors take the shared loads' fixed groups
   // (SpmmFunctor::compute_row_fixed_group), and k = 35: more tiles than a warp holds at one
   // vector a thread (two passes, the last partial; the shared loads have members past k there).
@@ -108,61 +200,33 @@ void run_spmm_layouts(const Product& product, const std::string& matrix_name,
     if (!std::is_same<XLayout, YLayout>::value && k != 3) continue;  // mixed layouts: one k
     std::vector<std::vector<vector_type>> x_host(k);
     for (auto& v : x_host) v = random_vector<vector_type>(host.num_cols, rng);
-    const auto x = cs::to_device<XLayout>(x_host);
-    const auto x_soa = cs::to_device<cs::Soa>(x_host);
+    const auto x = product.template multivector<XLayout>(x_host);
     auto pairs = coefficient_pairs<coefficient>();
     if (k != 3) pairs.resize(1);  // beta = 0 and beta = 1 with k = 3 only
-    for (const auto& pair : pairs) {
-      // Named copies, not structured bindings: the tiles lambda below captures them
-      // (capturing a structured binding is C++20; nvcc warns).
-      const coefficient alpha = pair.first, beta = pair.second;
-      for (int lanes : lanes_to_test) {
-        if (!cs::uses_lanes(V::kind) && lanes != 1) continue;
+    for (const auto& [alpha, beta] : pairs) {
+      for (int lanes : lanes_to_test(/*spmm=*/true)) {
+        if (!product.uses_lanes() && lanes != 1) continue;
         std::vector<std::vector<vector_type>> y0(k);
         for (auto& v : y0) {
           v = random_vector<vector_type>(host.num_rows, rng);
           if (l1(beta) == 0)
             for (auto& value : v) value = nan_value<vector_type>();
         }
-        const auto y = cs::to_device<YLayout>(y0);
+        const auto y = product.template multivector<YLayout>(y0);
         product.spmm(lanes, alpha, a, x, beta, y);
-        const auto y_host = cs::to_host(y);
-        const std::string context = V::name() + " " + product.name() + " X " + XLayout::name() + " Y " +
+        const auto y_host = product.to_host(y);
+        const std::string context = product.variant_name() + " " + product.name() + " X " + XLayout::name() + " Y " +
                                     YLayout::name() + " on " + matrix_name + " k=" + std::to_string(k) +
                                     " lanes=" + std::to_string(lanes) + " beta_zero=" + std::to_string(l1(beta) == 0);
         ASSERT_EQ(y_host.size(), static_cast<std::size_t>(k)) << context;
-        const auto y_spmv = cs::to_device<cs::Soa>(y0);
-        for (int j = 0; j < k; ++j) {
+        for (int j = 0; j < k; ++j)
           expect_matches_reference<Entry>(context + " vector " + std::to_string(j), alpha, host, x_host[j], beta, y0[j],
                                           y_host[j]);
-          product.spmv()(lanes, alpha, a, cs::vector_of(x_soa, j), beta, cs::vector_of(y_spmv, j));
-        }
-        const auto by_vector = cs::to_host(y_spmv);
+        const auto by_vector = product.spmv_each(lanes, alpha, a, x_host, beta, y0);
         for (int j = 0; j < k; ++j)
           EXPECT_EQ(0, std::memcmp(by_vector[j].data(), y_host[j].data(), y_host[j].size() * sizeof(vector_type)))
               << context << ": vector " << j << " differs from an SpMV of it";
-        if constexpr (tiles_tested<V>()) {
-          // Threads that accumulate 1, 2 and 4 vectors each (the tile's last may be partial).
-          using Schedule = TypedSchedule<V>;
-          Schedule schedule;
-          schedule.lanes_per_row = lanes;
-          const auto tiles = [&](auto per_thread) {
-            const auto yt = cs::to_device<YLayout>(y0);
-            const auto result = cs::impl::RowResult<Entry, cs::Aos>::make(alpha, beta);
-            using Exec = Kokkos::DefaultExecutionSpace;
-            cs::impl::row_spmm<Exec, V::kind, Schedule::threads, Schedule::min_teams_per_sm, Entry, typename V::outer,
-                               typename V::inner, XLayout, YLayout, typename Exec::memory_space,
-                               decltype(per_thread)::value>(Exec(), schedule, result, a, x, yt);
-            const auto got = cs::to_host(yt);
-            for (int j = 0; j < k; ++j)
-              EXPECT_EQ(0, std::memcmp(by_vector[j].data(), got[j].data(), got[j].size() * sizeof(vector_type)))
-                  << context << ": vector " << j << " with " << decltype(per_thread)::value
-                  << " vectors a thread differs from an SpMV of it";
-          };
-          tiles(std::integral_constant<int, 1>{});
-          tiles(std::integral_constant<int, 2>{});
-          tiles(std::integral_constant<int, 4>{});
-        }
+        product.template check_tiles<YLayout>(lanes, alpha, a, x, beta, y0, by_vector, context);
       }
     }
   }
@@ -174,12 +238,12 @@ void run_spmm_case() {
   constexpr bool compiled = cs::is_compiled_entry<Entry>::value;
   if constexpr (compiled) {
     for (const auto& bounds : suite_bounds(cs::SpmmLaunchBounds{})) {
-      const RegistrySpmm<V> product{bounds};
+      const RegistrySpmm<Entry> product{variant_key<V>(cs::Soa::name(), bounds, 1)};
       std::mt19937 rng(77u);
       for (const auto& [name, host] : test_matrices<Entry>(2025u)) {
-        run_spmm_layouts<cs::Soa, cs::Soa, V>(product, name, host, rng);
+        run_spmm_layouts<cs::Soa, cs::Soa>(product, name, host, rng);
         // The kinds that split rows through Soa copies of Aos multivectors (spmm.hpp).
-        run_spmm_layouts<cs::Aos, cs::Aos, V>(product, name, host, rng);
+        run_spmm_layouts<cs::Aos, cs::Aos>(product, name, host, rng);
       }
     }
   }
@@ -190,14 +254,13 @@ void run_spmm_case() {
     std::mt19937 rng(78u);
     for (const auto& [name, host] : test_matrices<Entry>(2025u)) {
       if constexpr (!compiled) {
-        run_spmm_layouts<cs::Soa, cs::Soa, V>(product, name, host, rng);
-        run_spmm_layouts<cs::Aos, cs::Aos, V>(product, name, host, rng);
+        run_spmm_layouts<cs::Soa, cs::Soa>(product, name, host, rng);
+        run_spmm_layouts<cs::Aos, cs::Aos>(product, name, host, rng);
       }
-      run_spmm_layouts<cs::Aos, cs::Soa, V>(product, name, host, rng);
+      run_spmm_layouts<cs::Aos, cs::Soa>(product, name, host, rng);
     }
   }
 }
-
 template <class Entry, class Outer, class Inner, cs::ScheduleKind Kind>
 VariantCase spmm_case() {
   return {SpmmVariant<Entry, Outer, Inner, Kind>::name(), &run_spmm_case<SpmmVariant<Entry, Outer, Inner, Kind>>};

@@ -5,8 +5,8 @@
 // layout x vector layout x schedule kind -- is one ctest case, named like
 //   spmv.complex_double.Variants/Spmv.MatchesDoubleReference/<outer>_aos_soa_dynamic_warp
 // and each case runs every test matrix, three (alpha, beta) pairs and every
-// lanes_per_row (1 only for kinds that do not use lanes) against the
-// double-precision host reference.
+// lanes_per_row on GPUs (1 and 32 on host backends, lanes_to_test; 1 only for kinds that
+// do not use lanes) against the double-precision host reference.
 //
 // An entry type compiled into the library is checked through its registry
 // (variant_registry): the variant's compiled function at every compiled launch-bounds pair,
@@ -188,20 +188,37 @@ cs::VariantKey variant_key(const std::string& vector, const SuiteBounds& bounds,
   return key;
 }
 
-/// y = alpha A x + beta y with variant V as the library compiled it: the registry's function
-/// at `bounds` (compiled entry types only). x and y are CompoundVectors of one inner layout.
-template <class V>
+/// y = alpha A x + beta y with a variant as the library compiled it: the registry's function
+/// for `key` (compiled entry types only), with the registry's own conversions. Nothing in it
+/// depends on the variant's type, so a suite instantiates its checks once per entry type
+/// rather than once per variant (per-variant host code was most of a suite's compile time).
+template <class Entry>
 struct RegistrySpmv {
-  SuiteBounds bounds;
-  std::string name() const { return bounds.name(); }
-  template <class Matrix, class Vector>
-  void operator()(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,
-                  const Vector& x, const cs::coefficient_type_t<typename V::entry_type>& beta, const Vector& y) const {
-    using Entry = typename V::entry_type;
-    using any_vector = cs::AnyVector<cs::vector_type_t<Entry>, typename Matrix::memory_space>;
-    cs::variant_registry<Entry>().spmv(variant_key<V>(Vector::inner_layout::name(), bounds, lanes), alpha,
-                                       cs::AnyMatrix<Entry, typename Matrix::memory_space>(a), any_vector(x), beta,
-                                       any_vector(y));
+  cs::VariantKey key;  ///< lanes_per_row is set per product
+  using entry_type = Entry;
+  using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
+  using vector_type = cs::vector_type_t<Entry>;
+  using any_vector = cs::AnyVector<vector_type, memory_space>;
+
+  std::string variant_name() const {
+    return key.outer + "_" + key.inner + "_" + key.vector + "_" + cs::to_string(key.kind);
+  }
+  std::string name() const { return SuiteBounds{key.threads, key.teams_per_sm}.name(); }
+  bool uses_lanes() const { return cs::uses_lanes(key.kind); }
+  cs::AnyMatrix<Entry, memory_space> matrix(const cs::HostCsr<Entry>& host) const {
+    auto a = cs::variant_registry<Entry>().convert_matrix(key.outer, key.inner, host);
+    EXPECT_EQ(a.memory_bytes(), cs::variant_registry<Entry>().memory_bytes(key.outer, host));
+    return a;
+  }
+  any_vector vector(const std::vector<vector_type>& v) const {
+    return cs::variant_registry<Entry>().convert_vector(key.vector, v);
+  }
+  static std::vector<vector_type> to_host(const any_vector& v) { return v.to_host(); }
+  void operator()(int lanes, const cs::coefficient_type_t<Entry>& alpha, const cs::AnyMatrix<Entry, memory_space>& a,
+                  const any_vector& x, const cs::coefficient_type_t<Entry>& beta, const any_vector& y) const {
+    cs::VariantKey with_lanes = key;
+    with_lanes.lanes_per_row = lanes;
+    cs::variant_registry<Entry>().spmv(with_lanes, alpha, a, x, beta, y);
   }
 };
 
@@ -210,15 +227,29 @@ struct RegistrySpmv {
 template <class V, class ScheduleType>
 struct TypedSpmv {
   static_assert(ScheduleType::kind == V::kind, "the schedule runs the variant's kind");
+  using entry_type = typename V::entry_type;
+  using vector_type = cs::vector_type_t<entry_type>;
+
+  static std::string variant_name() { return V::name(); }
   std::string name() const {
     return "typed " +
            SuiteBounds{static_cast<int>(ScheduleType::threads), static_cast<int>(ScheduleType::min_teams_per_sm)}
                .name();
   }
+  static bool uses_lanes() { return cs::uses_lanes(V::kind); }
+  static auto matrix(const cs::HostCsr<entry_type>& host) {
+    auto a = cs::to_device<typename V::outer, typename V::inner>(host);
+    EXPECT_EQ(cs::memory_bytes(a), cs::layout_memory_bytes<typename V::outer>(host));
+    return a;
+  }
+  static auto vector(const std::vector<vector_type>& v) { return cs::to_device<typename V::x_inner>(v); }
+  template <class Vector>
+  static std::vector<vector_type> to_host(const Vector& v) {
+    return cs::to_host(v);
+  }
   template <class Matrix, class XVector, class YVector>
-  void operator()(int lanes, const cs::coefficient_type_t<typename V::entry_type>& alpha, const Matrix& a,
-                  const XVector& x, const cs::coefficient_type_t<typename V::entry_type>& beta,
-                  const YVector& y) const {
+  void operator()(int lanes, const cs::coefficient_type_t<entry_type>& alpha, const Matrix& a, const XVector& x,
+                  const cs::coefficient_type_t<entry_type>& beta, const YVector& y) const {
     ScheduleType schedule;
     schedule.lanes_per_row = lanes;
     cs::spmv(schedule, alpha, a, x, beta, y);
@@ -229,35 +260,40 @@ struct TypedSpmv {
 template <class V>
 using TypedSchedule = cs::Schedule<V::kind, 128, 4>;
 
-/// Checks variant V on every test matrix with `product` (RegistrySpmv or TypedSpmv).
-template <class V, class Product>
+/// Lanes per row: on host backends a row's lanes are one thread's loop (spmv.hpp), so two
+/// values show that any is taken; on GPUs each changes the kernel's groups.
+inline std::vector<int> lanes_to_test(bool spmm) {
+  if (!cs::impl::is_gpu_space<Kokkos::DefaultExecutionSpace>()) return {1, 32};
+  return spmm ? std::vector<int>{1, 2, 4, 32} : std::vector<int>{1, 2, 4, 8, 16, 32};
+}
+
+/// Checks one variant on every test matrix with `product` (RegistrySpmv or TypedSpmv).
+template <class Product>
 void run_variant(const Product& product, unsigned seed) {
-  using Entry = typename V::entry_type;
+  using Entry = typename Product::entry_type;
   using vector_type = cs::vector_type_t<Entry>;
   using coefficient = cs::coefficient_type_t<Entry>;
-  static_assert(std::is_same<typename V::x_inner, typename V::y_inner>::value, "x and y share the vector layout");
   std::mt19937 rng(seed);
   for (const auto& [name, host] : test_matrices<Entry>(seed)) {
-    const auto a = cs::to_device<typename V::outer, typename V::inner>(host);
-    ASSERT_EQ(cs::memory_bytes(a), cs::layout_memory_bytes<typename V::outer>(host)) << name;
+    const auto a = product.matrix(host);
     const auto x_host = random_vector<vector_type>(host.num_cols, rng);
-    const auto x = cs::to_device<typename V::x_inner>(x_host);
+    const auto x = product.vector(x_host);
     for (const auto& [alpha, beta] : coefficient_pairs<coefficient>()) {
-      for (int lanes : {1, 2, 4, 8, 16, 32}) {
-        if (!cs::uses_lanes(V::kind) && lanes != 1) continue;  // such kinds refuse them (test_registry)
+      for (int lanes : lanes_to_test(/*spmm=*/false)) {
+        if (!product.uses_lanes() && lanes != 1) continue;  // such kinds refuse them (test_registry)
         auto y0 = random_vector<vector_type>(host.num_rows, rng);
         if (l1(beta) == 0)
           for (auto& v : y0) v = nan_value<vector_type>();
-        const auto y = cs::to_device<typename V::y_inner>(y0);
+        const auto y = product.vector(y0);
         product(lanes, alpha, a, x, beta, y);
-        const auto y_host = cs::to_host(y);
-        const std::string context = V::name() + " " + product.name() + " on " + name +
+        const auto y_host = product.to_host(y);
+        const std::string context = product.variant_name() + " " + product.name() + " on " + name +
                                     " lanes=" + std::to_string(lanes) + " beta_zero=" + std::to_string(l1(beta) == 0);
         expect_matches_reference<Entry>(context, alpha, host, x_host, beta, y0, y_host);
         if (l1(beta) == 0) {
           // Determinism: a second product must reproduce the first bit for bit.
           product(lanes, alpha, a, x, beta, y);
-          const auto again = cs::to_host(y);
+          const auto again = product.to_host(y);
           EXPECT_EQ(0, std::memcmp(again.data(), y_host.data(), y_host.size() * sizeof(vector_type))) << context;
         }
       }
@@ -282,10 +318,12 @@ struct VariantCaseName {
 
 template <class V>
 void run_case() {
+  static_assert(std::is_same<typename V::x_inner, typename V::y_inner>::value, "x and y share the vector layout");
   if constexpr (cs::is_compiled_entry<typename V::entry_type>::value) {
-    for (const auto& bounds : suite_bounds(cs::CompiledLaunchBounds{})) run_variant<V>(RegistrySpmv<V>{bounds}, 2024u);
+    for (const auto& bounds : suite_bounds(cs::CompiledLaunchBounds{}))
+      run_variant(RegistrySpmv<typename V::entry_type>{variant_key<V>(V::x_inner::name(), bounds, 1)}, 2024u);
   } else {
-    run_variant<V>(TypedSpmv<V, TypedSchedule<V>>{}, 2024u);
+    run_variant(TypedSpmv<V, TypedSchedule<V>>{}, 2024u);
   }
 }
 template <class... V>

@@ -102,9 +102,9 @@ TEST(MergePath, TileShapesFitTheScratchAndKeepOddShares) {
 // pass), whole ones inside a row.
 TEST(MergePath, RowsSpanningWorkersAndTilesMatchTheReference) {
   using Many = Variant<C, cs::Csr, cs::Soa, cs::Aos, cs::Aos, cs::ScheduleKind::MergePath>;
-  run_variant<Many>(TypedSpmv<Many, cs::Schedule<cs::ScheduleKind::MergePath, 128, 16>>{}, 77u);
+  run_variant(TypedSpmv<Many, cs::Schedule<cs::ScheduleKind::MergePath, 128, 16>>{}, 77u);
   using ManySoa = Variant<C, cs::Csr, cs::Aos, cs::Soa, cs::Soa, cs::ScheduleKind::MergePath>;
-  run_variant<ManySoa>(TypedSpmv<ManySoa, cs::Schedule<cs::ScheduleKind::MergePath, 64, 32>>{}, 78u);
+  run_variant(TypedSpmv<ManySoa, cs::Schedule<cs::ScheduleKind::MergePath, 64, 32>>{}, 78u);
 }
 
 // The kinds that split rows run an SpMM on Aos multivectors through Soa copies of X and

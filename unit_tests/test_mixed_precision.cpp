@@ -8,6 +8,7 @@
 // (spmv.<class>_mixed.*) run every variant against the double reference as well.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <compound_sparse.hpp>
 #include <compound_sparse/io/matrix_market.hpp>
@@ -55,20 +56,36 @@ cs::HostCsr<Stored> stored_matrix(const cs::HostCsr<cs::Mixed<Stored>>& m) {
   return cs::map_entries(m, [](const cs::Mixed<Stored>& e) { return e.stored; });
 }
 
-/// y = alpha A x + beta y on the device with the variant (Outer, Inner, Kind), on host vectors.
-template <class Outer, class Inner, cs::ScheduleKind Kind, class Entry>
-std::vector<cs::vector_type_t<Entry>> product(const cs::HostCsr<Entry>& a, int lanes,
+/// The variants compiled for every one of the entry types (lanes_per_row 1), in the first
+/// one's order. The products below run the registry's compiled variants rather than typed
+/// kernels of their own: the objects users link, none of this test's compile time, and
+/// whichever variant set the build chose.
+template <class First, class... Others>
+std::vector<cs::VariantKey> common_variants() {
+  std::vector<cs::VariantKey> keys;
+  for (const auto& key : cs::variant_registry<First>().variants())
+    if ((cs::variant_registry<Others>().contains(key) && ...)) keys.push_back(key);
+  return keys;
+}
+
+/// `key` with `lanes` lanes a row where its kind uses lanes.
+inline cs::VariantKey with_lanes(cs::VariantKey key, int lanes) {
+  key.lanes_per_row = cs::uses_lanes(key.kind) ? lanes : 1;
+  return key;
+}
+
+/// y = alpha A x + beta y on the device with the compiled variant `key`, on host vectors.
+template <class Entry>
+std::vector<cs::vector_type_t<Entry>> product(const cs::VariantKey& key, const cs::HostCsr<Entry>& a,
                                               const cs::coefficient_type_t<Entry>& alpha,
                                               const std::vector<cs::vector_type_t<Entry>>& x,
                                               const cs::coefficient_type_t<Entry>& beta,
                                               const std::vector<cs::vector_type_t<Entry>>& y0) {
-  const auto d = cs::to_device<Outer, Inner>(a);
-  const auto xd = cs::to_device<Inner>(x);
-  const auto yd = cs::to_device<Inner>(y0);
-  cs::Schedule<Kind, 128, 4> schedule{};
-  schedule.lanes_per_row = lanes;
-  cs::spmv(schedule, alpha, d, xd, beta, yd);
-  return cs::to_host(yd);
+  const auto& registry = cs::variant_registry<Entry>();
+  const auto yd = registry.convert_vector(key.vector, y0);
+  registry.spmv(key, alpha, registry.convert_matrix(key.outer, key.inner, a), registry.convert_vector(key.vector, x),
+                beta, yd);
+  return yd.to_host();
 }
 
 TYPED_TEST(MixedPrecision, StoresTheFloatEntryAndComputesInDouble) {
@@ -119,10 +136,12 @@ template <class V>
 // Widening a float is exact and the kernels multiply the widened entry exactly as a
 // double entry, so mixed precision is the double product of the widened matrix, bit
 // for bit where the compiler emits the same instructions for both (same_product), in
-// every schedule kind and layout (each sums in its own fixed order).
+// every compiled variant (each sums in its own fixed order; the host build compiles every
+// schedule kind and layout).
 TYPED_TEST(MixedPrecision, ProductIsTheDoubleProductOfTheWidenedMatrix) {
   using Stored = TypeParam;
   using M = cs::Mixed<Stored>;
+  using W = typename cs::entry_traits<Stored>::template rebind<double>;
   using V = cs::vector_type_t<M>;
   using C = cs::coefficient_type_t<M>;
   std::mt19937 rng(2);
@@ -132,24 +151,28 @@ TYPED_TEST(MixedPrecision, ProductIsTheDoubleProductOfTheWidenedMatrix) {
   const auto w = cs::widened(m);
   const auto x = random_vector<V>(m.num_cols, rng), y0 = random_vector<V>(m.num_rows, rng);
   const auto alpha = cs::real_value<C>(0.75), beta = cs::real_value<C>(-1.5);
-  using K = cs::ScheduleKind;
-  EXPECT_TRUE(same_product(product<cs::Csr, cs::Aos, K::Static>(m, 4, alpha, x, beta, y0),
-                           product<cs::Csr, cs::Aos, K::Static>(w, 4, alpha, x, beta, y0)));
-  EXPECT_TRUE(same_product(product<cs::SlicedEll<32>, cs::Soa, K::DynamicWarp>(m, 1, alpha, x, beta, y0),
-                           product<cs::SlicedEll<32>, cs::Soa, K::DynamicWarp>(w, 1, alpha, x, beta, y0)));
-  EXPECT_TRUE(same_product(product<cs::Csr, cs::Aos, K::MergePath>(m, 1, alpha, x, beta, y0),
-                           product<cs::Csr, cs::Aos, K::MergePath>(w, 1, alpha, x, beta, y0)));
-  EXPECT_TRUE(same_product(product<cs::Csr, cs::Soa, K::SegmentedSum>(m, 1, alpha, x, beta, y0),
-                           product<cs::Csr, cs::Soa, K::SegmentedSum>(w, 1, alpha, x, beta, y0)));
-  // SpMM: three vectors at once.
+  const auto keys = common_variants<M, W>();
+  ASSERT_FALSE(keys.empty());
+  for (const auto& compiled : keys) {
+    const auto key = with_lanes(compiled, 4);
+    EXPECT_TRUE(same_product(product(key, m, alpha, x, beta, y0), product(key, w, alpha, x, beta, y0))) << key.name();
+  }
+  // SpMM: three vectors at once, with the first variant that has one.
+  const auto& spmm_registry = cs::variant_registry<M>();
+  const auto with_spmm = std::find_if(keys.begin(), keys.end(), [&](const cs::VariantKey& k) {
+    return spmm_registry.supports_spmm(k) && cs::variant_registry<W>().supports_spmm(k);
+  });
+  ASSERT_NE(with_spmm, keys.end());
   const std::vector<std::vector<V>> xs = {random_vector<V>(m.num_cols, rng), random_vector<V>(m.num_cols, rng),
                                           random_vector<V>(m.num_cols, rng)};
   const auto spmm_of = [&](const auto& a) {
-    const auto d = cs::to_device<cs::Csr, cs::Aos>(a);
-    const auto X = cs::to_device<cs::Aos>(xs);
-    const auto Y = cs::to_device<cs::Aos>(std::vector<std::vector<V>>(3, std::vector<V>(m.num_rows)));
-    cs::spmm(cs::Schedule<K::DynamicWarp, 128, 4>{}, alpha, d, X, cs::real_value<C>(0), Y);
-    return cs::to_host(Y);
+    using Entry = typename std::decay_t<decltype(a)>::entry_type;
+    const auto& registry = cs::variant_registry<Entry>();
+    const auto Y =
+        registry.convert_multivector(with_spmm->vector, std::vector<std::vector<V>>(3, std::vector<V>(m.num_rows)));
+    registry.spmm(*with_spmm, alpha, registry.convert_matrix(with_spmm->outer, with_spmm->inner, a),
+                  registry.convert_multivector(with_spmm->vector, xs), cs::real_value<C>(0), Y);
+    return Y.to_host();
   };
   const auto mixed = spmm_of(m), wide = spmm_of(w);
   ASSERT_EQ(mixed.size(), 3u);
@@ -175,13 +198,18 @@ TYPED_TEST(MixedPrecision, ErrorIsWithinTenTimesDoublesWhereFloatsIsFarLarger) {
   for (const auto& v : x) x_float.push_back(cs::convert_components<VF>(v));
   const auto one = cs::real_value<C>(1), zero = cs::real_value<C>(0);
   const auto ref = cs::reference_spmv<long double>(one, w, x, zero, std::vector<V>(m.num_rows));
-  using K = cs::ScheduleKind;
-  const auto y_double = product<cs::Csr, cs::Aos, K::DynamicWarp>(w, 4, one, x, zero, std::vector<V>(m.num_rows));
-  const auto y_mixed = product<cs::Csr, cs::Aos, K::DynamicWarp>(m, 4, one, x, zero, std::vector<V>(m.num_rows));
+  // A variant compiled for the three types: csr.aos with dynamic_warp where the build has it.
+  const auto keys = common_variants<M, wide, Stored>();
+  ASSERT_FALSE(keys.empty());
+  auto key = keys.front();
+  for (const auto& k : keys)
+    if (k.outer == "csr" && k.inner == "aos" && k.vector == "aos" && k.kind == cs::ScheduleKind::DynamicWarp) key = k;
+  key = with_lanes(key, 4);
+  const auto y_double = product(key, w, one, x, zero, std::vector<V>(m.num_rows));
+  const auto y_mixed = product(key, m, one, x, zero, std::vector<V>(m.num_rows));
   const auto fone = cs::real_value<cs::coefficient_type_t<Stored>>(1);
   const auto fzero = cs::real_value<cs::coefficient_type_t<Stored>>(0);
-  const auto y_float =
-      product<cs::Csr, cs::Aos, K::DynamicWarp>(f, 4, fone, x_float, fzero, std::vector<VF>(m.num_rows));
+  const auto y_float = product(key, f, fone, x_float, fzero, std::vector<VF>(m.num_rows));
   const long double e_double = relative_error_ld(y_double, ref);
   const long double e_mixed = relative_error_ld(y_mixed, ref);
   const long double e_float = relative_error_ld(y_float, ref);
