@@ -17,6 +17,8 @@
 #include "compound_sparse/entries/quaternion.hpp"
 #include "compound_sparse/error.hpp"
 #include "compound_sparse/layouts/convert.hpp"
+#include "compound_sparse/layouts/coo_assembly.hpp"
+#include "compound_sparse/layouts/refresh.hpp"
 #include "compound_sparse/layouts/reordering.hpp"
 #include "compound_sparse/products/reference.hpp"
 #include "compound_sparse/products/spmm.hpp"

@@ -8,6 +8,7 @@
 #include <random>
 #include <tuple>
 
+#include "device_arrays.hpp"
 #include "test_matrices.hpp"
 
 namespace cs = compound_sparse;
@@ -16,33 +17,6 @@ using Q = cs::Quaternion<double>;
 using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
 
 namespace {
-
-/// The CSR arrays of `a` as device Views, with offsets of type Offset (KokkosSparse uses size_t).
-template <class Offset, class Entry>
-struct DeviceCsr {
-  Kokkos::View<Offset*, memory_space> row_map;
-  Kokkos::View<int*, memory_space> entries;
-  Kokkos::View<Entry*, memory_space> values;
-};
-
-template <class Offset, class Entry>
-DeviceCsr<Offset, Entry> device_csr(const cs::HostCsr<Entry>& a) {
-  DeviceCsr<Offset, Entry> d{Kokkos::View<Offset*, memory_space>("row_map", a.row_offsets.size()),
-                             Kokkos::View<int*, memory_space>("entries", a.col_indices.size()),
-                             Kokkos::View<Entry*, memory_space>("values", a.values.size())};
-  auto row_map = Kokkos::create_mirror_view(d.row_map);
-  auto entries = Kokkos::create_mirror_view(d.entries);
-  auto values = Kokkos::create_mirror_view(d.values);
-  for (std::size_t i = 0; i < a.row_offsets.size(); ++i) row_map(i) = static_cast<Offset>(a.row_offsets[i]);
-  for (std::size_t k = 0; k < a.col_indices.size(); ++k) {
-    entries(k) = a.col_indices[k];
-    values(k) = a.values[k];
-  }
-  Kokkos::deep_copy(d.row_map, row_map);
-  Kokkos::deep_copy(d.entries, entries);
-  Kokkos::deep_copy(d.values, values);
-  return d;
-}
 
 template <class Entry>
 std::vector<double> components_of(const std::vector<Entry>& values) {
@@ -61,33 +35,16 @@ void expect_same_csr(const cs::HostCsr<Entry>& expected, const cs::HostCsr<Entry
 
 template <class Outer, class Inner, class Entry>
 void expect_views_build(const cs::HostCsr<Entry>& host) {
-  const auto d = device_csr<std::size_t>(host);
+  const auto d = compound_sparse_test::device_csr<std::size_t>(host);
   const auto a = cs::matrix_from_csr_views<Outer, Inner>(host.num_cols, d.row_map, d.entries, d.values);
   expect_same_csr(host, cs::to_host_csr(a));
   EXPECT_EQ(cs::memory_bytes(a), cs::layout_memory_bytes<Outer>(host));
 }
 
-/// The raw arrays of a matrix on the host, for comparing two builds bit for bit.
-template <class Matrix>
-std::vector<unsigned char> bytes_of(const Matrix& m) {
-  std::vector<unsigned char> bytes;
-  const auto append = [&](const auto& view) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-    const auto* first = reinterpret_cast<const unsigned char*>(host.data());
-    bytes.insert(bytes.end(), first, first + host.span() * sizeof(typename decltype(host)::value_type));
-  };
-  append(m.offsets);
-  append(m.row_lengths);
-  append(m.col_indices);
-  append(m.column_bases);
-  append(m.values);
-  return bytes;
-}
-
 /// matrix_from_csr_views against to_device of the same matrix: every array the same bits.
 template <class Outer, class Inner, class Entry>
 void expect_device_build_as_to_device(const std::string& what, const cs::HostCsr<Entry>& host) {
-  const auto d = device_csr<std::size_t>(host);
+  const auto d = compound_sparse_test::device_csr<std::size_t>(host);
   const auto built = cs::matrix_from_csr_views<Outer, Inner>(host.num_cols, d.row_map, d.entries, d.values);
   const auto converted = cs::to_device<Outer, Inner>(host);
   const std::string layout = what + " in " + Outer::name() + "." + Inner::name();
@@ -96,7 +53,7 @@ void expect_device_build_as_to_device(const std::string& what, const cs::HostCsr
       std::tie(converted.num_rows, converted.num_cols, converted.num_entries, converted.num_slots, converted.ell_width,
                converted.ell_stride))
       << layout;
-  EXPECT_EQ(bytes_of(built), bytes_of(converted)) << layout;
+  EXPECT_EQ(compound_sparse_test::bytes_of(built), compound_sparse_test::bytes_of(converted)) << layout;
   EXPECT_EQ(cs::memory_bytes(built), cs::memory_bytes(converted)) << layout;
 }
 
@@ -110,7 +67,7 @@ void expect_every_layout_built_as_to_device(unsigned seed) {
         // A layout that cannot hold the matrix refuses it in both builds, with one message.
         const std::string refusal = cs::layout_refusal<Outer>(named.matrix);
         if (!refusal.empty()) {
-          const auto d = device_csr<int>(named.matrix);
+          const auto d = compound_sparse_test::device_csr<int>(named.matrix);
           try {
             cs::matrix_from_csr_views<Outer, Inner>(named.matrix.num_cols, d.row_map, d.entries, d.values);
             ADD_FAILURE() << named.name << " in " << Outer::name() << ": expected BudgetExceeded";
@@ -154,7 +111,7 @@ TEST(device_build, SlicesBeyond16BitColumnOffsetsAreRefusedAsToDeviceRefusesThem
       a.values.push_back(C(r, 1));
       a.row_offsets.push_back(static_cast<int>(a.col_indices.size()));
     }
-    const auto d = device_csr<int>(a);
+    const auto d = compound_sparse_test::device_csr<int>(a);
     const std::string refusal = cs::layout_refusal<Outer>(a);
     if (refusal.empty()) {
       expect_device_build_as_to_device<Outer, cs::Soa>("span " + std::to_string(span), a);
@@ -175,7 +132,7 @@ TEST(device_build, SlicesBeyond16BitColumnOffsetsAreRefusedAsToDeviceRefusesThem
 TEST(device_build, OverTheBudgetIsRefusedWithToDevicesMessage) {
   std::mt19937 rng(9);
   const auto a = compound_sparse_test::random_csr<C>(100, 300, 0, 3, 37, rng);  // one long row: padding
-  const auto d = device_csr<int>(a);
+  const auto d = compound_sparse_test::device_csr<int>(a);
   const cs::MemoryBudget budget{cs::layout_memory_bytes<cs::Ell>(a) - 1};
   std::string from_host, from_views;
   try {
@@ -214,7 +171,7 @@ TEST(InteropViews, InconsistentViewsThrowNamingTheRow) {
   std::mt19937 rng(3);
   auto host = compound_sparse_test::random_csr<C>(10, 10, 2, 4, -1, rng);
   host.col_indices[host.row_offsets[6]] = 10;  // row 6 points past the last column
-  const auto d = device_csr<int>(host);
+  const auto d = compound_sparse_test::device_csr<int>(host);
   try {
     cs::matrix_from_csr_views<cs::Csr, cs::Aos>(10, d.row_map, d.entries, d.values);
     FAIL() << "expected compound_sparse::Error";

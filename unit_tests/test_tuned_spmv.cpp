@@ -7,6 +7,7 @@
 #include <compound_sparse.hpp>
 #include <compound_sparse/tuning/measure.hpp>  // relative_error
 #include <compound_sparse/tuning/tuned_spmv.hpp>
+#include <cstring>
 #include <functional>
 #include <limits>
 
@@ -746,4 +747,33 @@ TEST(TunedSpmv, MultivectorsOfADenseRowMatrixSplitTheRow) {
     EXPECT_EQ(recorded.multivector_layout(), kind == "merge_path" ? "soa" : "aos") << recorded.explanation();
     expect_multivector_reference(recorded, a);
   }
+}
+
+// TunedSpmv::refresh: after it, A's products and those of its transposed copies are, bit for
+// bit, the products of the same variants on a conversion of the new matrix.
+TEST(refresh, TunedSpmvRefreshGivesTheProductsOfTheNewValues) {
+  std::mt19937 rng(45);
+  const auto host = compound_sparse_test::random_csr<C>(300, 280, 0, 9, 11, rng);
+  cs::TunedSpmvOptions options;
+  options.use_cache = false;
+  options.transposes = {cs::Op::T, cs::Op::H};
+  const cs::TunedSpmv<C> tuned(host, options);
+  auto next = host;
+  next.values = random_vector<C>(host.values.size(), rng);
+  tuned.refresh(next.values);
+  const auto& registry = cs::variant_registry<C>();
+  for (const cs::Op op : {cs::Op::N, cs::Op::T, cs::Op::H}) {
+    const cs::TunedSpmv<C>& on = op == cs::Op::N ? tuned : tuned.transposed(op);
+    const auto matrix = cs::transposed(next, op);
+    const auto x = random_vector<C>(matrix.num_cols, rng);
+    const auto y0 = random_vector<C>(matrix.num_rows, rng);
+    const auto y = on.make_vector(y0);
+    tuned.apply(op, C(1.5, -0.5), on.make_vector(x), C(0.25, 1), y);
+    const auto expected = registry.convert_vector(on.variant().vector, y0);
+    registry.spmv(on.variant(), C(1.5, -0.5), registry.convert_matrix(on.variant().outer, on.variant().inner, matrix),
+                  registry.convert_vector(on.variant().vector, x), C(0.25, 1), expected);
+    const auto got = y.to_host(), want = expected.to_host();
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(C))) << "op " << cs::to_string(op);
+  }
+  EXPECT_THROW(tuned.refresh(std::vector<C>(3)), cs::InvalidInput);
 }

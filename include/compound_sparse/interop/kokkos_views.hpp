@@ -132,52 +132,12 @@ HostCsr<typename Values::non_const_value_type> host_csr_from_views(int num_cols,
 template <class Outer, class Inner, class RowMap, class Entries, class Values>
 SparseMatrix<typename Values::non_const_value_type, Outer, Inner, typename Values::memory_space> matrix_from_csr_views(
     int num_cols, const RowMap& row_map, const Entries& entries, const Values& values, MemoryBudget budget = {}) {
-  using entry_type = typename Values::non_const_value_type;
-  using memory_space = typename Values::memory_space;
-  using matrix_type = SparseMatrix<entry_type, Outer, Inner, memory_space>;
-  using execution_space = typename memory_space::execution_space;
-  using traits = component_traits<entry_type>;
   impl::check_csr_view_types<RowMap, Entries, Values>();
   impl::validate_csr_views(num_cols, row_map, entries, values);
   if constexpr (!std::is_same<Outer, Csr>::value) {
     return impl::padded_matrix_from_csr_views<Outer, Inner>(num_cols, row_map, entries, values, budget);
   } else {
-    const int num_rows = static_cast<int>(row_map.extent(0)) - 1;
-    const std::size_t nnz = entries.extent(0);
-    // The accounting of layout_memory_bytes<Csr>.
-    const std::uint64_t bytes = (static_cast<std::uint64_t>(num_rows) + 1) * sizeof(int) +
-                                static_cast<std::uint64_t>(nnz) * (sizeof(int) + sizeof(entry_type));
-    COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, bytes <= budget.max_bytes,
-                                 "csr layout of a " << num_rows << " x " << num_cols << " matrix with " << nnz
-                                                    << " entries needs " << bytes << " bytes, more than the memory "
-                                                    << "budget of " << budget.max_bytes << " bytes");
-    matrix_type m;
-    m.num_rows = num_rows;
-    m.num_cols = num_cols;
-    m.num_entries = nnz;
-    m.num_slots = nnz;
-    const auto alloc = [](const char* label) {
-      return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
-    };
-    m.offsets = typename matrix_type::index_view(alloc("compound_sparse::offsets"), num_rows + 1);
-    m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), 0);
-    m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), nnz);
-    m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), nnz);
-    const auto offsets = m.offsets;
-    const auto cols = m.col_indices;
-    const auto vals = m.values;
-    Kokkos::parallel_for(
-        "compound_sparse::csr_offsets", Kokkos::RangePolicy<execution_space>(0, num_rows + 1),
-        KOKKOS_LAMBDA(int r) { offsets(r) = static_cast<int>(row_map(r)); });
-    Kokkos::parallel_for(
-        "compound_sparse::csr_entries", Kokkos::RangePolicy<execution_space>(0, nnz), KOKKOS_LAMBDA(std::size_t k) {
-          cols(k) = static_cast<int>(entries(k));
-          const entry_type e = values(k);
-          for (int c = 0; c < traits::size; ++c) vals(k, c) = traits::get(e, c);
-        });
-    Kokkos::fence();
-    impl::make_schedule_state(m);
-    return m;
+    return impl::csr_matrix_from_csr_views<Inner>(num_cols, row_map, entries, values, budget);
   }
 }
 

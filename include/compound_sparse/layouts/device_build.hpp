@@ -68,16 +68,17 @@ LayoutShape layout_shape_on_device(int num_rows, const RowMap& row_map, const En
             if (length > width) width = length;
           }
           int low = 0, high = 0;
+          const auto& columns = entries;  // captured out here: nvcc refuses a first capture inside if constexpr
           if constexpr (has_column_bases_v<Outer>) {
             const auto begin = row_map(first), end = row_map(last);
-            if (begin < end) low = high = static_cast<int>(entries(begin));
+            if (begin < end) low = high = static_cast<int>(columns(begin));
             for (auto k = begin; k < end; ++k) {
-              const int column = static_cast<int>(entries(k));
+              const int column = static_cast<int>(columns(k));
               if (column < low) low = column;
               if (column > high) high = column;
             }
           } else {
-            (void)entries;
+            (void)columns;
           }
           per_slice(s, 0) = width;
           per_slice(s, 1) = low;
@@ -173,6 +174,69 @@ padded_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries&
   make_schedule_state(m);
   return m;
 }
+
+/// The matrix in layout <Csr, Inner> on the views' memory space, from CSR views there that
+/// validate_csr_views accepted (or that are valid by construction); one Entry per non-zero
+/// in `values`. Throws BudgetExceeded as to_device does, before anything is allocated.
+template <class Inner, class RowMap, class Entries, class Values>
+SparseMatrix<typename Values::non_const_value_type, Csr, Inner, typename Values::memory_space>
+csr_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries& entries, const Values& values,
+                          MemoryBudget budget) {
+  using entry_type = typename Values::non_const_value_type;
+  using memory_space = typename Values::memory_space;
+  using matrix_type = SparseMatrix<entry_type, Csr, Inner, memory_space>;
+  using execution_space = typename memory_space::execution_space;
+  using traits = component_traits<entry_type>;
+  const int num_rows = static_cast<int>(row_map.extent(0)) - 1;
+  const std::size_t nnz = entries.extent(0);
+  // The accounting of layout_memory_bytes<Csr>.
+  const std::uint64_t bytes = (static_cast<std::uint64_t>(num_rows) + 1) * sizeof(int) +
+                              static_cast<std::uint64_t>(nnz) * (sizeof(int) + sizeof(entry_type));
+  COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, bytes <= budget.max_bytes,
+                               "csr layout of a " << num_rows << " x " << num_cols << " matrix with " << nnz
+                                                  << " entries needs " << bytes << " bytes, more than the memory "
+                                                  << "budget of " << budget.max_bytes << " bytes");
+  matrix_type m;
+  m.num_rows = num_rows;
+  m.num_cols = num_cols;
+  m.num_entries = nnz;
+  m.num_slots = nnz;
+  const auto alloc = [](const char* label) {
+    return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+  };
+  m.offsets = typename matrix_type::index_view(alloc("compound_sparse::offsets"), num_rows + 1);
+  m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), 0);
+  m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), nnz);
+  m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), nnz);
+  const auto offsets = m.offsets;
+  const auto cols = m.col_indices;
+  const auto vals = m.values;
+  Kokkos::parallel_for(
+      "compound_sparse::csr_offsets", Kokkos::RangePolicy<execution_space>(0, num_rows + 1),
+      KOKKOS_LAMBDA(int r) { offsets(r) = static_cast<int>(row_map(r)); });
+  Kokkos::parallel_for(
+      "compound_sparse::csr_entries", Kokkos::RangePolicy<execution_space>(0, nnz), KOKKOS_LAMBDA(std::size_t k) {
+        cols(k) = static_cast<int>(entries(k));
+        const entry_type e = values(k);
+        for (int c = 0; c < traits::size; ++c) vals(k, c) = traits::get(e, c);
+      });
+  Kokkos::fence();
+  make_schedule_state(m);
+  return m;
+}
+
+/// Stands for a values View of zeros in the builders above: a pattern's matrix before any
+/// value exists (coo_assembly.hpp), without allocating a View of zeros as large as its values.
+template <class Entry, class MemorySpace>
+struct ZeroValues {
+  using non_const_value_type = Entry;
+  using memory_space = MemorySpace;
+  KOKKOS_INLINE_FUNCTION Entry operator()(std::size_t) const {
+    Entry zero;
+    for (int c = 0; c < component_traits<Entry>::size; ++c) component_traits<Entry>::get(zero, c) = 0;
+    return zero;
+  }
+};
 
 }  // namespace impl
 }  // namespace compound_sparse

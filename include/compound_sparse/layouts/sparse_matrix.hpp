@@ -104,6 +104,11 @@ struct SparseMatrix {
   /// SlicedEll<C, 16> only: each slice's smallest column, ⌈n/C⌉ of them.
   index_view column_bases;
   values_view values;
+  /// Ell and SlicedEll: where each row of the CSR the matrix was built from starts
+  /// (num_rows + 1 offsets), which refresh_values (refresh.hpp) writes new values through.
+  /// Empty until the first refresh computes it from row_lengths; then kept, shared like the
+  /// views above. Not counted in memory_bytes (4 bytes a row).
+  mutable index_view source_offsets;
   /// Work counter of the dynamic schedules. Shared by all spmv calls on this
   /// matrix, so two dynamically scheduled products on the same matrix must not
   /// run concurrently on different execution space instances.

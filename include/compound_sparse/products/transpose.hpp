@@ -35,17 +35,18 @@ inline const char* to_string(Op op) {
   return op == Op::N ? "N" : op == Op::T ? "T" : "H";
 }
 
-/// An entry of Aᵀ (the entry of A at the mirrored position, transformed).
+/// An entry of Aᵀ (the entry of A at the mirrored position, transformed). Callable on the
+/// device: TunedSpmv::refresh moves new values into its transposed copies there.
 template <class T>
-Kokkos::complex<T> transposed_entry(const Kokkos::complex<T>& e) {
+KOKKOS_INLINE_FUNCTION Kokkos::complex<T> transposed_entry(const Kokkos::complex<T>& e) {
   return e;
 }
 template <class T>
-Quaternion<T> transposed_entry(const Quaternion<T>& e) {
+KOKKOS_INLINE_FUNCTION Quaternion<T> transposed_entry(const Quaternion<T>& e) {
   return e;
 }
 template <class T, int E>
-Block<T, E> transposed_entry(const Block<T, E>& e) {
+KOKKOS_INLINE_FUNCTION Block<T, E> transposed_entry(const Block<T, E>& e) {
   Block<T, E> t;
   for (int i = 0; i < E; ++i)
     for (int j = 0; j < E; ++j) t(i, j) = e(j, i);
@@ -54,24 +55,37 @@ Block<T, E> transposed_entry(const Block<T, E>& e) {
 
 /// An entry of Aᴴ.
 template <class T>
-Kokkos::complex<T> conjugate_transposed_entry(const Kokkos::complex<T>& e) {
+KOKKOS_INLINE_FUNCTION Kokkos::complex<T> conjugate_transposed_entry(const Kokkos::complex<T>& e) {
   return Kokkos::complex<T>(e.real(), -e.imag());
 }
 template <class T>
-Quaternion<T> conjugate_transposed_entry(const Quaternion<T>& e) {
+KOKKOS_INLINE_FUNCTION Quaternion<T> conjugate_transposed_entry(const Quaternion<T>& e) {
   return e.conjugate();
 }
 template <class T, int E>
-Block<T, E> conjugate_transposed_entry(const Block<T, E>& e) {
+KOKKOS_INLINE_FUNCTION Block<T, E> conjugate_transposed_entry(const Block<T, E>& e) {
   return transposed_entry(e);
 }
 template <class Entry>
-Mixed<Entry> transposed_entry(const Mixed<Entry>& e) {
+KOKKOS_INLINE_FUNCTION Mixed<Entry> transposed_entry(const Mixed<Entry>& e) {
   return {transposed_entry(e.stored)};
 }
 template <class Entry>
-Mixed<Entry> conjugate_transposed_entry(const Mixed<Entry>& e) {
+KOKKOS_INLINE_FUNCTION Mixed<Entry> conjugate_transposed_entry(const Mixed<Entry>& e) {
   return {conjugate_transposed_entry(e.stored)};
+}
+
+/// Where each entry of A lands in op(A) (transposed, for Op::T and Op::H alike):
+/// positions[k] is the position in op(A)'s CSR arrays of A's k-th entry. Row c of op(A)
+/// holds A's column c in increasing row order.
+template <class Entry>
+std::vector<int> transposed_positions(const HostCsr<Entry>& a) {
+  std::vector<int> next(static_cast<std::size_t>(a.num_cols) + 1, 0);
+  for (const int c : a.col_indices) ++next[c + 1];
+  for (int c = 0; c < a.num_cols; ++c) next[c + 1] += next[c];
+  std::vector<int> positions(a.num_entries());
+  for (std::size_t k = 0; k < positions.size(); ++k) positions[k] = next[a.col_indices[k]]++;
+  return positions;
 }
 
 /// op(A) as a new HostCsr (A itself for Op::N): op(A) has A's columns as rows; row c
@@ -89,12 +103,11 @@ HostCsr<Entry> transposed(const HostCsr<Entry>& a, Op op) {
   for (int c = 0; c < a.num_cols; ++c) t.row_offsets[c + 1] += t.row_offsets[c];
   t.col_indices.resize(a.num_entries());
   t.values.resize(a.num_entries());
-  std::vector<int> next(t.row_offsets.begin(), t.row_offsets.end() - 1);
+  const std::vector<int> positions = transposed_positions(a);
   for (int r = 0; r < a.num_rows; ++r)
     for (int k = a.row_offsets[r]; k < a.row_offsets[r + 1]; ++k) {
-      const int slot = next[a.col_indices[k]]++;
-      t.col_indices[slot] = r;
-      t.values[slot] = op == Op::T ? transposed_entry(a.values[k]) : conjugate_transposed_entry(a.values[k]);
+      t.col_indices[positions[k]] = r;
+      t.values[positions[k]] = op == Op::T ? transposed_entry(a.values[k]) : conjugate_transposed_entry(a.values[k]);
     }
   return t;
 }

@@ -484,6 +484,43 @@ class TunedSpmv {
     return bytes;
   }
 
+  /// New values for A with its pattern unchanged (a matrix re-assembled by a time step or a
+  /// Newton step): `values` holds A's entries in the order of the HostCsr it was built from,
+  /// on the device. One pass on the device writes them into the chosen layout (refresh.hpp),
+  /// and into the copies of options.transposes, moved and transformed there; the chosen
+  /// variants, the pattern and the schedule's state stay. The products are then, bit for
+  /// bit, those of an operator of these values with the same variants. InvalidInput if the
+  /// count is not A's number of non-zeros (nothing changes then).
+  void refresh(const Kokkos::View<const Entry*, memory_space>& values) const {
+    matrix_.refresh_values(values);  // checks the count first
+    for (const Op op : {Op::T, Op::H}) {
+      const auto& copy = op == Op::T ? transpose_ : conjugate_transpose_;
+      if (!copy || (op == Op::H && copy == transpose_)) continue;  // real blocks: one copy serves both
+      if (transposed_values_.extent(0) != values.extent(0))
+        transposed_values_ = Kokkos::View<Entry*, memory_space>(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::transposed_values")),
+            values.extent(0));
+      const auto positions = transposed_positions_;
+      const auto moved = transposed_values_;
+      const bool conjugate = op == Op::H;
+      Kokkos::parallel_for(
+          "compound_sparse::refresh_transposed",
+          Kokkos::RangePolicy<typename memory_space::execution_space>(0, values.extent(0)),
+          KOKKOS_LAMBDA(std::size_t k) {
+            moved(positions(k)) = conjugate ? conjugate_transposed_entry(values(k)) : transposed_entry(values(k));
+          });
+      copy->refresh(moved);
+    }
+  }
+  /// refresh from host memory: the values are copied to the device first.
+  void refresh(const std::vector<Entry>& values) const {
+    Kokkos::View<Entry*, memory_space> device(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::refresh")), values.size());
+    Kokkos::deep_copy(device, Kokkos::View<const Entry*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                  values.data(), values.size()));
+    refresh(device);
+  }
+
  private:
   /// Whether a variant is compiled and its layout holds the matrix; with `spmm`, whether it
   /// has an SpMM in its vector layout too (VariantRegistry::supports_spmm).
@@ -661,11 +698,23 @@ class TunedSpmv {
       const std::size_t used = memory_bytes();
       copy_options.budget.max_bytes = options.budget.max_bytes > used ? options.budget.max_bytes - used : 0;
       slot = std::make_shared<const TunedSpmv>(compound_sparse::transposed(a, op), copy_options);
+      if (transposed_positions_.extent(0) != a.num_entries()) {
+        const std::vector<int> positions = transposed_positions(a);
+        transposed_positions_ =
+            Kokkos::View<int*, memory_space>("compound_sparse::transposed_positions", positions.size());
+        Kokkos::deep_copy(transposed_positions_,
+                          Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                              positions.data(), positions.size()));
+      }
       explanation_ += std::string("; A") + (op == Op::T ? "^T" : "^H") + ": " + slot->explanation();
     }
   }
 
   std::shared_ptr<const TunedSpmv> transpose_, conjugate_transpose_;
+  /// With transposed copies: where each of A's entries lands in op(A) (transposed_positions),
+  /// and the buffer refresh moves them through.
+  Kokkos::View<int*, memory_space> transposed_positions_;
+  mutable Kokkos::View<Entry*, memory_space> transposed_values_;
   const registry_type* registry_;
   VariantKey key_;
   std::string multivector_layout_;

@@ -11,6 +11,7 @@
 
 #include "../error.hpp"
 #include "../layouts/compound_vector.hpp"
+#include "../layouts/refresh.hpp"
 #include "../layouts/sparse_matrix.hpp"
 
 namespace compound_sparse {
@@ -25,6 +26,7 @@ class AnyMatrix {
         num_rows_(m.num_rows),
         num_cols_(m.num_cols),
         bytes_(compound_sparse::memory_bytes(m)),
+        refresh_(&refresh_typed<Outer, Inner>),
         matrix_(std::move(m)) {}
 
   template <class Outer, class Inner>
@@ -40,12 +42,24 @@ class AnyMatrix {
   int num_cols() const { return num_cols_; }
   std::size_t memory_bytes() const { return bytes_; }
   bool empty() const { return !matrix_.has_value(); }
+  /// refresh_values (refresh.hpp) on the stored matrix: new values in the order of the CSR
+  /// it was built from, the pattern kept.
+  void refresh_values(const Kokkos::View<const Entry*, MemorySpace>& values) const {
+    COMPOUND_SPARSE_REQUIRE(refresh_ != nullptr, "refresh_values of an empty AnyMatrix");
+    refresh_(matrix_, values);
+  }
 
  private:
+  template <class Outer, class Inner>
+  static void refresh_typed(const std::any& m, const Kokkos::View<const Entry*, MemorySpace>& values) {
+    compound_sparse::refresh_values(*std::any_cast<SparseMatrix<Entry, Outer, Inner, MemorySpace>>(&m), values);
+  }
+
   std::string layout_;
   int num_rows_ = 0;
   int num_cols_ = 0;
   std::size_t bytes_ = 0;
+  void (*refresh_)(const std::any&, const Kokkos::View<const Entry*, MemorySpace>&) = nullptr;
   std::any matrix_;
 };
 

@@ -1,0 +1,307 @@
+#pragma once
+// COO assembly on the device, straight into a tuned layout: the pattern once, the values
+// every step.
+//
+//   CooAssembly<Block<double, 3>, SlicedEll<32>, Soa> assembly(n, n, rows, cols);  // once
+//   assembly.assemble(values);            // every step: sums into assembly.matrix()
+//   spmv(schedule, alpha, assembly.matrix(), x, beta, y);
+//
+// An application (a finite-element code, a Newton or time-stepping loop) produces its
+// contributions as (row, column, value) triples with repeated positions, in any order, and
+// the positions stay the same from step to step. The constructor builds, by device kernels,
+// the pattern that csr_from_coo would build from them: each row's contributions bucketed by
+// row, sorted by (column, index in the list), repeated positions merged. It then builds the
+// layout from that pattern (device_build.hpp) and keeps, for every stored non-zero, the list
+// of its contributions in that order and its slot in the layout. assemble(values) then sums
+// each non-zero's contributions, first to last, into its slot: no sort, no atomics, and no
+// CSR of values in between, so a step moves only the contributions' values and the matrix's.
+//
+// Deterministic: the sums run in the order csr_from_coo sums them (the order of the list),
+// so the matrix is bit for bit csr_from_coo followed by the conversion, whatever order the
+// device's threads ran the constructor in (the sort key makes every contribution distinct).
+//
+// Sorting a row is one thread's heap sort: cheap for the tens of contributions a row of a
+// mesh has; a row with very many contributions (a dense row of a power-law matrix) takes
+// that one thread longer, once, at construction.
+
+#include <Kokkos_Core.hpp>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "../entries/components.hpp"
+#include "../error.hpp"
+#include "../impl/row_slots.hpp"
+#include "convert.hpp"
+#include "device_build.hpp"
+#include "layout_tags.hpp"
+#include "sparse_matrix.hpp"
+
+namespace compound_sparse {
+namespace impl {
+
+/// Sorts keys[begin, end) in increasing order in one thread (heap sort: no recursion, no
+/// scratch memory, n log n).
+template <class Keys>
+KOKKOS_INLINE_FUNCTION void heap_sort(const Keys& keys, int begin, int end) {
+  const int n = end - begin;
+  const auto sift_down = [&](int root, int size) {
+    while (true) {
+      int child = 2 * root + 1;
+      if (child >= size) return;
+      if (child + 1 < size && keys(begin + child) < keys(begin + child + 1)) ++child;
+      if (!(keys(begin + root) < keys(begin + child))) return;
+      const auto swap = keys(begin + root);
+      keys(begin + root) = keys(begin + child);
+      keys(begin + child) = swap;
+      root = child;
+    }
+  };
+  for (int root = n / 2 - 1; root >= 0; --root) sift_down(root, n);
+  for (int last = n - 1; last > 0; --last) {
+    const auto swap = keys(begin);
+    keys(begin) = keys(begin + last);
+    keys(begin + last) = swap;
+    sift_down(0, last);
+  }
+}
+
+/// One element of a View on any memory space, on the host.
+template <class View>
+auto host_element(const View& view, std::size_t i) {
+  const auto one = Kokkos::subview(view, std::make_pair(i, i + 1));
+  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one)(0);
+}
+
+/// offsets(r + 1) holds a count per r < num_rows, offsets(0) zero: replaced by their running
+/// sums (the offsets of a CSR).
+template <class ExecutionSpace, class Offsets>
+void exclusive_sum_in_place(const Offsets& offsets, int num_rows) {
+  Kokkos::parallel_scan(
+      "compound_sparse::coo_offsets", Kokkos::RangePolicy<ExecutionSpace>(0, num_rows + 1),
+      KOKKOS_LAMBDA(int r, int& sum, bool final) {
+        const int count = r == 0 ? 0 : offsets(r);
+        sum += count;
+        if (final) offsets(r) = sum;
+      });
+}
+
+/// Throws InvalidInput naming the first contribution (rows(i), cols(i)) outside the matrix.
+template <class ExecutionSpace, class Rows, class Cols>
+void require_contributions_inside(int num_rows, int num_cols, const Rows& rows, const Cols& cols) {
+  const int n = static_cast<int>(rows.extent(0));
+  int first_bad = n;
+  Kokkos::parallel_reduce(
+      "compound_sparse::coo_check", Kokkos::RangePolicy<ExecutionSpace>(0, n),
+      KOKKOS_LAMBDA(int i, int& bad) {
+        const auto r = rows(i);
+        const auto c = cols(i);
+        if ((r < 0 || r >= num_rows || c < 0 || c >= num_cols) && i < bad) bad = i;
+      },
+      Kokkos::Min<int>(first_bad));
+  if (n == 0 || first_bad >= n) return;
+  const auto i = static_cast<std::size_t>(first_bad);
+  COMPOUND_SPARSE_REQUIRE(false, "CooAssembly: contribution "
+                                     << first_bad << " at (" << static_cast<long long>(host_element(rows, i)) << ", "
+                                     << static_cast<long long>(host_element(cols, i)) << ") is outside the " << num_rows
+                                     << " x " << num_cols << " matrix");
+}
+
+/// The pattern of a COO list (coo_assembly.hpp): CSR offsets and sorted columns of its
+/// distinct positions, and per non-zero the list indices of its contributions, in list order.
+template <class MemorySpace>
+struct CooPattern {
+  Kokkos::View<int*, MemorySpace> row_map;             ///< num_rows + 1
+  Kokkos::View<int*, MemorySpace> entries;             ///< nnz columns, sorted in each row
+  Kokkos::View<int*, MemorySpace> first_contribution;  ///< nnz + 1, into contributions
+  Kokkos::View<int*, MemorySpace> contributions;       ///< list indices, by non-zero, in list order
+};
+
+/// Builds the CooPattern of the positions (rows(i), cols(i)), all inside the matrix
+/// (require_contributions_inside), fewer than 2^31 of them.
+template <class ExecutionSpace, class Rows, class Cols>
+CooPattern<typename ExecutionSpace::memory_space> coo_pattern(int num_rows, const Rows& rows, const Cols& cols) {
+  using memory_space = typename ExecutionSpace::memory_space;
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  const int n = static_cast<int>(rows.extent(0));
+  const auto uninitialized = [](const char* label) {
+    return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+  };
+  // Bucket the contributions by row: the position inside a bucket is whatever order the
+  // atomics gave; the sort below fixes it.
+  Kokkos::View<int*, memory_space> bucket("compound_sparse::coo_buckets", static_cast<std::size_t>(num_rows) + 1);
+  Kokkos::View<int*, memory_space> rank(uninitialized("compound_sparse::coo_rank"), static_cast<std::size_t>(n));
+  Kokkos::parallel_for(
+      "compound_sparse::coo_count", policy(0, n),
+      KOKKOS_LAMBDA(int i) { rank(i) = Kokkos::atomic_fetch_add(&bucket(static_cast<int>(rows(i)) + 1), 1); });
+  exclusive_sum_in_place<ExecutionSpace>(bucket, num_rows);
+  // Key: column above, index in the list below; distinct for every contribution.
+  Kokkos::View<std::uint64_t*, memory_space> keys(uninitialized("compound_sparse::coo_keys"),
+                                                  static_cast<std::size_t>(n));
+  Kokkos::parallel_for(
+      "compound_sparse::coo_keys", policy(0, n), KOKKOS_LAMBDA(int i) {
+        keys(bucket(static_cast<int>(rows(i))) + rank(i)) =
+            (static_cast<std::uint64_t>(cols(i)) << 32) | static_cast<std::uint64_t>(i);
+      });
+  rank = {};
+  // Sort each row, count its distinct columns.
+  CooPattern<memory_space> p;
+  p.row_map = Kokkos::View<int*, memory_space>("compound_sparse::coo_row_map", static_cast<std::size_t>(num_rows) + 1);
+  const auto row_map = p.row_map;
+  Kokkos::parallel_for(
+      "compound_sparse::coo_sort_rows", policy(0, num_rows), KOKKOS_LAMBDA(int r) {
+        const int begin = bucket(r), end = bucket(r + 1);
+        heap_sort(keys, begin, end);
+        int distinct = 0;
+        for (int t = begin; t < end; ++t)
+          if (t == begin || (keys(t) >> 32) != (keys(t - 1) >> 32)) ++distinct;
+        row_map(r + 1) = distinct;
+      });
+  exclusive_sum_in_place<ExecutionSpace>(row_map, num_rows);
+  const int nnz = static_cast<int>(host_element(row_map, static_cast<std::size_t>(num_rows)));
+  p.entries =
+      Kokkos::View<int*, memory_space>(uninitialized("compound_sparse::coo_entries"), static_cast<std::size_t>(nnz));
+  p.first_contribution = Kokkos::View<int*, memory_space>(uninitialized("compound_sparse::coo_first_contribution"),
+                                                          static_cast<std::size_t>(nnz) + 1);
+  p.contributions = Kokkos::View<int*, memory_space>(uninitialized("compound_sparse::coo_contributions"),
+                                                     static_cast<std::size_t>(n));
+  const auto entries = p.entries;
+  const auto first = p.first_contribution;
+  const auto contributions = p.contributions;
+  Kokkos::parallel_for(
+      "compound_sparse::coo_pattern", policy(0, num_rows), KOKKOS_LAMBDA(int r) {
+        const int begin = bucket(r), end = bucket(r + 1);
+        int k = row_map(r) - 1;
+        for (int t = begin; t < end; ++t) {
+          if (t == begin || (keys(t) >> 32) != (keys(t - 1) >> 32)) {
+            ++k;
+            entries(k) = static_cast<int>(keys(t) >> 32);
+            first(k) = t;
+          }
+          contributions(t) = static_cast<int>(keys(t) & 0xffffffffu);
+        }
+      });
+  Kokkos::deep_copy(Kokkos::subview(first, nnz), n);  // the last non-zero's contributions end the list
+  Kokkos::fence();
+  return p;
+}
+
+/// The slot of each non-zero (CSR order of `row_map`) in the padded matrix `m`.
+template <class Matrix, class RowMap>
+Kokkos::View<int*, typename Matrix::memory_space> slots_of_nonzeros(const Matrix& m, const RowMap& row_map) {
+  using Outer = typename Matrix::outer_layout;
+  Kokkos::View<int*, typename Matrix::memory_space> slots(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::coo_slots")), m.num_entries);
+  const auto offsets = m.offsets;
+  const auto lengths = m.row_lengths;
+  const int stride = m.ell_stride;
+  Kokkos::parallel_for(
+      "compound_sparse::coo_slots", Kokkos::RangePolicy<typename Matrix::execution_space>(0, m.num_rows),
+      KOKKOS_LAMBDA(int r) {
+        const RowSlots s = row_slots<Outer>(offsets, lengths, stride, r);
+        for (int k = 0; k < s.length; ++k) slots(row_map(r) + k) = s.first + k * s.step;
+      });
+  Kokkos::fence();
+  return slots;
+}
+
+}  // namespace impl
+
+/// A COO pattern built once on the device, and the matrix in layout <Outer, Inner> that
+/// assemble() writes summed values into (header comment). Contributions are positions
+/// (rows(i), cols(i)), i < rows.extent(0), in any order and with repeats; their values come
+/// with each assemble().
+template <class Entry, class Outer, class Inner, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class CooAssembly {
+ public:
+  using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
+  using execution_space = typename MemorySpace::execution_space;
+
+  /// Builds the pattern and the matrix (values zero) from the contributions' positions:
+  /// rank-1 Views of integers on MemorySpace. Throws InvalidInput for a negative size, views
+  /// of different lengths, 2^31 or more contributions, or a position outside the matrix
+  /// (naming the first such contribution, its index and its position); BudgetExceeded as
+  /// to_device does when the layout cannot hold the pattern or exceeds `budget`.
+  template <class Rows, class Cols>
+  CooAssembly(int num_rows, int num_cols, const Rows& rows, const Cols& cols, MemoryBudget budget = {}) {
+    static_assert(Rows::rank == 1 && Cols::rank == 1, "CooAssembly: rows and cols are rank-1 Views");
+    static_assert(std::is_integral<typename Rows::non_const_value_type>::value &&
+                      std::is_integral<typename Cols::non_const_value_type>::value,
+                  "CooAssembly: rows and cols hold integers");
+    static_assert(std::is_same<typename Rows::memory_space, MemorySpace>::value &&
+                      std::is_same<typename Cols::memory_space, MemorySpace>::value,
+                  "CooAssembly: rows and cols live in the assembly's memory space");
+    COMPOUND_SPARSE_REQUIRE(num_rows >= 0 && num_cols >= 0,
+                            "CooAssembly: matrix size " << num_rows << " x " << num_cols << " is negative");
+    COMPOUND_SPARSE_REQUIRE(rows.extent(0) == cols.extent(0),
+                            "CooAssembly: " << rows.extent(0) << " rows but " << cols.extent(0) << " columns");
+    COMPOUND_SPARSE_REQUIRE(
+        rows.extent(0) < static_cast<std::size_t>(std::numeric_limits<int>::max()),
+        "CooAssembly: " << rows.extent(0) << " contributions; at most 2^31 - 2 fit its 32-bit indices");
+    num_contributions_ = rows.extent(0);
+    impl::require_contributions_inside<execution_space>(num_rows, num_cols, rows, cols);
+    auto pattern = impl::coo_pattern<execution_space>(num_rows, rows, cols);
+    first_contribution_ = pattern.first_contribution;
+    contributions_ = pattern.contributions;
+    // The layout, values zero until the first assemble().
+    const impl::ZeroValues<Entry, MemorySpace> zeros;
+    if constexpr (std::is_same<Outer, Csr>::value) {
+      matrix_ = impl::csr_matrix_from_csr_views<Inner>(num_cols, pattern.row_map, pattern.entries, zeros, budget);
+    } else {
+      matrix_ =
+          impl::padded_matrix_from_csr_views<Outer, Inner>(num_cols, pattern.row_map, pattern.entries, zeros, budget);
+      slots_ = impl::slots_of_nonzeros(matrix_, pattern.row_map);
+    }
+  }
+
+  /// The matrix assemble() writes into (values zero before the first).
+  const matrix_type& matrix() const { return matrix_; }
+  /// The contributions each assemble() takes: rows.extent(0) of the constructor.
+  std::size_t num_contributions() const { return num_contributions_; }
+
+  /// Sums the contributions' values, values(i) at position (rows(i), cols(i)), into the
+  /// matrix: every stored value is replaced. `values` is a rank-1 View of Entry on
+  /// MemorySpace with num_contributions() values; InvalidInput otherwise, before anything is
+  /// written.
+  template <class Values>
+  void assemble(const Values& values) const {
+    static_assert(Values::rank == 1, "assemble takes one value per contribution: a rank-1 View");
+    static_assert(std::is_same<typename Values::non_const_value_type, Entry>::value,
+                  "assemble: the values must be of the matrix's entry type");
+    static_assert(std::is_same<typename Values::memory_space, MemorySpace>::value,
+                  "assemble: the values must live in the assembly's memory space");
+    COMPOUND_SPARSE_REQUIRE(values.extent(0) == num_contributions_, "assemble: " << values.extent(0) << " values for "
+                                                                                 << num_contributions_
+                                                                                 << " contributions");
+    using traits = component_traits<Entry>;
+    const auto first = first_contribution_;
+    const auto contributions = contributions_;
+    const auto slots = slots_;
+    const auto vals = matrix_.values;
+    Kokkos::parallel_for(
+        "compound_sparse::assemble", Kokkos::RangePolicy<execution_space>(0, static_cast<int>(matrix_.num_entries)),
+        KOKKOS_LAMBDA(int k) {
+          const int begin = first(k), end = first(k + 1);
+          Entry sum = values(contributions(begin));
+          for (int t = begin + 1; t < end; ++t) {
+            const Entry v = values(contributions(t));
+            for (int c = 0; c < traits::size; ++c) traits::get(sum, c) += traits::get(v, c);
+          }
+          const auto& slot_of = slots;  // captured out here: nvcc refuses a first capture inside if constexpr
+          int slot = k;                 // Csr: the non-zero's position
+          if constexpr (!std::is_same<Outer, Csr>::value) slot = slot_of(k);
+          for (int c = 0; c < traits::size; ++c) vals(slot, c) = traits::get(sum, c);
+        });
+    Kokkos::fence();
+  }
+
+ private:
+  matrix_type matrix_;
+  std::size_t num_contributions_ = 0;
+  Kokkos::View<int*, MemorySpace> first_contribution_;  ///< per non-zero, into contributions_; nnz + 1
+  Kokkos::View<int*, MemorySpace> contributions_;       ///< indices into the values, by non-zero, in list order
+  Kokkos::View<int*, MemorySpace> slots_;               ///< per non-zero, its slot (padded layouts)
+};
+
+}  // namespace compound_sparse
