@@ -12,8 +12,12 @@ std::pair<double, double> lame_parameters(double young, double poisson) {
 }
 
 HostCsr<Block<double, 3>> elasticity_matrix(const TetMesh& mesh, double lambda, double mu) {
-  using B = Block<double, 3>;
   const int n = static_cast<int>(mesh.points.size());
+  return csr_from_coo(n, n, elasticity_contributions(mesh, lambda, mu));
+}
+
+std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& mesh, double lambda, double mu) {
+  using B = Block<double, 3>;
   std::vector<CooEntry<B>> coo;
   coo.reserve(mesh.tets.size() * 16);
   for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
@@ -41,7 +45,7 @@ HostCsr<Block<double, 3>> elasticity_matrix(const TetMesh& mesh, double lambda, 
         }
       }
   }
-  return csr_from_coo(n, n, std::move(coo));
+  return coo;
 }
 
 void apply_dirichlet(HostCsr<Block<double, 3>>& k, const std::vector<char>& fixed) {

@@ -19,8 +19,14 @@ namespace zoo {
 /// Lamé parameters (lambda, mu) from Young's modulus and Poisson's ratio.
 std::pair<double, double> lame_parameters(double young, double poisson);
 
-/// The stiffness matrix, one block row per mesh point.
+/// The stiffness matrix, one block row per mesh point: csr_from_coo of
+/// elasticity_contributions.
 HostCsr<Block<double, 3>> elasticity_matrix(const TetMesh& mesh, double lambda, double mu);
+
+/// The element stiffness blocks as contributions (row, column, block) with repeated
+/// positions: 16 per tetrahedron, tetrahedron t's at [16 t, 16 t + 16). What an
+/// assembly (CooAssembly, csr_from_coo) sums into the stiffness matrix.
+std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& mesh, double lambda, double mu);
 
 /// Clamps the nodes with fixed[node] != 0 (homogeneous Dirichlet conditions) the
 /// symmetric way: their block rows and columns become zero, their diagonal blocks
