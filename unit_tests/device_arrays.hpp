@@ -1,9 +1,12 @@
 #pragma once
 // A matrix's arrays moved between host and device for the tests that compare builds: a
-// HostCsr as device CSR views, and a converted matrix's arrays as raw bytes.
+// HostCsr as device CSR views, and two converted matrices' arrays compared bit for bit.
+
+#include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
 #include <compound_sparse/layouts/host_csr.hpp>
+#include <cstring>
 #include <vector>
 
 namespace compound_sparse_test {
@@ -47,21 +50,29 @@ Kokkos::View<T*, device_memory_space> device_copy(const std::vector<T>& host) {
   return d;
 }
 
-/// The raw arrays of a matrix on the host, for comparing two builds bit for bit.
-template <class Matrix>
-std::vector<unsigned char> bytes_of(const Matrix& m) {
-  std::vector<unsigned char> bytes;
-  const auto append = [&](const auto& view) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-    const auto* first = reinterpret_cast<const unsigned char*>(host.data());
-    bytes.insert(bytes.end(), first, first + host.span() * sizeof(typename decltype(host)::value_type));
-  };
-  append(m.offsets);
-  append(m.row_lengths);
-  append(m.col_indices);
-  append(m.column_bases);
-  append(m.values);
-  return bytes;
+/// Whether two views hold the same bytes (copied to the host where they live elsewhere;
+/// compared in place where they are host views already).
+template <class A, class B>
+bool same_bytes(const A& a, const B& b) {
+  const auto ha = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), a);
+  const auto hb = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), b);
+  const std::size_t bytes = ha.span() * sizeof(typename decltype(ha)::value_type);
+  return bytes == hb.span() * sizeof(typename decltype(hb)::value_type) &&
+         (bytes == 0 || std::memcmp(ha.data(), hb.data(), bytes) == 0);
+}
+
+/// Whether two matrices' arrays (offsets, row lengths, columns, base columns, values) are the
+/// same bit for bit; the first that differs is named in `what`.
+template <class MatrixA, class MatrixB>
+::testing::AssertionResult same_arrays(const MatrixA& a, const MatrixB& b) {
+  const char* differs = !same_bytes(a.offsets, b.offsets)             ? "offsets"
+                        : !same_bytes(a.row_lengths, b.row_lengths)   ? "row_lengths"
+                        : !same_bytes(a.col_indices, b.col_indices)   ? "col_indices"
+                        : !same_bytes(a.column_bases, b.column_bases) ? "column_bases"
+                        : !same_bytes(a.values, b.values)             ? "values"
+                                                                      : nullptr;
+  if (differs == nullptr) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "the " << differs << " differ";
 }
 
 }  // namespace compound_sparse_test
