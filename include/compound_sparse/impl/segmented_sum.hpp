@@ -165,80 +165,147 @@ Kokkos::View<T*, MemorySpace> device_list(const std::vector<T>& values, const ch
   return d;
 }
 
-/// Builds m.segmented from m.offsets (CSR), on the host: a walk over the rows
-/// and the tiles, once per matrix. (Built with Kokkos scans and reductions on
-/// the device, the same state drew thousands of compute-sanitizer racecheck
-/// warnings from their shared-memory code, which would hide real ones.)
+/// The i < n with keep(i), in increasing order, as a new View (a count, then a scan that
+/// writes each kept index at its rank).
+template <class ExecutionSpace, class Keep>
+Kokkos::View<int*, typename ExecutionSpace::memory_space> indices_where(int n, const Keep& keep, const char* label) {
+  using policy = Kokkos::RangePolicy<ExecutionSpace>;
+  int count = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::segmented_count", policy(0, n), KOKKOS_LAMBDA(int i, int& c) { c += keep(i) ? 1 : 0; }, count);
+  Kokkos::View<int*, typename ExecutionSpace::memory_space> kept(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(count));
+  Kokkos::parallel_scan(
+      "compound_sparse::segmented_compact", policy(0, n), KOKKOS_LAMBDA(int i, int& rank, bool final) {
+        if (!keep(i)) return;
+        if (final) kept(rank) = i;
+        ++rank;
+      });
+  return kept;
+}
+
+/// offsets(0 .. n) = 0, count(0), count(0) + count(1), ...: a new View of n + 1 running sums.
+template <class ExecutionSpace, class Count>
+Kokkos::View<int*, typename ExecutionSpace::memory_space> running_sums(int n, const Count& count, const char* label) {
+  Kokkos::View<int*, typename ExecutionSpace::memory_space> sums(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), static_cast<std::size_t>(n) + 1);
+  Kokkos::parallel_scan(
+      "compound_sparse::segmented_sums", Kokkos::RangePolicy<ExecutionSpace>(0, n + 1),
+      KOKKOS_LAMBDA(int i, int& sum, bool final) {
+        if (final) sums(i) = sum;
+        if (i < n) sum += count(i);
+      });
+  return sums;
+}
+
+/// Builds m.segmented from m.offsets (CSR) by device kernels, once per matrix: the row
+/// starts' bits by atomic ors (whose result is the same in any order), the lists of rows by
+/// counts and scans in row order, so the state is the same whatever the order the threads
+/// ran in. Only the lists' lengths come to the host.
 template <class Matrix>
 void make_segmented_state(Matrix& m) {
   using memory_space = typename Matrix::memory_space;
+  using execution_space = typename memory_space::execution_space;
+  using policy = Kokkos::RangePolicy<execution_space>;
+  constexpr int tile = segmented_tile_entries;
   auto& s = m.segmented;
   const int n = m.num_rows;
   const int num_entries = static_cast<int>(m.num_entries);
   const int tiles = segmented_tiles(m.num_entries);
-  const auto offsets = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), m.offsets);
+  const auto offsets = m.offsets;
+  const auto alloc = [](const char* label) {
+    return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+  };
   // One word past the last tile's: a tile's last lane reads the next word's bit 0.
-  std::vector<unsigned> heads(static_cast<std::size_t>(tiles) * segmented_steps + 1, 0u);
-  std::vector<int> empty_rows, nonempty_rows, short_splits, long_splits, long_slots;
-  for (int r = 0; r < n; ++r) {
-    const int first = offsets(r), end = offsets(r + 1);
-    if (first == end) {
-      empty_rows.push_back(r);
-      continue;
-    }
-    heads[first / 32] |= 1u << (first % 32);
-    nonempty_rows.push_back(r);
-    const int span = (end - 1) / segmented_tile_entries - first / segmented_tile_entries;
-    if (span > segmented_long_span) {
-      long_splits.push_back(r);
-      long_slots.push_back(span + 1);
-    } else if (span > 0) {
-      short_splits.push_back(r);
-    }
-  }
-  // Long split row j's chunks: [chunk_begin[j], chunk_begin[j + 1]), chunk c of row chunk_split[c].
-  const bool cut =
-      !long_slots.empty() && *std::max_element(long_slots.begin(), long_slots.end()) > segmented_chunked_min_slots;
-  std::vector<int> chunk_split, chunk_begin, chunked_splits;
-  for (int j = 0; j < static_cast<int>(long_slots.size()); ++j) {
-    const int chunks = cut ? (long_slots[j] + segmented_chunk_slots - 1) / segmented_chunk_slots : 1;
-    chunk_begin.push_back(static_cast<int>(chunk_split.size()));
-    chunk_split.insert(chunk_split.end(), chunks, j);
-    if (chunks > 1) chunked_splits.push_back(j);
-  }
-  chunk_begin.push_back(static_cast<int>(chunk_split.size()));
-  heads[num_entries / 32] |= 1u << (num_entries % 32);
-  std::vector<int> heads_before(static_cast<std::size_t>(tiles) + 1, 0);
-  for (int t = 0; t < tiles; ++t) {
-    int count = 0;
-    for (int w = 0; w < segmented_steps; ++w) count += __builtin_popcount(heads[t * segmented_steps + w]);
-    heads_before[t + 1] = heads_before[t] + count;
-  }
-  if (empty_rows.empty()) nonempty_rows.clear();  // the i-th non-empty row is row i
-  std::vector<int> split_rows = short_splits;
-  split_rows.insert(split_rows.end(), long_splits.begin(), long_splits.end());
+  const Kokkos::View<unsigned*, memory_space> heads("compound_sparse::segmented_heads",
+                                                    static_cast<std::size_t>(tiles) * segmented_steps + 1);
+  Kokkos::parallel_for(
+      "compound_sparse::segmented_heads", policy(0, n + 1), KOKKOS_LAMBDA(int r) {
+        // Row r's first non-zero, and past the last row the bit num_entries.
+        const int first = r < n ? offsets(r) : num_entries;
+        if (r < n && first == offsets(r + 1)) return;
+        Kokkos::atomic_fetch_or(&heads(first / 32), 1u << (first % 32));
+      });
+  // A row's span: the tiles it reaches past its first.
+  const auto span = KOKKOS_LAMBDA(int r) {
+    return (offsets(r + 1) - 1) / tile - offsets(r) / tile;
+  };
+  const auto is_empty = KOKKOS_LAMBDA(int r) {
+    return offsets(r) == offsets(r + 1);
+  };
+  auto empty_rows = indices_where<execution_space>(n, is_empty, "compound_sparse::segmented_empty_rows");
+  // The i-th non-empty row is row i where no row is empty: no list then.
+  auto nonempty_rows = indices_where<execution_space>(
+      empty_rows.extent(0) == 0 ? 0 : n, KOKKOS_LAMBDA(int r) { return !is_empty(r); },
+      "compound_sparse::segmented_nonempty_rows");
+  const auto short_splits = indices_where<execution_space>(
+      n, KOKKOS_LAMBDA(int r) { return !is_empty(r) && span(r) > 0 && span(r) <= segmented_long_span; },
+      "compound_sparse::segmented_short_splits");
+  const auto long_splits = indices_where<execution_space>(
+      n, KOKKOS_LAMBDA(int r) { return !is_empty(r) && span(r) > segmented_long_span; },
+      "compound_sparse::segmented_long_splits");
+  const int num_short = static_cast<int>(short_splits.extent(0));
+  const int num_long = static_cast<int>(long_splits.extent(0));
+  // Long split row j's chunks: [chunk_begin(j), chunk_begin(j + 1)), chunk c of row chunk_split(c).
+  int most_slots = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::segmented_most_slots", policy(0, num_long),
+      KOKKOS_LAMBDA(int j, int& most) {
+        const int slots = span(long_splits(j)) + 1;
+        if (slots > most) most = slots;
+      },
+      Kokkos::Max<int>(most_slots));
+  const bool cut = num_long > 0 && most_slots > segmented_chunked_min_slots;
+  const auto chunks_of = KOKKOS_LAMBDA(int j) {
+    const int slots = span(long_splits(j)) + 1;
+    return cut ? (slots + segmented_chunk_slots - 1) / segmented_chunk_slots : 1;
+  };
+  const auto chunk_begin = running_sums<execution_space>(num_long, chunks_of, "compound_sparse::segmented_chunk_begin");
+  int num_chunks = 0;
+  Kokkos::deep_copy(num_chunks, Kokkos::subview(chunk_begin, num_long));
+  const Kokkos::View<int*, memory_space> chunk_split(alloc("compound_sparse::segmented_chunk_split"),
+                                                     static_cast<std::size_t>(num_chunks));
+  Kokkos::parallel_for(
+      "compound_sparse::segmented_chunk_split", policy(0, num_long), KOKKOS_LAMBDA(int j) {
+        for (int c = chunk_begin(j); c < chunk_begin(j + 1); ++c) chunk_split(c) = j;
+      });
+  const auto chunked_splits = indices_where<execution_space>(
+      num_long, KOKKOS_LAMBDA(int j) { return chunks_of(j) > 1; }, "compound_sparse::segmented_chunked_splits");
+  // Row starts before each tile.
+  const auto heads_before = running_sums<execution_space>(
+      tiles,
+      KOKKOS_LAMBDA(int t) {
+        int count = 0;
+        for (int w = 0; w < segmented_steps; ++w) count += count_bits(heads(t * segmented_steps + w));
+        return count;
+      },
+      "compound_sparse::segmented_heads_before");
+  // The split rows: the short ones, then the long ones.
+  const Kokkos::View<int*, memory_space> split_rows(alloc("compound_sparse::segmented_split_rows"),
+                                                    static_cast<std::size_t>(num_short + num_long));
+  Kokkos::parallel_for(
+      "compound_sparse::segmented_split_rows", policy(0, num_short + num_long),
+      KOKKOS_LAMBDA(int i) { split_rows(i) = i < num_short ? short_splits(i) : long_splits(i - num_short); });
 
   s.tiles = tiles;
-  s.heads = device_list<memory_space>(heads, "compound_sparse::segmented_heads");
-  s.heads_before = device_list<memory_space>(heads_before, "compound_sparse::segmented_heads_before");
-  s.empty_rows = device_list<memory_space>(empty_rows, "compound_sparse::segmented_empty_rows");
-  s.nonempty_rows = device_list<memory_space>(nonempty_rows, "compound_sparse::segmented_nonempty_rows");
-  s.split_rows = device_list<memory_space>(split_rows, "compound_sparse::segmented_split_rows");
-  s.empty_count = static_cast<int>(empty_rows.size());
-  s.short_splits = static_cast<int>(short_splits.size());
-  s.long_splits = static_cast<int>(long_splits.size());
-  s.partials = decltype(s.partials)(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_partials")),
-      2 * static_cast<std::size_t>(tiles));
-  s.chunk_split = device_list<memory_space>(chunk_split, "compound_sparse::segmented_chunk_split");
-  s.chunk_begin = device_list<memory_space>(chunk_begin, "compound_sparse::segmented_chunk_begin");
-  s.chunked_splits = device_list<memory_space>(chunked_splits, "compound_sparse::segmented_chunked_splits");
-  s.chunks = static_cast<int>(chunk_split.size());
-  s.chunked_count = static_cast<int>(chunked_splits.size());
+  s.heads = heads;
+  s.heads_before = heads_before;
+  s.empty_rows = empty_rows;
+  s.nonempty_rows = nonempty_rows;
+  s.split_rows = split_rows;
+  s.empty_count = static_cast<int>(empty_rows.extent(0));
+  s.short_splits = num_short;
+  s.long_splits = num_long;
+  s.partials = decltype(s.partials)(alloc("compound_sparse::segmented_partials"), 2 * static_cast<std::size_t>(tiles));
+  s.chunk_split = chunk_split;
+  s.chunk_begin = chunk_begin;
+  s.chunked_splits = chunked_splits;
+  s.chunks = num_chunks;
+  s.chunked_count = static_cast<int>(chunked_splits.extent(0));
   // Only the chunks of rows of several chunks keep a sum for the third pass.
-  s.chunk_sums = decltype(s.chunk_sums)(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::segmented_chunk_sums")),
-      chunked_splits.empty() ? 0 : chunk_split.size());
+  s.chunk_sums = decltype(s.chunk_sums)(alloc("compound_sparse::segmented_chunk_sums"),
+                                        s.chunked_count == 0 ? 0 : static_cast<std::size_t>(num_chunks));
+  Kokkos::fence();
 }
 
 /// The matrix's tiles, after checking that it has the segmented-sum state for them
