@@ -53,13 +53,6 @@ void check_csr_view_types() {
                 "row_map, entries and values must live in one memory space");
 }
 
-/// One element of a View in any memory space, read on the host.
-template <class View>
-long long read_element(const View& view, std::size_t i) {
-  const auto one = Kokkos::subview(view, std::make_pair(i, i + 1));
-  return static_cast<long long>(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one)(0));
-}
-
 /// The same checks as validate(HostCsr), run where the views live; throws
 /// compound_sparse::Error naming the first inconsistent row.
 template <class RowMap, class Entries, class Values>

@@ -67,13 +67,6 @@ KOKKOS_INLINE_FUNCTION void heap_sort(const Keys& keys, int begin, int end) {
   }
 }
 
-/// One element of a View on any memory space, on the host.
-template <class View>
-auto host_element(const View& view, std::size_t i) {
-  const auto one = Kokkos::subview(view, std::make_pair(i, i + 1));
-  return Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one)(0);
-}
-
 /// offsets(r + 1) holds a count per r < num_rows, offsets(0) zero: replaced by their running
 /// sums (the offsets of a CSR).
 template <class ExecutionSpace, class Offsets>
@@ -102,10 +95,9 @@ void require_contributions_inside(int num_rows, int num_cols, const Rows& rows, 
       Kokkos::Min<int>(first_bad));
   if (n == 0 || first_bad >= n) return;
   const auto i = static_cast<std::size_t>(first_bad);
-  COMPOUND_SPARSE_REQUIRE(false, "CooAssembly: contribution "
-                                     << first_bad << " at (" << static_cast<long long>(host_element(rows, i)) << ", "
-                                     << static_cast<long long>(host_element(cols, i)) << ") is outside the " << num_rows
-                                     << " x " << num_cols << " matrix");
+  COMPOUND_SPARSE_REQUIRE(false, "CooAssembly: contribution " << first_bad << " at (" << read_element(rows, i) << ", "
+                                                              << read_element(cols, i) << ") is outside the "
+                                                              << num_rows << " x " << num_cols << " matrix");
 }
 
 /// The pattern of a COO list (coo_assembly.hpp): CSR offsets and sorted columns of its
@@ -159,7 +151,7 @@ CooPattern<typename ExecutionSpace::memory_space> coo_pattern(int num_rows, cons
         row_map(r + 1) = distinct;
       });
   exclusive_sum_in_place<ExecutionSpace>(row_map, num_rows);
-  const int nnz = static_cast<int>(host_element(row_map, static_cast<std::size_t>(num_rows)));
+  const int nnz = static_cast<int>(read_element(row_map, static_cast<std::size_t>(num_rows)));
   p.entries =
       Kokkos::View<int*, memory_space>(uninitialized("compound_sparse::coo_entries"), static_cast<std::size_t>(nnz));
   p.first_contribution = Kokkos::View<int*, memory_space>(uninitialized("compound_sparse::coo_first_contribution"),

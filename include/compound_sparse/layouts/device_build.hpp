@@ -31,6 +31,13 @@
 namespace compound_sparse {
 namespace impl {
 
+/// One element of a View in any memory space, read on the host.
+template <class View>
+long long read_element(const View& view, std::size_t i) {
+  const auto one = Kokkos::subview(view, std::make_pair(i, i + 1));
+  return static_cast<long long>(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one)(0));
+}
+
 /// layout_shape<Outer> (Ell or SlicedEll) of the CSR arrays `row_map` (num_rows + 1 offsets)
 /// and `entries` in ExecutionSpace's memory: the widths by device kernels, the slice
 /// offsets summed on the host from one width per slice.
