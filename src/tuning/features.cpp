@@ -30,43 +30,57 @@ struct Fnv1a {
 };
 }  // namespace
 
-MatrixFeatures pattern_features(int num_rows, int num_cols, const std::vector<int>& row_offsets,
-                                const std::vector<int>& col_indices, const std::string& entry_type,
-                                const std::string& precision) {
-  validate_pattern(num_rows, num_cols, row_offsets, col_indices, "matrix features");
+MatrixFeatures features_from_sums(const PatternSums& sums, const std::string& entry_type,
+                                  const std::string& precision) {
   MatrixFeatures f;
   f.entry_type = entry_type;
   f.precision = precision;
-  f.rows = num_rows;
-  f.cols = num_cols;
-  f.nnz = static_cast<long long>(col_indices.size());
-  double sum_sq = 0, bandwidth_sum = 0;
-  for (int r = 0; r < num_rows; ++r) {
-    const double length = row_offsets[r + 1] - row_offsets[r];
-    sum_sq += length * length;
-    f.nnz_per_row_max = std::max(f.nnz_per_row_max, length);
-    long long bandwidth = 0;
-    for (int k = row_offsets[r]; k < row_offsets[r + 1]; ++k)
-      bandwidth = std::max(bandwidth, std::llabs(static_cast<long long>(col_indices[k]) - r));
-    bandwidth_sum += static_cast<double>(bandwidth);
-    f.bandwidth_max = std::max(f.bandwidth_max, static_cast<double>(bandwidth));
-  }
-  if (num_rows > 0) {
-    f.nnz_per_row_mean = static_cast<double>(f.nnz) / num_rows;
-    f.nnz_per_row_stddev = std::sqrt(std::max(0.0, sum_sq / num_rows - f.nnz_per_row_mean * f.nnz_per_row_mean));
-    f.bandwidth_mean = bandwidth_sum / num_rows;
+  f.rows = sums.rows;
+  f.cols = sums.cols;
+  f.nnz = sums.nnz;
+  f.nnz_per_row_max = static_cast<double>(sums.longest_row);
+  f.bandwidth_max = static_cast<double>(sums.bandwidth_max);
+  if (sums.rows > 0) {
+    const double rows = static_cast<double>(sums.rows);
+    f.nnz_per_row_mean = static_cast<double>(sums.nnz) / rows;
+    f.nnz_per_row_stddev = std::sqrt(
+        std::max(0.0, static_cast<double>(sums.row_length_squares) / rows - f.nnz_per_row_mean * f.nnz_per_row_mean));
+    f.bandwidth_mean = static_cast<double>(sums.bandwidth_sum) / rows;
   }
   Fnv1a hash;
   hash.text(entry_type);
   hash.text(precision);
-  hash.integer(num_rows);
-  hash.integer(num_cols);
-  for (int offset : row_offsets) hash.integer(offset);
-  for (int col : col_indices) hash.integer(col);
+  hash.integer(sums.rows);
+  hash.integer(sums.cols);
+  hash.integer(static_cast<std::int64_t>(sums.pattern_hash));
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash.h));
   f.fingerprint = hex;
   return f;
+}
+
+MatrixFeatures pattern_features(int num_rows, int num_cols, const std::vector<int>& row_offsets,
+                                const std::vector<int>& col_indices, const std::string& entry_type,
+                                const std::string& precision) {
+  validate_pattern(num_rows, num_cols, row_offsets, col_indices, "matrix features");
+  PatternSums sums;
+  sums.rows = num_rows;
+  sums.cols = num_cols;
+  sums.nnz = static_cast<long long>(col_indices.size());
+  for (int r = 0; r < num_rows; ++r) {
+    const long long length = row_offsets[r + 1] - row_offsets[r];
+    sums.row_length_squares += static_cast<std::uint64_t>(length * length);
+    sums.longest_row = std::max(sums.longest_row, length);
+    long long bandwidth = 0;
+    for (int k = row_offsets[r]; k < row_offsets[r + 1]; ++k)
+      bandwidth = std::max(bandwidth, std::llabs(static_cast<long long>(col_indices[k]) - r));
+    sums.bandwidth_sum += static_cast<std::uint64_t>(bandwidth);
+    sums.bandwidth_max = std::max(sums.bandwidth_max, bandwidth);
+  }
+  std::uint64_t position = 0;
+  for (int offset : row_offsets) sums.pattern_hash += pattern_word_hash(position++, offset);
+  for (int col : col_indices) sums.pattern_hash += pattern_word_hash(position++, col);
+  return features_from_sums(sums, entry_type, precision);
 }
 
 }  // namespace compound_sparse

@@ -3,10 +3,12 @@
 // statistics, bandwidth) for the nearest-neighbour rule, and a fingerprint of its
 // sparsity pattern for the exact rule (selection.hpp).
 //
-// The fingerprint is a 64-bit FNV-1a hash of the sparsity pattern (sizes, row
-// offsets, column indices) and the entry type and precision, not of the
-// values: SpMV speed depends on the pattern, and a solver that re-assembles its
-// matrix with new values each step should keep hitting the same record.
+// The fingerprint hashes the sparsity pattern (sizes, row offsets, column indices)
+// and the entry type and precision, not the values: SpMV speed depends on the pattern,
+// and a solver that re-assembles its matrix with new values each step should keep
+// hitting the same record. The pattern's part is a sum of hashed words
+// (pattern_sums.hpp), so a matrix on the device is fingerprinted there
+// (device_features.hpp) to the same bits as its HostCsr here.
 
 #include <string>
 #include <type_traits>
@@ -16,6 +18,7 @@
 #include "../entries/mixed_precision.hpp"  // precision_name
 #include "../io/compound_format.hpp"
 #include "../layouts/host_csr.hpp"
+#include "pattern_sums.hpp"
 
 namespace compound_sparse {
 
@@ -40,6 +43,9 @@ struct MatrixFeatures {
 inline bool rows_spread(const MatrixFeatures& f) {
   return f.nnz_per_row_stddev > 0.5 * f.nnz_per_row_mean || f.nnz_per_row_max > 4 * f.nnz_per_row_mean;
 }
+
+/// The features and fingerprint of a pattern from its sums (pattern_sums.hpp).
+MatrixFeatures features_from_sums(const PatternSums& sums, const std::string& entry_type, const std::string& precision);
 
 /// Features of a sparsity pattern; entry_type and precision go into the fingerprint.
 MatrixFeatures pattern_features(int num_rows, int num_cols, const std::vector<int>& row_offsets,
