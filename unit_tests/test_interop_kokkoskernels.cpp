@@ -205,3 +205,32 @@ TEST(InteropKokkosKernels, BlockMatrixSpmvMatchesPointSpmvOnSharedVectors) {
   const auto ours = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), f_ours);
   for (int i = 0; i < 90; ++i) EXPECT_NEAR(ours(i), kk(i), 1e-12) << "component " << i;
 }
+
+// TunedSpmv of a Kokkos Kernels matrix without leaving the device: size_t offsets copied
+// to int there, blocks gathered there; the same choice and the same products, bit for bit,
+// as TunedSpmv of the HostCsr.
+TEST(device_build, TunedSpmvOfKokkosKernelsMatricesIsThatOfTheirHostCsr) {
+  std::mt19937 rng(29);
+  cs::TunedSpmvOptions options;
+  options.use_cache = false;
+  options.quick_tune = cs::QuickTune::Never;
+  const auto expect_same = [&](const auto& from_host, const auto& from_device, const auto& host) {
+    using V = typename std::decay_t<decltype(from_host)>::value_type;
+    EXPECT_EQ(from_device.explanation(), from_host.explanation());
+    const auto x = compound_sparse_test::random_vector<V>(host.num_cols, rng);
+    const auto yh = from_host.make_vector(std::vector<V>(host.num_rows));
+    const auto yd = from_device.make_vector(std::vector<V>(host.num_rows));
+    from_host.apply(cs::real_value<typename std::decay_t<decltype(from_host)>::coefficient_type>(1),
+                    from_host.make_vector(x), {}, yh);
+    from_device.apply(cs::real_value<typename std::decay_t<decltype(from_host)>::coefficient_type>(1),
+                      from_device.make_vector(x), {}, yd);
+    const auto got = yd.to_host(), want = yh.to_host();
+    EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(V)));
+  };
+  const auto points = compound_sparse_test::random_csr<C>(130, 90, 0, 11, 7, rng);
+  expect_same(cs::TunedSpmv<C>(points, options),
+              cs::TunedSpmv<C>(cs::make_device_csr(kk_interop_test::kokkos_crs(points)), options), points);
+  const auto blocks = compound_sparse_test::random_csr<cs::Block<double, 3>>(41, 41, 1, 6, 3, rng);
+  expect_same(cs::TunedSpmv<cs::Block<double, 3>>(blocks, options),
+              cs::TunedSpmv<cs::Block<double, 3>>(cs::make_device_csr<3>(kokkos_block_crs(blocks)), options), blocks);
+}

@@ -11,6 +11,8 @@
 #include <functional>
 #include <limits>
 
+#include "device_arrays.hpp"
+#include "test_matrices.hpp"
 #include "tuning_test_helpers.hpp"
 
 namespace cs = compound_sparse;
@@ -776,4 +778,129 @@ TEST(refresh, TunedSpmvRefreshGivesTheProductsOfTheNewValues) {
     EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(C))) << "op " << cs::to_string(op);
   }
   EXPECT_THROW(tuned.refresh(std::vector<C>(3)), cs::InvalidInput);
+}
+
+// TunedSpmv from a matrix on the device (DeviceCsr): the features and fingerprint, the
+// transposed copies and the chosen layout are computed there, to the bits of the same
+// matrix as a HostCsr; quick tuning builds and checks its candidates there.
+namespace {
+
+template <class Entry>
+cs::DeviceCsr<Entry, compound_sparse_test::device_memory_space> on_device(const cs::HostCsr<Entry>& a) {
+  const auto d = compound_sparse_test::device_csr<int>(a);
+  return cs::make_device_csr(a.num_cols, d.row_map, d.entries, d.values);
+}
+
+::testing::AssertionResult same_features(const cs::MatrixFeatures& a, const cs::MatrixFeatures& b) {
+  // Bits, not tolerance: selection compares distances, and the cache matches fingerprints.
+  const double av[] = {a.nnz_per_row_mean, a.nnz_per_row_max, a.nnz_per_row_stddev, a.bandwidth_mean, a.bandwidth_max};
+  const double bv[] = {b.nnz_per_row_mean, b.nnz_per_row_max, b.nnz_per_row_stddev, b.bandwidth_mean, b.bandwidth_max};
+  if (a.entry_type != b.entry_type || a.precision != b.precision || a.rows != b.rows || a.cols != b.cols ||
+      a.nnz != b.nnz || std::memcmp(av, bv, sizeof av) != 0 || a.fingerprint != b.fingerprint)
+    return ::testing::AssertionFailure() << "fingerprints " << a.fingerprint << " and " << b.fingerprint << ", stddev "
+                                         << a.nnz_per_row_stddev << " and " << b.nnz_per_row_stddev;
+  return ::testing::AssertionSuccess();
+}
+
+template <class Entry>
+void expect_device_features_and_transposes_as_host(unsigned seed) {
+  for (const auto& named : compound_sparse_test::test_matrices<Entry>(seed)) {
+    SCOPED_TRACE(named.name);
+    const auto& host = named.matrix;
+    const auto device = on_device(host);
+    EXPECT_TRUE(same_features(cs::matrix_features(device), cs::matrix_features(host)));
+    const auto positions = cs::transposed_positions(host);
+    EXPECT_TRUE(compound_sparse_test::same_bytes(cs::transposed_positions(device),
+                                                 compound_sparse_test::device_copy(positions)));
+    for (const cs::Op op : {cs::Op::T, cs::Op::H}) {
+      const auto want = cs::transposed(host, op);
+      const auto t = cs::transposed(device, op);
+      const auto back = cs::host_csr_from_views(t.num_cols, t.row_map, t.entries, t.values);
+      EXPECT_EQ(t.num_rows, want.num_rows);
+      EXPECT_EQ(back.row_offsets, want.row_offsets) << cs::to_string(op);
+      EXPECT_EQ(back.col_indices, want.col_indices) << cs::to_string(op);
+      EXPECT_EQ(0, std::memcmp(back.values.data(), want.values.data(), want.values.size() * sizeof(Entry)))
+          << cs::to_string(op);
+    }
+  }
+}
+
+}  // namespace
+
+TEST(device_build, FeaturesFingerprintAndTransposesMatchTheHostPathComplexDouble) {
+  expect_device_features_and_transposes_as_host<C>(61);
+}
+TEST(device_build, FeaturesFingerprintAndTransposesMatchTheHostPathBlock3Float) {
+  expect_device_features_and_transposes_as_host<cs::Block<float, 3>>(62);
+}
+
+TEST(device_build, FingerprintChangesWithAnyWordOfThePattern) {
+  std::mt19937 rng(63);
+  const auto a = compound_sparse_test::random_csr<C>(50, 40, 1, 6, -1, rng);
+  const std::string f = cs::matrix_features(a).fingerprint;
+  auto moved = a;  // one column index changed
+  moved.col_indices[17] = (moved.col_indices[17] + 1) % a.num_cols;
+  EXPECT_NE(cs::matrix_features(moved).fingerprint, f);
+  auto swapped = a;  // two columns swapped: the same words, in other places
+  ASSERT_NE(a.col_indices[0], a.col_indices[1]);
+  std::swap(swapped.col_indices[0], swapped.col_indices[1]);
+  EXPECT_NE(cs::matrix_features(swapped).fingerprint, f);
+  auto shifted = a;  // an entry moved from one row to the next
+  shifted.row_offsets[5] -= 1;
+  EXPECT_NE(cs::matrix_features(shifted).fingerprint, f);
+  EXPECT_EQ(cs::matrix_features(on_device(moved)).fingerprint, cs::matrix_features(moved).fingerprint);
+}
+
+TEST(device_build, TunedSpmvFromADeviceCsrIsTheTunedSpmvOfItsHostCsr) {
+  std::mt19937 rng(64);
+  cs::TunedSpmvOptions options;
+  options.use_cache = false;
+  options.quick_tune = cs::QuickTune::Never;  // timing would make the two choices differ by noise
+  options.transposes = {cs::Op::T, cs::Op::H};
+  for (const auto& named : compound_sparse_test::test_matrices<C>(64)) {
+    SCOPED_TRACE(named.name);
+    const cs::TunedSpmv<C> from_host(named.matrix, options);
+    const cs::TunedSpmv<C> from_device(on_device(named.matrix), options);
+    EXPECT_EQ(from_device.explanation(), from_host.explanation());
+    EXPECT_EQ(from_device.variant().name(), from_host.variant().name());
+    for (const cs::Op op : {cs::Op::N, cs::Op::T, cs::Op::H}) {
+      const auto& h = op == cs::Op::N ? from_host : from_host.transposed(op);
+      const auto& d = op == cs::Op::N ? from_device : from_device.transposed(op);
+      ASSERT_EQ(d.variant().name(), h.variant().name()) << cs::to_string(op);
+      const auto x = random_vector<C>(h.num_cols(), rng), y0 = random_vector<C>(h.num_rows(), rng);
+      const auto yh = h.make_vector(y0), yd = d.make_vector(y0);
+      from_host.apply(op, C(0.5, -1), h.make_vector(x), C(2, 0.25), yh);
+      from_device.apply(op, C(0.5, -1), d.make_vector(x), C(2, 0.25), yd);
+      const auto got = yd.to_host(), want = yh.to_host();
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(C))) << cs::to_string(op);
+    }
+    expect_reference(from_device, named.matrix);
+  }
+}
+
+TEST(device_build, QuickTuningOfADeviceCsrChecksItsCandidatesThere) {
+  std::mt19937 rng(65);
+  const auto host = compound_sparse_test::random_csr<C>(700, 650, 0, 14, 90, rng);
+  // The device reference of the measurements is the host's within rounding.
+  const auto on_host = cs::make_measure_inputs(host, 3), there = cs::make_measure_inputs(on_device(host), 3);
+  ASSERT_EQ(there.x, on_host.x);
+  EXPECT_LE(cs::relative_error(there.reference, on_host.reference), 1e-15);
+  cs::TunedSpmvOptions options;
+  options.use_cache = false;
+  options.quick_tune = cs::QuickTune::Always;
+  options.quick_tune_spmvs = 40;
+  const cs::TunedSpmv<C> tuned(on_device(host), options);
+  EXPECT_EQ(tuned.rule(), "quick") << tuned.explanation();
+  EXPECT_GT(tuned.tuning_spmvs(), 0);
+  EXPECT_FALSE(contains(tuned.explanation(), "failed")) << tuned.explanation();
+  expect_reference(tuned, host);
+}
+
+TEST(device_build, BadDeviceViewsAreRefusedBeforeTuning) {
+  const auto row_map = compound_sparse_test::device_copy(std::vector<int>{0, 2, 1});
+  const auto entries = compound_sparse_test::device_copy(std::vector<int>{0, 1});
+  const auto values = compound_sparse_test::device_copy(std::vector<C>(2));
+  EXPECT_THROW(cs::make_device_csr(2, row_map, entries, values), cs::InvalidInput);
+  const auto fine_map = compound_sparse_test::device_copy(std::vector<int>{0, 1, 2});
+  EXPECT_THROW(cs::make_device_csr(1, fine_map, entries, values), cs::InvalidInput);  // column 1 of 1
 }

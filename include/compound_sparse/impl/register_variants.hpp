@@ -54,6 +54,19 @@ AnyMatrix<Entry, MemorySpace> convert_any(const HostCsr<Entry>& a, MemoryBudget 
   return AnyMatrix<Entry, MemorySpace>(to_device<Outer, Inner, MemorySpace>(a, budget));
 }
 
+template <class Entry, class MemorySpace, class Outer, class Inner>
+AnyMatrix<Entry, MemorySpace> convert_device_any(const DeviceCsr<Entry, MemorySpace>& a, MemoryBudget budget) {
+  return AnyMatrix<Entry, MemorySpace>(to_layout<Outer, Inner>(a, budget));
+}
+template <class Entry, class MemorySpace, class Outer>
+std::uint64_t device_memory_bytes(const DeviceCsr<Entry, MemorySpace>& a) {
+  return layout_memory_bytes<Outer>(a);
+}
+template <class Entry, class MemorySpace, class Outer>
+std::string device_refusal(const DeviceCsr<Entry, MemorySpace>& a) {
+  return layout_refusal<Outer>(a);
+}
+
 /// Registers the (Outer, Inner) matrix layout and its variants: every vector
 /// layout x schedule kind that runs on Outer x compiled launch bounds in the build's
 /// variant set (variant_set.hpp), each with its SpMV and, where it runs, its SpMM. The
@@ -62,6 +75,9 @@ template <class Entry, class MemorySpace, class Outer, class Inner>
 void register_layout(VariantRegistry<Entry, MemorySpace>& registry) {
   registry.add_matrix_layout(Outer::name(), Inner::name(), &convert_any<Entry, MemorySpace, Outer, Inner>,
                              &layout_memory_bytes<Outer, Entry>, &layout_refusal<Outer, Entry>);
+  registry.add_device_build(Outer::name(), Inner::name(), &convert_device_any<Entry, MemorySpace, Outer, Inner>,
+                            &device_memory_bytes<Entry, MemorySpace, Outer>,
+                            &device_refusal<Entry, MemorySpace, Outer>);
   VariantKey key;  // filled in place: one key per layout keeps the host code of the many variants small
   key.outer = Outer::name();
   key.inner = Inner::name();

@@ -7,6 +7,7 @@
 //   KokkosSparse::CrsMatrix<C, int, Device> k = ...;
 //   auto a = from_kokkos_crs<SlicedEll<32>, Soa>(k);      // our layouts
 //   auto back = to_kokkos_crs(to_device<Csr, Aos>(host));  // and back
+//   TunedSpmv<C> op(make_device_csr(k));                  // tuned, without leaving the GPU
 //
 // Vectors need no conversion: values_view(x) of an Aos CompoundVector is the
 // View<C*> that KokkosSparse::spmv takes, and wrap_values goes the other way.
@@ -18,6 +19,7 @@
 #include <KokkosSparse_CrsMatrix.hpp>
 
 #include "../entries/block.hpp"
+#include "../layouts/device_csr.hpp"
 #include "kokkos_views.hpp"
 
 namespace compound_sparse {
@@ -29,6 +31,14 @@ template <class Outer, class Inner, class Scalar, class Ordinal, class Device, c
 auto from_kokkos_crs(const KokkosSparse::CrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a,
                      MemoryBudget budget = {}) {
   return matrix_from_csr_views<Outer, Inner>(a.numCols(), a.graph.row_map, a.graph.entries, a.values, budget);
+}
+
+/// The matrix as a DeviceCsr (TunedSpmv's input for device data), sharing its Views where
+/// its ordinals and offsets are int, else with 32-bit copies made on the device.
+template <class Scalar, class Ordinal, class Device, class MemoryTraits, class Size>
+DeviceCsr<Scalar, typename Device::memory_space> make_device_csr(
+    const KokkosSparse::CrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a) {
+  return make_device_csr(a.numCols(), a.graph.row_map, a.graph.entries, a.values);
 }
 
 /// The KokkosSparse::CrsMatrix type to_kokkos_crs returns: 32-bit ordinals and offsets.
@@ -45,31 +55,39 @@ KokkosCrsMatrix<Entry, MemorySpace> to_kokkos_crs(const SparseMatrix<Entry, Csr,
                                              v.values, v.row_map, v.entries);
 }
 
-/// Builds a matrix of E×E blocks from a KokkosSparse::Experimental::BlockCrsMatrix with
-/// blockDim() == E (throws otherwise). Blocks are read through the matrix's own
-/// block-row view, so this does not depend on how a Kokkos Kernels version
+/// A KokkosSparse::Experimental::BlockCrsMatrix with blockDim() == E (throws otherwise) as a
+/// DeviceCsr of E×E blocks, its blocks gathered on the device. Blocks are read through the
+/// matrix's own block-row view, so this does not depend on how a Kokkos Kernels version
 /// orders the values inside a block row (3.4 interleaves the blocks' rows).
-template <int E, class Outer, class Inner, class Scalar, class Ordinal, class Device, class MemoryTraits, class Size>
-SparseMatrix<Block<Scalar, E>, Outer, Inner, typename Device::memory_space> from_kokkos_block_crs(
-    const KokkosSparse::Experimental::BlockCrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a,
-    MemoryBudget budget = {}) {
+template <int E, class Scalar, class Ordinal, class Device, class MemoryTraits, class Size>
+DeviceCsr<Block<Scalar, E>, typename Device::memory_space> make_device_csr(
+    const KokkosSparse::Experimental::BlockCrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a) {
   using memory_space = typename Device::memory_space;
-  COMPOUND_SPARSE_REQUIRE(a.blockDim() == E, "from_kokkos_block_crs: the matrix has "
+  COMPOUND_SPARSE_REQUIRE(a.blockDim() == E, "make_device_csr: the block matrix has "
                                                  << a.blockDim() << "x" << a.blockDim() << " blocks, expected " << E
                                                  << "x" << E);
   Kokkos::View<Block<Scalar, E>*, memory_space> blocks(Kokkos::view_alloc(Kokkos::WithoutInitializing, "blocks"),
                                                        a.graph.entries.extent(0));
   const auto row_map = a.graph.row_map;
   Kokkos::parallel_for(
-      "compound_sparse::from_kokkos_block_crs",
-      Kokkos::RangePolicy<typename memory_space::execution_space>(0, a.numRows()), KOKKOS_LAMBDA(int r) {
+      "compound_sparse::block_crs_blocks", Kokkos::RangePolicy<typename memory_space::execution_space>(0, a.numRows()),
+      KOKKOS_LAMBDA(int r) {
         const auto row = a.block_row_Const(r);
         const auto first = row_map(r);
         for (int k = 0; k < row.length; ++k)
           for (int i = 0; i < E; ++i)
             for (int j = 0; j < E; ++j) blocks(first + k)(i, j) = row.local_block_value(k, i, j);
       });
-  return matrix_from_csr_views<Outer, Inner>(a.numCols(), a.graph.row_map, a.graph.entries, blocks, budget);
+  return make_device_csr(a.numCols(), a.graph.row_map, a.graph.entries, blocks);
+}
+
+/// Builds a matrix of E×E blocks from a KokkosSparse::Experimental::BlockCrsMatrix with
+/// blockDim() == E (throws otherwise; make_device_csr), on the device.
+template <int E, class Outer, class Inner, class Scalar, class Ordinal, class Device, class MemoryTraits, class Size>
+SparseMatrix<Block<Scalar, E>, Outer, Inner, typename Device::memory_space> from_kokkos_block_crs(
+    const KokkosSparse::Experimental::BlockCrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a,
+    MemoryBudget budget = {}) {
+  return to_layout<Outer, Inner>(make_device_csr<E>(a), budget);
 }
 
 /// The KokkosSparse::Experimental::BlockCrsMatrix type to_kokkos_block_crs returns.

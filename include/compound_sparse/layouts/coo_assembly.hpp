@@ -32,6 +32,7 @@
 
 #include "../entries/components.hpp"
 #include "../error.hpp"
+#include "../impl/device_scan_sort.hpp"
 #include "../impl/row_slots.hpp"
 #include "convert.hpp"
 #include "device_build.hpp"
@@ -40,45 +41,6 @@
 
 namespace compound_sparse {
 namespace impl {
-
-/// Sorts keys[begin, end) in increasing order in one thread (heap sort: no recursion, no
-/// scratch memory, n log n).
-template <class Keys>
-KOKKOS_INLINE_FUNCTION void heap_sort(const Keys& keys, int begin, int end) {
-  const int n = end - begin;
-  const auto sift_down = [&](int root, int size) {
-    while (true) {
-      int child = 2 * root + 1;
-      if (child >= size) return;
-      if (child + 1 < size && keys(begin + child) < keys(begin + child + 1)) ++child;
-      if (!(keys(begin + root) < keys(begin + child))) return;
-      const auto swap = keys(begin + root);
-      keys(begin + root) = keys(begin + child);
-      keys(begin + child) = swap;
-      root = child;
-    }
-  };
-  for (int root = n / 2 - 1; root >= 0; --root) sift_down(root, n);
-  for (int last = n - 1; last > 0; --last) {
-    const auto swap = keys(begin);
-    keys(begin) = keys(begin + last);
-    keys(begin + last) = swap;
-    sift_down(0, last);
-  }
-}
-
-/// offsets(r + 1) holds a count per r < num_rows, offsets(0) zero: replaced by their running
-/// sums (the offsets of a CSR).
-template <class ExecutionSpace, class Offsets>
-void exclusive_sum_in_place(const Offsets& offsets, int num_rows) {
-  Kokkos::parallel_scan(
-      "compound_sparse::coo_offsets", Kokkos::RangePolicy<ExecutionSpace>(0, num_rows + 1),
-      KOKKOS_LAMBDA(int r, int& sum, bool final) {
-        const int count = r == 0 ? 0 : offsets(r);
-        sum += count;
-        if (final) offsets(r) = sum;
-      });
-}
 
 /// Throws InvalidInput naming the first contribution (rows(i), cols(i)) outside the matrix.
 template <class ExecutionSpace, class Rows, class Cols>

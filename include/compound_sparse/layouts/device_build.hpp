@@ -38,6 +38,52 @@ long long read_element(const View& view, std::size_t i) {
   return static_cast<long long>(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), one)(0));
 }
 
+// The kernels below are named functors, not KOKKOS_LAMBDAs: the variant registry
+// instantiates them in the library's translation units (device builds of every layout for
+// TunedSpmv), and nvcc left the host side of such a lambda's wrapper null there (a call to
+// address 0 on the first launch), which functors do not have.
+
+/// The longest row (Kokkos::Max).
+template <class RowMap>
+struct LongestRowLength {
+  RowMap row_map;
+  KOKKOS_INLINE_FUNCTION void operator()(int r, int& widest) const {
+    const int length = static_cast<int>(row_map(r + 1) - row_map(r));
+    if (length > widest) widest = length;
+  }
+};
+
+/// Per slice of Outer: its width, and its smallest and largest column where it has entries.
+template <class Outer, class RowMap, class Entries, class PerSlice>
+struct SliceExtents {
+  int num_rows;
+  RowMap row_map;
+  Entries columns;
+  PerSlice per_slice;
+  KOKKOS_INLINE_FUNCTION void operator()(int s) const {
+    constexpr int c = Outer::slice_size;
+    const int first = s * c, last = first + c < num_rows ? first + c : num_rows;
+    int width = 0;
+    for (int r = first; r < last; ++r) {
+      const int length = static_cast<int>(row_map(r + 1) - row_map(r));
+      if (length > width) width = length;
+    }
+    int low = 0, high = 0;
+    if constexpr (has_column_bases_v<Outer>) {
+      const auto begin = row_map(first), end = row_map(last);
+      if (begin < end) low = high = static_cast<int>(columns(begin));
+      for (auto k = begin; k < end; ++k) {
+        const int column = static_cast<int>(columns(k));
+        if (column < low) low = column;
+        if (column > high) high = column;
+      }
+    }
+    per_slice(s, 0) = width;
+    per_slice(s, 1) = low;
+    per_slice(s, 2) = high;
+  }
+};
+
 /// layout_shape<Outer> (Ell or SlicedEll) of the CSR arrays `row_map` (num_rows + 1 offsets)
 /// and `entries` in ExecutionSpace's memory: the widths by device kernels, the slice
 /// offsets summed on the host from one width per slice.
@@ -47,13 +93,8 @@ LayoutShape layout_shape_on_device(int num_rows, const RowMap& row_map, const En
   LayoutShape shape;
   if constexpr (std::is_same<Outer, Ell>::value) {
     int width = 0;
-    Kokkos::parallel_reduce(
-        "compound_sparse::ell_width", Kokkos::RangePolicy<ExecutionSpace>(0, num_rows),
-        KOKKOS_LAMBDA(int r, int& widest) {
-          const int length = static_cast<int>(row_map(r + 1) - row_map(r));
-          if (length > widest) widest = length;
-        },
-        Kokkos::Max<int>(width));
+    Kokkos::parallel_reduce("compound_sparse::ell_width", Kokkos::RangePolicy<ExecutionSpace>(0, num_rows),
+                            LongestRowLength<RowMap>{row_map}, Kokkos::Max<int>(width));
     if (num_rows == 0) width = 0;  // Max's identity is the lowest int
     shape.ell_width = width;
     shape.ell_stride = static_cast<int>(round_up(static_cast<std::uint64_t>(num_rows), Ell::stride_multiple));
@@ -63,34 +104,10 @@ LayoutShape layout_shape_on_device(int num_rows, const RowMap& row_map, const En
     static_assert(is_sliced_ell<Outer>::value, "unknown outer layout");
     constexpr int c = Outer::slice_size;
     const int slices = (num_rows + c - 1) / c;
-    // Per slice: its width, and its smallest and largest column where it has entries.
-    Kokkos::View<int* [3], Kokkos::LayoutRight, typename ExecutionSpace::memory_space> per_slice(
-        "compound_sparse::slice_widths", slices);
-    Kokkos::parallel_for(
-        "compound_sparse::slice_widths", Kokkos::RangePolicy<ExecutionSpace>(0, slices), KOKKOS_LAMBDA(int s) {
-          const int first = s * c, last = first + c < num_rows ? first + c : num_rows;
-          int width = 0;
-          for (int r = first; r < last; ++r) {
-            const int length = static_cast<int>(row_map(r + 1) - row_map(r));
-            if (length > width) width = length;
-          }
-          int low = 0, high = 0;
-          const auto& columns = entries;  // captured out here: nvcc refuses a first capture inside if constexpr
-          if constexpr (has_column_bases_v<Outer>) {
-            const auto begin = row_map(first), end = row_map(last);
-            if (begin < end) low = high = static_cast<int>(columns(begin));
-            for (auto k = begin; k < end; ++k) {
-              const int column = static_cast<int>(columns(k));
-              if (column < low) low = column;
-              if (column > high) high = column;
-            }
-          } else {
-            (void)columns;
-          }
-          per_slice(s, 0) = width;
-          per_slice(s, 1) = low;
-          per_slice(s, 2) = high;
-        });
+    using per_slice_view = Kokkos::View<int* [3], Kokkos::LayoutRight, typename ExecutionSpace::memory_space>;
+    per_slice_view per_slice("compound_sparse::slice_widths", slices);
+    Kokkos::parallel_for("compound_sparse::slice_widths", Kokkos::RangePolicy<ExecutionSpace>(0, slices),
+                         SliceExtents<Outer, RowMap, Entries, per_slice_view>{num_rows, row_map, entries, per_slice});
     const auto slice = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_slice);
     shape.slice_offsets.assign(static_cast<std::size_t>(slices) + 1, 0);
     if constexpr (has_column_bases_v<Outer>) shape.column_bases.assign(static_cast<std::size_t>(slices), 0);
@@ -120,6 +137,32 @@ Kokkos::View<int*, MemorySpace> device_copy_of(const std::vector<int>& host, con
   return view;
 }
 
+/// Writes each row's entries into its slots of a padded matrix (row_slots), and its length.
+template <class Outer, class Matrix, class RowMap, class Entries, class Values>
+struct PaddedFill {
+  typename Matrix::index_view offsets, lengths, bases;
+  typename Matrix::column_view cols;
+  typename Matrix::values_view vals;
+  int stride;
+  RowMap row_map;
+  Entries entries;
+  Values values;
+  KOKKOS_INLINE_FUNCTION void operator()(int r) const {
+    using entry_type = typename Values::non_const_value_type;
+    using traits = component_traits<entry_type>;
+    const auto begin = row_map(r);
+    lengths(r) = static_cast<int>(row_map(r + 1) - begin);
+    const RowSlots slots = row_slots<Outer>(offsets, lengths, stride, r);
+    const int base = column_base<Outer>(bases, r);
+    for (int k = 0; k < slots.length; ++k) {
+      const int slot = slots.first + k * slots.step;
+      cols(slot) = static_cast<column_index_t<Outer>>(static_cast<int>(entries(begin + k)) - base);
+      const entry_type e = values(begin + k);
+      for (int component = 0; component < traits::size; ++component) vals(slot, component) = traits::get(e, component);
+    }
+  }
+};
+
 /// The matrix in layout <Outer, Inner> (Ell or SlicedEll) on the views' memory space, from
 /// CSR views there that validate_csr_views accepted; one Entry per non-zero in `values`.
 /// Throws BudgetExceeded as to_device does, before the layout is allocated.
@@ -131,7 +174,6 @@ padded_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries&
   using memory_space = typename Values::memory_space;
   using execution_space = typename memory_space::execution_space;
   using matrix_type = SparseMatrix<entry_type, Outer, Inner, memory_space>;
-  using traits = component_traits<entry_type>;
   const int num_rows = static_cast<int>(row_map.extent(0)) - 1;
   const std::uint64_t nnz = entries.extent(0);
   const LayoutShape shape = layout_shape_on_device<Outer, execution_space>(num_rows, row_map, entries);
@@ -157,30 +199,38 @@ padded_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries&
     Kokkos::deep_copy(m.col_indices, column_index_t<Outer>(0));
     Kokkos::deep_copy(m.values, scalar_type_t<entry_type>(0));
   }
-  const auto offsets = m.offsets;
-  const auto lengths = m.row_lengths;
-  const auto bases = m.column_bases;
-  const auto cols = m.col_indices;
-  const auto vals = m.values;
-  const int stride = m.ell_stride;
   Kokkos::parallel_for(
-      "compound_sparse::padded_fill", Kokkos::RangePolicy<execution_space>(0, num_rows), KOKKOS_LAMBDA(int r) {
-        const auto begin = row_map(r);
-        lengths(r) = static_cast<int>(row_map(r + 1) - begin);
-        const RowSlots slots = row_slots<Outer>(offsets, lengths, stride, r);
-        const int base = column_base<Outer>(bases, r);
-        for (int k = 0; k < slots.length; ++k) {
-          const int slot = slots.first + k * slots.step;
-          cols(slot) = static_cast<column_index_t<Outer>>(static_cast<int>(entries(begin + k)) - base);
-          const entry_type e = values(begin + k);
-          for (int component = 0; component < traits::size; ++component)
-            vals(slot, component) = traits::get(e, component);
-        }
-      });
+      "compound_sparse::padded_fill", Kokkos::RangePolicy<execution_space>(0, num_rows),
+      PaddedFill<Outer, matrix_type, RowMap, Entries, Values>{m.offsets, m.row_lengths, m.column_bases, m.col_indices,
+                                                              m.values, m.ell_stride, row_map, entries, values});
   Kokkos::fence();
   make_schedule_state(m);
   return m;
 }
+
+/// Csr's offsets from the row map, converted to int.
+template <class Offsets, class RowMap>
+struct CopyRowMap {
+  Offsets offsets;
+  RowMap row_map;
+  KOKKOS_INLINE_FUNCTION void operator()(int r) const { offsets(r) = static_cast<int>(row_map(r)); }
+};
+
+/// Csr's columns and values (split into the inner layout's components) from CSR views.
+template <class Matrix, class Entries, class Values>
+struct CopyEntries {
+  typename Matrix::column_view cols;
+  typename Matrix::values_view vals;
+  Entries entries;
+  Values values;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const {
+    using entry_type = typename Values::non_const_value_type;
+    using traits = component_traits<entry_type>;
+    cols(k) = static_cast<int>(entries(k));
+    const entry_type e = values(k);
+    for (int c = 0; c < traits::size; ++c) vals(k, c) = traits::get(e, c);
+  }
+};
 
 /// The matrix in layout <Csr, Inner> on the views' memory space, from CSR views there that
 /// validate_csr_views accepted (or that are valid by construction); one Entry per non-zero
@@ -193,7 +243,6 @@ csr_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries& en
   using memory_space = typename Values::memory_space;
   using matrix_type = SparseMatrix<entry_type, Csr, Inner, memory_space>;
   using execution_space = typename memory_space::execution_space;
-  using traits = component_traits<entry_type>;
   const int num_rows = static_cast<int>(row_map.extent(0)) - 1;
   const std::size_t nnz = entries.extent(0);
   // The accounting of layout_memory_bytes<Csr>.
@@ -215,18 +264,10 @@ csr_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries& en
   m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), 0);
   m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), nnz);
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), nnz);
-  const auto offsets = m.offsets;
-  const auto cols = m.col_indices;
-  const auto vals = m.values;
-  Kokkos::parallel_for(
-      "compound_sparse::csr_offsets", Kokkos::RangePolicy<execution_space>(0, num_rows + 1),
-      KOKKOS_LAMBDA(int r) { offsets(r) = static_cast<int>(row_map(r)); });
-  Kokkos::parallel_for(
-      "compound_sparse::csr_entries", Kokkos::RangePolicy<execution_space>(0, nnz), KOKKOS_LAMBDA(std::size_t k) {
-        cols(k) = static_cast<int>(entries(k));
-        const entry_type e = values(k);
-        for (int c = 0; c < traits::size; ++c) vals(k, c) = traits::get(e, c);
-      });
+  Kokkos::parallel_for("compound_sparse::csr_offsets", Kokkos::RangePolicy<execution_space>(0, num_rows + 1),
+                       CopyRowMap<typename matrix_type::index_view, RowMap>{m.offsets, row_map});
+  Kokkos::parallel_for("compound_sparse::csr_entries", Kokkos::RangePolicy<execution_space>(0, nnz),
+                       CopyEntries<matrix_type, Entries, Values>{m.col_indices, m.values, entries, values});
   Kokkos::fence();
   make_schedule_state(m);
   return m;

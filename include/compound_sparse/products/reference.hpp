@@ -12,7 +12,7 @@ namespace compound_sparse {
 
 /// Converts any compound value to another with the same components (e.g. float -> double).
 template <class To, class From>
-To convert_components(const From& from) {
+KOKKOS_INLINE_FUNCTION To convert_components(const From& from) {
   static_assert(component_traits<To>::size == component_traits<From>::size, "component counts differ");
   To to;
   for (int c = 0; c < component_traits<From>::size; ++c)

@@ -16,6 +16,11 @@
 // pattern and, for blocks, each block; complex and quaternion entries are kept. A
 // user-defined entry type provides transposed_entry(e) and conjugate_transposed_entry(e)
 // as free functions found by argument-dependent lookup.
+//
+// A matrix on the device (DeviceCsr) is transposed there, to the same bits: its entries are
+// counted per column and placed, then each column's list is sorted by position in A (one
+// thread's sort per column, cheap for the columns of a mesh; a dense column takes its thread
+// longer), which is increasing row order, as on the host.
 
 #include <Kokkos_Core.hpp>
 #include <vector>
@@ -24,6 +29,8 @@
 #include "../entries/mixed_precision.hpp"
 #include "../entries/quaternion.hpp"
 #include "../error.hpp"
+#include "../impl/device_scan_sort.hpp"
+#include "../layouts/device_csr.hpp"
 #include "../layouts/host_csr.hpp"
 
 namespace compound_sparse {
@@ -109,6 +116,78 @@ HostCsr<Entry> transposed(const HostCsr<Entry>& a, Op op) {
       t.col_indices[positions[k]] = r;
       t.values[positions[k]] = op == Op::T ? transposed_entry(a.values[k]) : conjugate_transposed_entry(a.values[k]);
     }
+  return t;
+}
+
+/// transposed_positions of a matrix on the device, computed there.
+template <class Entry, class MemorySpace>
+Kokkos::View<int*, MemorySpace> transposed_positions(const DeviceCsr<Entry, MemorySpace>& a) {
+  using execution_space = typename MemorySpace::execution_space;
+  const int nnz = static_cast<int>(a.num_entries());
+  const auto entries = a.entries;
+  const Kokkos::View<int*, MemorySpace> offsets("compound_sparse::transpose_offsets",
+                                                static_cast<std::size_t>(a.num_cols) + 1);
+  Kokkos::parallel_for(
+      "compound_sparse::transpose_counts", Kokkos::RangePolicy<execution_space>(0, nnz),
+      KOKKOS_LAMBDA(int k) { Kokkos::atomic_increment(&offsets(entries(k) + 1)); });
+  impl::exclusive_sum_in_place<execution_space>(offsets, a.num_cols);
+  // Each column's entries in any order, then sorted by their position in A.
+  const Kokkos::View<int*, MemorySpace> next(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::next"),
+                                             static_cast<std::size_t>(a.num_cols));
+  Kokkos::deep_copy(next, Kokkos::subview(offsets, std::make_pair(0, a.num_cols)));
+  const Kokkos::View<int*, MemorySpace> sources(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::transpose_sources"), nnz);
+  Kokkos::parallel_for(
+      "compound_sparse::transpose_place", Kokkos::RangePolicy<execution_space>(0, nnz),
+      KOKKOS_LAMBDA(int k) { sources(Kokkos::atomic_fetch_add(&next(entries(k)), 1)) = k; });
+  Kokkos::parallel_for(
+      "compound_sparse::transpose_sort", Kokkos::RangePolicy<execution_space>(0, a.num_cols),
+      KOKKOS_LAMBDA(int c) { impl::heap_sort(sources, offsets(c), offsets(c + 1)); });
+  const Kokkos::View<int*, MemorySpace> positions(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::transposed_positions"), nnz);
+  Kokkos::parallel_for(
+      "compound_sparse::transpose_positions", Kokkos::RangePolicy<execution_space>(0, nnz),
+      KOKKOS_LAMBDA(int p) { positions(sources(p)) = p; });
+  Kokkos::fence();
+  return positions;
+}
+
+/// op(A) of a matrix on the device, built there: the same matrix as transposed of its
+/// HostCsr. Op::N gives `a` itself.
+template <class Entry, class MemorySpace>
+DeviceCsr<Entry, MemorySpace> transposed(const DeviceCsr<Entry, MemorySpace>& a, Op op) {
+  if (op == Op::N) return a;
+  using execution_space = typename MemorySpace::execution_space;
+  const int nnz = static_cast<int>(a.num_entries());
+  const auto positions = transposed_positions(a);
+  const auto entries = a.entries;
+  const auto row_map = a.row_map;
+  const auto values = a.values;
+  const Kokkos::View<int*, MemorySpace> t_row_map("compound_sparse::transposed_row_map",
+                                                  static_cast<std::size_t>(a.num_cols) + 1);
+  const Kokkos::View<int*, MemorySpace> t_entries(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::transposed_entries"), nnz);
+  const Kokkos::View<Entry*, MemorySpace> t_values(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::transposed_values"), nnz);
+  Kokkos::parallel_for(
+      "compound_sparse::transposed_row_map", Kokkos::RangePolicy<execution_space>(0, nnz),
+      KOKKOS_LAMBDA(int k) { Kokkos::atomic_increment(&t_row_map(entries(k) + 1)); });
+  impl::exclusive_sum_in_place<execution_space>(t_row_map, a.num_cols);
+  const bool conjugate = op == Op::H;
+  Kokkos::parallel_for(
+      "compound_sparse::transposed_fill", Kokkos::RangePolicy<execution_space>(0, a.num_rows), KOKKOS_LAMBDA(int r) {
+        for (int k = row_map(r); k < row_map(r + 1); ++k) {
+          t_entries(positions(k)) = r;
+          t_values(positions(k)) = conjugate ? conjugate_transposed_entry(values(k)) : transposed_entry(values(k));
+        }
+      });
+  Kokkos::fence();
+  DeviceCsr<Entry, MemorySpace> t;
+  t.num_rows = a.num_cols;
+  t.num_cols = a.num_rows;
+  t.row_map = t_row_map;
+  t.entries = t_entries;
+  t.values = t_values;
   return t;
 }
 

@@ -166,26 +166,21 @@ struct MeasureInputs {
   int vectors() const { return x_vectors.empty() ? 1 : static_cast<int>(x_vectors.size()); }
 };
 
-/// Inputs for products with `vectors` vectors (at least 1): x is the same for every k
-/// (the first vector), the others follow from the same random stream.
-template <class Entry>
-MeasureInputs<Entry> make_measure_inputs(const HostCsr<Entry>& a, unsigned seed, int vectors = 1) {
+namespace impl {
+/// MeasureInputs of an m x n matrix whose double reference of a vector x is reference_of(x).
+template <class Entry, class ReferenceOf>
+MeasureInputs<Entry> measure_inputs(int num_cols, unsigned seed, int vectors, const ReferenceOf& reference_of) {
   using V = vector_type_t<Entry>;
   using scalar = typename component_traits<V>::scalar_type;  // of x and y: double for mixed precision
-  using coefficient = coefficient_type_t<Entry>;
   COMPOUND_SPARSE_REQUIRE(vectors >= 1, "make_measure_inputs: " << vectors << " vectors; at least 1");
   MeasureInputs<Entry> inputs;
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(-1, 1);
   const auto random_vector = [&] {
-    std::vector<V> x(a.num_cols);
+    std::vector<V> x(num_cols);
     for (auto& v : x)
       for (int c = 0; c < component_traits<V>::size; ++c) component_traits<V>::get(v, c) = static_cast<scalar>(u(rng));
     return x;
-  };
-  const auto reference_of = [&a](const std::vector<V>& x) {
-    return reference_spmv<double>(real_value<coefficient>(1), a, x, real_value<coefficient>(0),
-                                  std::vector<V>(a.num_rows));
   };
   inputs.x = random_vector();
   inputs.reference = reference_of(inputs.x);
@@ -200,6 +195,54 @@ MeasureInputs<Entry> make_measure_inputs(const HostCsr<Entry>& a, unsigned seed,
     }
   }
   return inputs;
+}
+
+/// The double reference y = A x of a matrix on the device, computed there (a row per
+/// thread, in the entry type rebound to double): the matrix never comes to the host.
+template <class Entry, class MemorySpace>
+std::vector<vector_type_t<typename entry_traits<Entry>::template rebind<double>>> reference_spmv_on_device(
+    const DeviceCsr<Entry, MemorySpace>& a, const std::vector<vector_type_t<Entry>>& x) {
+  using wide_entry = typename entry_traits<Entry>::template rebind<double>;
+  using wide = entry_traits<wide_entry>;
+  using wide_vector = typename wide::vector_type;
+  Kokkos::View<wide_vector*, MemorySpace> wide_x("compound_sparse::reference_x", x.size());
+  Kokkos::View<wide_vector*, MemorySpace> wide_y("compound_sparse::reference_y", a.num_rows);
+  const auto host_x = Kokkos::create_mirror_view(wide_x);
+  for (std::size_t i = 0; i < x.size(); ++i) host_x(i) = convert_components<wide_vector>(x[i]);
+  Kokkos::deep_copy(wide_x, host_x);
+  const auto row_map = a.row_map;
+  const auto entries = a.entries;
+  const auto values = a.values;
+  Kokkos::parallel_for(
+      "compound_sparse::reference_spmv_on_device",
+      Kokkos::RangePolicy<typename MemorySpace::execution_space>(0, a.num_rows), KOKKOS_LAMBDA(int r) {
+        wide_vector sum = wide::zero();
+        for (int k = row_map(r); k < row_map(r + 1); ++k)
+          wide::multiply_add(sum, convert_components<wide_entry>(values(k)), wide_x(entries(k)));
+        wide_y(r) = sum;
+      });
+  const auto host_y = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), wide_y);
+  return std::vector<wide_vector>(host_y.data(), host_y.data() + host_y.extent(0));
+}
+}  // namespace impl
+
+/// Inputs for products with `vectors` vectors (at least 1): x is the same for every k
+/// (the first vector), the others follow from the same random stream.
+template <class Entry>
+MeasureInputs<Entry> make_measure_inputs(const HostCsr<Entry>& a, unsigned seed, int vectors = 1) {
+  using coefficient = coefficient_type_t<Entry>;
+  return impl::measure_inputs<Entry>(a.num_cols, seed, vectors, [&a](const std::vector<vector_type_t<Entry>>& x) {
+    return reference_spmv<double>(real_value<coefficient>(1), a, x, real_value<coefficient>(0),
+                                  std::vector<vector_type_t<Entry>>(a.num_rows));
+  });
+}
+
+/// The same for a matrix on the device: the same x, its references computed there.
+template <class Entry, class MemorySpace>
+MeasureInputs<Entry> make_measure_inputs(const DeviceCsr<Entry, MemorySpace>& a, unsigned seed, int vectors = 1) {
+  return impl::measure_inputs<Entry>(a.num_cols, seed, vectors, [&a](const std::vector<vector_type_t<Entry>>& x) {
+    return impl::reference_spmv_on_device(a, x);
+  });
 }
 
 /// The reference of MeasureInputs on the device, [value][component] in double, with
@@ -244,8 +287,9 @@ double relative_error(const DeviceVector& y, const DeviceReference<MemorySpace>&
 /// order they first appear; the results come in the order measured. With inputs of
 /// k > 1 vectors each key's SpMM is measured on multivectors of its vector layout
 /// (Measurement::k = k; a key without one, VariantRegistry::supports_spmm, is an error).
-template <class Entry>
-std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const MeasureInputs<Entry>& inputs,
+/// `a` is a HostCsr<Entry>, or a DeviceCsr<Entry> whose layouts are built on the device.
+template <class Matrix, class Entry>
+std::vector<Measurement> measure_variants(const Matrix& a, const MeasureInputs<Entry>& inputs,
                                           std::vector<VariantKey> keys, const MeasureOptions& options,
                                           const MeasureReport& report) {
   using V = vector_type_t<Entry>;
@@ -418,8 +462,8 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
 }
 
 /// The same, with progress(done, total, key) after each variant.
-template <class Entry>
-std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const MeasureInputs<Entry>& inputs,
+template <class Matrix, class Entry>
+std::vector<Measurement> measure_variants(const Matrix& a, const MeasureInputs<Entry>& inputs,
                                           std::vector<VariantKey> keys, const MeasureOptions& options = {},
                                           const MeasureProgress& progress = {}) {
   MeasureReport report;
@@ -431,8 +475,8 @@ std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, const Measure
 }
 
 /// The same, with inputs drawn from options.seed.
-template <class Entry>
-std::vector<Measurement> measure_variants(const HostCsr<Entry>& a, std::vector<VariantKey> keys,
+template <class Matrix>
+std::vector<Measurement> measure_variants(const Matrix& a, std::vector<VariantKey> keys,
                                           const MeasureOptions& options = {}, const MeasureProgress& progress = {}) {
   return measure_variants(a, make_measure_inputs(a, options.seed), std::move(keys), options, progress);
 }

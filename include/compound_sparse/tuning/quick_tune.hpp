@@ -62,10 +62,11 @@ struct QuickTuneResult {
   std::string timed;                      ///< what was timed, for the explanation
 };
 
-/// Times `candidates` (quick_tune_candidates) on `a` within `max_spmvs` SpMVs.
-template <class Entry>
-QuickTuneResult quick_tune(const HostCsr<Entry>& a, const MatrixFeatures& features,
-                           const std::vector<VariantKey>& candidates, int max_spmvs, const MemoryBudget& budget) {
+/// Times `candidates` (quick_tune_candidates) on `a` within `max_spmvs` SpMVs: a HostCsr,
+/// or a DeviceCsr, whose candidates are built and checked on the device.
+template <class Matrix>
+QuickTuneResult quick_tune(const Matrix& a, const MatrixFeatures& features, const std::vector<VariantKey>& candidates,
+                           int max_spmvs, const MemoryBudget& budget) {
   const QuickTunePlan plan = quick_tune_plan(static_cast<int>(candidates.size()), max_spmvs, preferred_timing_mode());
   MeasureOptions options;
   options.timing = plan.timing;

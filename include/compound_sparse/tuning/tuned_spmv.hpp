@@ -74,9 +74,11 @@
 #include <vector>
 
 #include "../io/compound_format.hpp"  // mm_field<Entry>::has_conjugate
+#include "../layouts/device_csr.hpp"
 #include "../products/transpose.hpp"
 #include "../variants/registry.hpp"
 #include "../warnings.hpp"
+#include "device_features.hpp"
 #include "quick_tune.hpp"
 #include "selection.hpp"
 #include "selection_database.hpp"
@@ -188,179 +190,19 @@ class TunedSpmv {
       : registry_(&variant_registry<Entry>()) {
     validate_options(options);
     validate(a);
-    const LoadedDatabase loaded = load_device_database(default_device_info(), options.database_dir);
-    SelectionContext context;
-    context.compiled = registry_->variants();
-    context.neighbours = options.neighbours;
-    context.device_name = default_device_info().name;
-    const auto* registry = registry_;
-    const std::uint64_t max_bytes = options.budget.max_bytes;
-    // Why an outer layout cannot hold `a` ("" if it can): over the budget, or refused
-    // (layout_refusal). Found once per layout: selection asks for every variant of its
-    // neighbours' records, and each answer walks the matrix's rows (and, for 16-bit
-    // columns, its non-zeros).
-    const auto obstacles = std::make_shared<std::map<std::string, std::string>>();
-    const auto obstacle = [registry, &a, max_bytes, obstacles](const std::string& outer) -> const std::string& {
-      auto it = obstacles->find(outer);
-      if (it != obstacles->end()) return it->second;
-      const std::uint64_t bytes = registry->memory_bytes(outer, a);
-      const std::string why = bytes > max_bytes ? outer + " needs " + std::to_string(bytes) +
-                                                      " bytes, over the budget of " + std::to_string(max_bytes)
-                                                : registry->refusal(outer, a);
-      return obstacles->emplace(outer, why).first->second;
-    };
-    context.fits = [obstacle](const std::string& outer) { return obstacle(outer).empty(); };
-    const std::string vector_layout = options.vector_layout;
-    const int primary_vectors = vector_bucket(options.vectors);
-    // Compiled, and its layout holds the matrix; for the SpMM, it has one in its vector layout.
-    const auto compiled_and_fits = [registry, obstacle](const VariantKey& key, bool spmm, std::string& why) {
-      if (!registry->contains(key)) {
-        why = "not compiled into this build";
-        return false;
-      }
-      if (spmm && !registry->supports_spmm(key)) {
-        why = "no SpMM compiled for its launch bounds";
-        return false;
-      }
-      why = obstacle(key.outer);
-      return why.empty();
-    };
-    // The primary selection, which fixes the matrix layout: at options.vectors' bucket,
-    // where the caller's fixed layout is the multivector layout for k > 1.
-    const std::string primary_layout = primary_vectors > 1 ? options.multivector_layout : vector_layout;
-    context.vectors = primary_vectors;
-    context.usable = [compiled_and_fits, primary_layout, primary_vectors](const VariantKey& key, std::string& why) {
-      if (!primary_layout.empty() && key.vector != primary_layout) {
-        why = "vector layout " + key.vector + ", the caller's vectors are " + primary_layout;
-        return false;
-      }
-      return compiled_and_fits(key, primary_vectors > 1, why);
-    };
-    const MatrixFeatures features = matrix_features(a);
-    context.dense_row_threshold = options.dense_row_threshold >= 0
-                                      ? options.dense_row_threshold
-                                      : dense_row_threshold(features, default_device_info());
-    std::vector<std::string> warnings = loaded.warnings;
+    construct(a, options);
+  }
 
-    // An earlier quick tuning of this pattern, in this process or another: an exact hit.
-    std::string cache_path;
-    Selection s;
-    if (options.use_cache) {
-      const std::string dir = options.cache_dir.empty() ? default_tuning_cache_dir() : options.cache_dir;
-      if (!dir.empty()) cache_path = dir + "/" + database_file_name(default_device_info());
-    }
-    if (!cache_path.empty() && primary_vectors == 1) {  // the cache holds SpMV records only
-      const LoadedDatabase cache = load_tuning_cache(cache_path);
-      warnings.insert(warnings.end(), cache.warnings.begin(), cache.warnings.end());
-      if (cache.db) s = select_variant(features, cache.db.get(), "cache " + cache.note, context);
-    }
-    const bool cached = s.rule == "exact";
-    if (!cached) s = select_variant(features, loaded.db.get(), loaded.note, context);
-    // The prior is read (a file of its own) only where the database did not decide.
-    LoadedPrior prior;
-    if (s.rule == "heuristic") {
-      prior = load_device_prior(default_device_info(), options.database_dir);
-      warnings.insert(warnings.end(), prior.warnings.begin(), prior.warnings.end());
-      context.prior = prior.prior.get();
-      if (context.prior != nullptr) s = select_variant(features, loaded.db.get(), loaded.note, context);
-    }
-    warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
-    key_ = s.key;
-    rule_ = s.rule;
-    explanation_ = "variant " + key_.name() + "; " + s.explanation;
-
-    const bool close = s.rule == "exact" || (s.rule == "nearest" && s.distance <= options.close_distance);
-    const bool wanted = !cached && primary_vectors == 1 &&
-                        (options.quick_tune == QuickTune::Always || (options.quick_tune == QuickTune::Auto && !close));
-    const QuickTunePlan fits_budget =
-        quick_tune_plan(max_quick_tune_candidates, options.quick_tune_spmvs, preferred_timing_mode());
-    if (wanted && fits_budget.count == 0)
-      explanation_ += "; no quick tuning: a budget of " + std::to_string(options.quick_tune_spmvs) +
-                      " SpMVs times no candidate (one takes " + std::to_string(fits_budget.spmvs_per_candidate()) + ")";
-    if (wanted && fits_budget.count > 0) {
-      const VariantKey heuristic =
-          heuristic_variant(features, context.compiled, context.fits, context.dense_row_threshold);
-      std::vector<VariantKey> ranked = s.ranked;
-      const auto usable_here = [&](const VariantKey& k) {
-        std::string why;
-        return (vector_layout.empty() || k.vector == vector_layout) && context.usable(k, why);
-      };
-      VariantKey own = heuristic;
-      if (!vector_layout.empty()) own.vector = vector_layout;
-      // The heuristic's schedule on each other outer layout that fits: what a matrix
-      // without a database record is timed on besides the heuristic's own choice.
-      std::vector<VariantKey> alternatives;
-      for (const auto& outer : outer_layout_names()) {
-        const auto only = [&](const std::string& o) { return o == outer && context.fits(o); };
-        VariantKey k = heuristic_variant(features, context.compiled, only, context.dense_row_threshold);
-        if (!vector_layout.empty()) k.vector = vector_layout;
-        if (k.outer == outer) alternatives.push_back(k);
-      }
-      const bool dense = features.nnz_per_row_max > context.dense_row_threshold;
-      for (auto* list : {&ranked, &alternatives})
-        list->erase(
-            std::remove_if(list->begin(), list->end(),
-                           [&](const VariantKey& k) { return !usable_here(k) || (dense && !splits_rows(k.kind)); }),
-            list->end());
-      const auto candidates = quick_tune_candidates(ranked, own, alternatives, max_quick_tune_candidates);
-      const QuickTuneResult q = quick_tune(a, features, candidates, options.quick_tune_spmvs, options.budget);
-      tuning_spmvs_ = q.spmvs;
-      std::string why = options.quick_tune == QuickTune::Always ? "quick tuning asked for"
-                        : s.rule == "nearest" ? "the nearest record is at distance " + std::to_string(s.distance) +
-                                                    ", over " + std::to_string(options.close_distance)
-                                              : "no database record";
-      if (q.ok) {
-        key_ = parse_variant_key(q.record.best);
-        rule_ = "quick";
-        explanation_ = "variant " + key_.name() + "; rule quick (" + why + "): timed " + q.timed + "; fastest " +
-                       q.record.best + "; before it, " + s.explanation;
-        if (!cache_path.empty()) {
-          const auto stored = store_in_tuning_cache(cache_path, q.record);
-          warnings.insert(warnings.end(), stored.begin(), stored.end());
-          if (stored.empty()) explanation_ += "; stored in " + cache_path;
-        }
-      } else {
-        warnings.push_back("quick tuning found no candidate that ran correctly (" + q.timed + "); keeping " +
-                           key_.name());
-      }
-    }
-    if (primary_vectors > 1) {
-      // The primary selection chose A's layout (and the multivector layout) for the SpMM;
-      // the SpMV's schedule on that layout is selected at k = 1.
-      const bool measured = s.from_record() && !cached;
-      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, s.key,
-                           measured ? RecordName{s.record, s.record_device} : RecordName{});
-      std::string how;
-      key_ = select_on_layout(features, loaded, context, compiled_and_fits, 1, false, s.key, vector_layout, how);
-      explanation_ += "; the SpMV on that layout: " + key_.name() + " (" + how + ")";
-    } else {
-      if (!vector_layout.empty() && key_.vector != vector_layout) {  // the heuristic knows no constraint
-        VariantKey fixed = key_;
-        fixed.vector = vector_layout;
-        // The full variant space compiles every variant in both vector layouts, and the default
-        // set the heuristic's choices in both; another set may not: the heuristic then chooses
-        // among the variants of the caller's layout.
-        if (!registry_->contains(fixed)) {
-          std::vector<VariantKey> in_layout;
-          for (const auto& k : context.compiled)
-            if (k.vector == vector_layout) in_layout.push_back(k);
-          if (!in_layout.empty())
-            fixed = heuristic_variant(features, in_layout, context.fits, context.dense_row_threshold);
-        }
-        key_ = fixed;
-        explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
-      }
-      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, key_, RecordName{});
-    }
-    for (const auto& w : warnings) {
-      warn_once(w);
-      explanation_ += "; warning: " + w;
-    }
-    // Not through the warning sink: the explanation is no warning but output the
-    // caller asked for, and one who wants it elsewhere has explanation().
-    if (options.verbose) std::cerr << "compound_sparse: " << explanation_ << "\n";
-    matrix_ = registry_->convert_matrix(key_.outer, key_.inner, a, options.budget);
-    build_transposes(a, options);
+  /// The same for a matrix already on the device (make_device_csr of its CSR Views, or of a
+  /// Kokkos Kernels matrix: interop/kokkos_kernels.hpp). Its features and fingerprint are
+  /// computed there (device_features.hpp), the candidates of quick tuning and the chosen
+  /// layout are built there (device_build.hpp), and so are the transposed copies: the
+  /// matrix never comes to the host. Selection, explanation and results are those of the
+  /// same matrix as a HostCsr, bit for bit.
+  explicit TunedSpmv(const DeviceCsr<Entry, memory_space>& a, const TunedSpmvOptions& options = {})
+      : registry_(&variant_registry<Entry>()) {
+    validate_options(options);
+    construct(a, options);
   }
 
   const VariantKey& variant() const { return key_; }
@@ -675,9 +517,201 @@ class TunedSpmv {
     }
   }
 
+  /// The constructors' work, for a HostCsr or a DeviceCsr (each overload of the matrix's
+  /// queries: features, layout sizes and refusals, conversion, quick tuning, transposes).
+  template <class Matrix>
+  void construct(const Matrix& a, const TunedSpmvOptions& options) {
+    const LoadedDatabase loaded = load_device_database(default_device_info(), options.database_dir);
+    SelectionContext context;
+    context.compiled = registry_->variants();
+    context.neighbours = options.neighbours;
+    context.device_name = default_device_info().name;
+    const auto* registry = registry_;
+    const std::uint64_t max_bytes = options.budget.max_bytes;
+    // Why an outer layout cannot hold `a` ("" if it can): over the budget, or refused
+    // (layout_refusal). Found once per layout: selection asks for every variant of its
+    // neighbours' records, and each answer walks the matrix's rows (and, for 16-bit
+    // columns, its non-zeros).
+    const auto obstacles = std::make_shared<std::map<std::string, std::string>>();
+    const auto obstacle = [registry, &a, max_bytes, obstacles](const std::string& outer) -> const std::string& {
+      auto it = obstacles->find(outer);
+      if (it != obstacles->end()) return it->second;
+      const std::uint64_t bytes = registry->memory_bytes(outer, a);
+      const std::string why = bytes > max_bytes ? outer + " needs " + std::to_string(bytes) +
+                                                      " bytes, over the budget of " + std::to_string(max_bytes)
+                                                : registry->refusal(outer, a);
+      return obstacles->emplace(outer, why).first->second;
+    };
+    context.fits = [obstacle](const std::string& outer) { return obstacle(outer).empty(); };
+    const std::string vector_layout = options.vector_layout;
+    const int primary_vectors = vector_bucket(options.vectors);
+    // Compiled, and its layout holds the matrix; for the SpMM, it has one in its vector layout.
+    const auto compiled_and_fits = [registry, obstacle](const VariantKey& key, bool spmm, std::string& why) {
+      if (!registry->contains(key)) {
+        why = "not compiled into this build";
+        return false;
+      }
+      if (spmm && !registry->supports_spmm(key)) {
+        why = "no SpMM compiled for its launch bounds";
+        return false;
+      }
+      why = obstacle(key.outer);
+      return why.empty();
+    };
+    // The primary selection, which fixes the matrix layout: at options.vectors' bucket,
+    // where the caller's fixed layout is the multivector layout for k > 1.
+    const std::string primary_layout = primary_vectors > 1 ? options.multivector_layout : vector_layout;
+    context.vectors = primary_vectors;
+    context.usable = [compiled_and_fits, primary_layout, primary_vectors](const VariantKey& key, std::string& why) {
+      if (!primary_layout.empty() && key.vector != primary_layout) {
+        why = "vector layout " + key.vector + ", the caller's vectors are " + primary_layout;
+        return false;
+      }
+      return compiled_and_fits(key, primary_vectors > 1, why);
+    };
+    const MatrixFeatures features = matrix_features(a);
+    context.dense_row_threshold = options.dense_row_threshold >= 0
+                                      ? options.dense_row_threshold
+                                      : dense_row_threshold(features, default_device_info());
+    std::vector<std::string> warnings = loaded.warnings;
+
+    // An earlier quick tuning of this pattern, in this process or another: an exact hit.
+    std::string cache_path;
+    Selection s;
+    if (options.use_cache) {
+      const std::string dir = options.cache_dir.empty() ? default_tuning_cache_dir() : options.cache_dir;
+      if (!dir.empty()) cache_path = dir + "/" + database_file_name(default_device_info());
+    }
+    if (!cache_path.empty() && primary_vectors == 1) {  // the cache holds SpMV records only
+      const LoadedDatabase cache = load_tuning_cache(cache_path);
+      warnings.insert(warnings.end(), cache.warnings.begin(), cache.warnings.end());
+      if (cache.db) s = select_variant(features, cache.db.get(), "cache " + cache.note, context);
+    }
+    const bool cached = s.rule == "exact";
+    if (!cached) s = select_variant(features, loaded.db.get(), loaded.note, context);
+    // The prior is read (a file of its own) only where the database did not decide.
+    LoadedPrior prior;
+    if (s.rule == "heuristic") {
+      prior = load_device_prior(default_device_info(), options.database_dir);
+      warnings.insert(warnings.end(), prior.warnings.begin(), prior.warnings.end());
+      context.prior = prior.prior.get();
+      if (context.prior != nullptr) s = select_variant(features, loaded.db.get(), loaded.note, context);
+    }
+    warnings.insert(warnings.end(), s.warnings.begin(), s.warnings.end());
+    key_ = s.key;
+    rule_ = s.rule;
+    explanation_ = "variant " + key_.name() + "; " + s.explanation;
+
+    const bool close = s.rule == "exact" || (s.rule == "nearest" && s.distance <= options.close_distance);
+    const bool wanted = !cached && primary_vectors == 1 &&
+                        (options.quick_tune == QuickTune::Always || (options.quick_tune == QuickTune::Auto && !close));
+    const QuickTunePlan fits_budget =
+        quick_tune_plan(max_quick_tune_candidates, options.quick_tune_spmvs, preferred_timing_mode());
+    if (wanted && fits_budget.count == 0)
+      explanation_ += "; no quick tuning: a budget of " + std::to_string(options.quick_tune_spmvs) +
+                      " SpMVs times no candidate (one takes " + std::to_string(fits_budget.spmvs_per_candidate()) + ")";
+    if (wanted && fits_budget.count > 0) {
+      const VariantKey heuristic =
+          heuristic_variant(features, context.compiled, context.fits, context.dense_row_threshold);
+      std::vector<VariantKey> ranked = s.ranked;
+      const auto usable_here = [&](const VariantKey& k) {
+        std::string why;
+        return (vector_layout.empty() || k.vector == vector_layout) && context.usable(k, why);
+      };
+      VariantKey own = heuristic;
+      if (!vector_layout.empty()) own.vector = vector_layout;
+      // The heuristic's schedule on each other outer layout that fits: what a matrix
+      // without a database record is timed on besides the heuristic's own choice.
+      std::vector<VariantKey> alternatives;
+      for (const auto& outer : outer_layout_names()) {
+        const auto only = [&](const std::string& o) { return o == outer && context.fits(o); };
+        VariantKey k = heuristic_variant(features, context.compiled, only, context.dense_row_threshold);
+        if (!vector_layout.empty()) k.vector = vector_layout;
+        if (k.outer == outer) alternatives.push_back(k);
+      }
+      const bool dense = features.nnz_per_row_max > context.dense_row_threshold;
+      for (auto* list : {&ranked, &alternatives})
+        list->erase(
+            std::remove_if(list->begin(), list->end(),
+                           [&](const VariantKey& k) { return !usable_here(k) || (dense && !splits_rows(k.kind)); }),
+            list->end());
+      const auto candidates = quick_tune_candidates(ranked, own, alternatives, max_quick_tune_candidates);
+      const QuickTuneResult q = quick_tune(a, features, candidates, options.quick_tune_spmvs, options.budget);
+      tuning_spmvs_ = q.spmvs;
+      std::string why = options.quick_tune == QuickTune::Always ? "quick tuning asked for"
+                        : s.rule == "nearest" ? "the nearest record is at distance " + std::to_string(s.distance) +
+                                                    ", over " + std::to_string(options.close_distance)
+                                              : "no database record";
+      if (q.ok) {
+        key_ = parse_variant_key(q.record.best);
+        rule_ = "quick";
+        explanation_ = "variant " + key_.name() + "; rule quick (" + why + "): timed " + q.timed + "; fastest " +
+                       q.record.best + "; before it, " + s.explanation;
+        if (!cache_path.empty()) {
+          const auto stored = store_in_tuning_cache(cache_path, q.record);
+          warnings.insert(warnings.end(), stored.begin(), stored.end());
+          if (stored.empty()) explanation_ += "; stored in " + cache_path;
+        }
+      } else {
+        warnings.push_back("quick tuning found no candidate that ran correctly (" + q.timed + "); keeping " +
+                           key_.name());
+      }
+    }
+    if (primary_vectors > 1) {
+      // The primary selection chose A's layout (and the multivector layout) for the SpMM;
+      // the SpMV's schedule on that layout is selected at k = 1.
+      const bool measured = s.from_record() && !cached;
+      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, s.key,
+                           measured ? RecordName{s.record, s.record_device} : RecordName{});
+      std::string how;
+      key_ = select_on_layout(features, loaded, context, compiled_and_fits, 1, false, s.key, vector_layout, how);
+      explanation_ += "; the SpMV on that layout: " + key_.name() + " (" + how + ")";
+    } else {
+      if (!vector_layout.empty() && key_.vector != vector_layout) {  // the heuristic knows no constraint
+        VariantKey fixed = key_;
+        fixed.vector = vector_layout;
+        // The full variant space compiles every variant in both vector layouts, and the default
+        // set the heuristic's choices in both; another set may not: the heuristic then chooses
+        // among the variants of the caller's layout.
+        if (!registry_->contains(fixed)) {
+          std::vector<VariantKey> in_layout;
+          for (const auto& k : context.compiled)
+            if (k.vector == vector_layout) in_layout.push_back(k);
+          if (!in_layout.empty())
+            fixed = heuristic_variant(features, in_layout, context.fits, context.dense_row_threshold);
+        }
+        key_ = fixed;
+        explanation_ += "; vector layout fixed to " + vector_layout + " by the caller";
+      }
+      choose_spmm_variants(features, loaded, context, compiled_and_fits, options, key_, RecordName{});
+    }
+    for (const auto& w : warnings) {
+      warn_once(w);
+      explanation_ += "; warning: " + w;
+    }
+    // Not through the warning sink: the explanation is no warning but output the
+    // caller asked for, and one who wants it elsewhere has explanation().
+    if (options.verbose) std::cerr << "compound_sparse: " << explanation_ << "\n";
+    matrix_ = registry_->convert_matrix(key_.outer, key_.inner, a, options.budget);
+    build_transposes(a, options);
+  }
+
+  /// Where each of A's entries lands in op(A) (transposed_positions), on the device.
+  static Kokkos::View<int*, memory_space> positions_on_device(const HostCsr<Entry>& a) {
+    const std::vector<int> positions = transposed_positions(a);
+    Kokkos::View<int*, memory_space> view("compound_sparse::transposed_positions", positions.size());
+    Kokkos::deep_copy(view, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                                positions.data(), positions.size()));
+    return view;
+  }
+  static Kokkos::View<int*, memory_space> positions_on_device(const DeviceCsr<Entry, memory_space>& a) {
+    return transposed_positions(a);
+  }
+
   /// The tuned copies of options.transposes, each selected for op(A) with A's vector layout,
   /// within what A's layout left of the budget.
-  void build_transposes(const HostCsr<Entry>& a, const TunedSpmvOptions& options) {
+  template <class Matrix>
+  void build_transposes(const Matrix& a, const TunedSpmvOptions& options) {
     const auto wanted = [&](Op op) {
       return std::find(options.transposes.begin(), options.transposes.end(), op) != options.transposes.end();
     };
@@ -698,14 +732,7 @@ class TunedSpmv {
       const std::size_t used = memory_bytes();
       copy_options.budget.max_bytes = options.budget.max_bytes > used ? options.budget.max_bytes - used : 0;
       slot = std::make_shared<const TunedSpmv>(compound_sparse::transposed(a, op), copy_options);
-      if (transposed_positions_.extent(0) != a.num_entries()) {
-        const std::vector<int> positions = transposed_positions(a);
-        transposed_positions_ =
-            Kokkos::View<int*, memory_space>("compound_sparse::transposed_positions", positions.size());
-        Kokkos::deep_copy(transposed_positions_,
-                          Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                              positions.data(), positions.size()));
-      }
+      if (transposed_positions_.extent(0) != a.num_entries()) transposed_positions_ = positions_on_device(a);
       explanation_ += std::string("; A") + (op == Op::T ? "^T" : "^H") + ": " + slot->explanation();
     }
   }

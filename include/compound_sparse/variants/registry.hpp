@@ -33,6 +33,7 @@
 #include "../entries/entry_traits.hpp"
 #include "../error.hpp"
 #include "../layouts/convert.hpp"
+#include "../layouts/device_csr.hpp"
 #include "../layouts/host_csr.hpp"
 #include "any_matrix.hpp"
 #include "any_multi_vector.hpp"
@@ -53,6 +54,12 @@ class VariantRegistry {
   using matrix_converter = matrix_type (*)(const HostCsr<Entry>&, MemoryBudget);
   using memory_estimator = std::uint64_t (*)(const HostCsr<Entry>&);
   using refusal_check = std::string (*)(const HostCsr<Entry>&);
+  /// The same three for a matrix already on the device (device_csr.hpp): built, sized and
+  /// refused there.
+  using device_csr_type = DeviceCsr<Entry, MemorySpace>;
+  using device_matrix_converter = matrix_type (*)(const device_csr_type&, MemoryBudget);
+  using device_memory_estimator = std::uint64_t (*)(const device_csr_type&);
+  using device_refusal_check = std::string (*)(const device_csr_type&);
   using vector_converter = vector_type (*)(const std::vector<value_type>&);
   using multivector_type = AnyMultiVector<value_type, MemorySpace>;
   using spmm_function = void (*)(const matrix_type&, const coefficient_type&, const multivector_type&,
@@ -64,6 +71,12 @@ class VariantRegistry {
     matrix_layouts_[outer + "." + inner] = convert;
     memory_estimators_[outer] = estimate;  // the inner layout moves components, not bytes
     refusals_[outer] = why_refused;
+  }
+  void add_device_build(const std::string& outer, const std::string& inner, device_matrix_converter convert,
+                        device_memory_estimator estimate, device_refusal_check why_refused) {
+    device_layouts_[outer + "." + inner] = convert;
+    device_memory_estimators_[outer] = estimate;
+    device_refusals_[outer] = why_refused;
   }
   void add_vector_layout(const std::string& layout, vector_converter convert, multivector_converter convert_multi) {
     vector_layouts_[layout] = convert;
@@ -111,9 +124,16 @@ class VariantRegistry {
     COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != refusals_.end(), "no outer layout '" << outer << "' is registered");
     return it->second(a);
   }
+  std::uint64_t memory_bytes(const std::string& outer, const device_csr_type& a) const {
+    return registered(device_memory_estimators_, outer, "outer layout")(a);
+  }
+  std::string refusal(const std::string& outer, const device_csr_type& a) const {
+    return registered(device_refusals_, outer, "outer layout")(a);
+  }
   /// Slots the outer layout would store for this matrix, padding included
   /// (layout_num_slots; no allocation). For any declared outer layout (OuterLayouts).
-  std::uint64_t num_slots(const std::string& outer, const HostCsr<Entry>& a) const {
+  template <class Matrix>  // HostCsr<Entry> or device_csr_type
+  std::uint64_t num_slots(const std::string& outer, const Matrix& a) const {
     std::uint64_t slots = 0;
     bool found = false;
     for_each_type(OuterLayouts{}, [&](auto tag) {
@@ -132,6 +152,10 @@ class VariantRegistry {
     COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != matrix_layouts_.end(),
                                  "no matrix layout '" << outer << "." << inner << "' is registered");
     return it->second(a, budget);
+  }
+  matrix_type convert_matrix(const std::string& outer, const std::string& inner, const device_csr_type& a,
+                             MemoryBudget budget = {}) const {
+    return registered(device_layouts_, outer + "." + inner, "matrix layout")(a, budget);
   }
   vector_type convert_vector(const std::string& inner, const std::vector<value_type>& v) const {
     const auto it = vector_layouts_.find(inner);
@@ -184,6 +208,14 @@ class VariantRegistry {
   }
 
  private:
+  template <class Function>
+  static Function registered(const std::map<std::string, Function>& functions, const std::string& name,
+                             const char* what) {
+    const auto it = functions.find(name);
+    COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, it != functions.end(),
+                                 "no " << what << " '" << name << "' is registered");
+    return it->second;
+  }
   struct Compiled {
     VariantKey key;
     spmv_function run;
@@ -192,6 +224,9 @@ class VariantRegistry {
   std::map<std::string, matrix_converter> matrix_layouts_;     ///< by "outer.inner"
   std::map<std::string, memory_estimator> memory_estimators_;  ///< by outer layout
   std::map<std::string, refusal_check> refusals_;              ///< by outer layout
+  std::map<std::string, device_matrix_converter> device_layouts_;
+  std::map<std::string, device_memory_estimator> device_memory_estimators_;
+  std::map<std::string, device_refusal_check> device_refusals_;
   std::map<std::string, vector_converter> vector_layouts_;
   std::map<std::string, multivector_converter> multivector_layouts_;
   std::map<std::string, Compiled> variants_;
