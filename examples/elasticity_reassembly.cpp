@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "common/compare.hpp"
+#include "common/device_data.hpp"
 #include "common/krylov.hpp"
 #include "common/problem_size.hpp"
 
@@ -73,21 +74,6 @@ std::vector<cs::CooEntry<B>> scaled_on_host(std::vector<cs::CooEntry<B>> list, i
   return list;
 }
 
-/// The matrix's raw arrays, for a bit-for-bit comparison.
-template <class Matrix>
-std::vector<unsigned char> bytes_of(const Matrix& m) {
-  std::vector<unsigned char> bytes;
-  const auto append = [&](const auto& view) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-    const auto* first = reinterpret_cast<const unsigned char*>(host.data());
-    bytes.insert(bytes.end(), first, first + host.span() * sizeof(typename decltype(host)::value_type));
-  };
-  append(m.offsets);
-  append(m.col_indices);
-  append(m.values);
-  return bytes;
-}
-
 double seconds_since(std::chrono::steady_clock::time_point start) {
   Kokkos::fence();
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -123,15 +109,8 @@ int run(int n, int steps) {
     cols[i] = list[i].col;
     base[i] = list[i].value;
   }
-  const auto device = [](const auto& host, const char* label) {
-    using T = typename std::decay_t<decltype(host)>::value_type;
-    Kokkos::View<T*, memory_space> view(std::string(label), host.size());
-    Kokkos::deep_copy(view, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                                host.data(), host.size()));
-    return view;
-  };
-  const auto d_rows = device(rows, "rows"), d_cols = device(cols, "cols");
-  const Kokkos::View<const B*, memory_space> d_base = device(base, "base");
+  const auto d_rows = examples::device_view(rows, "rows"), d_cols = examples::device_view(cols, "cols");
+  const Kokkos::View<const B*, memory_space> d_base = examples::device_view(base, "base");
   const Kokkos::View<B*, memory_space> d_values("values", count);
 
   auto start = std::chrono::steady_clock::now();
@@ -185,7 +164,7 @@ int run(int n, int steps) {
     if (step == 0 || step == steps - 1) {
       const auto host = cs::to_device<cs::Csr, cs::Aos>(
           cs::csr_from_coo(num_nodes, num_nodes, scaled_on_host(list, num_element_contributions, step)));
-      const bool same = bytes_of(k) == bytes_of(host);
+      const bool same = examples::bytes_of(k) == examples::bytes_of(host);
       std::printf("step %d: assembled matrix %s the host path's, bit for bit\n", step, same ? "is" : "is NOT");
       ok &= same;
     }

@@ -122,13 +122,13 @@ std::pair<double, double> interleaved_seconds(const ProductA& a, const ProductB&
   return {median(ta), median(tb)};
 }
 
-/// Solves with both configurations, prints the table and returns the exit
-/// code: 0 when both converged and agree to `agreement`.
-template <class Entry, class Solve>
-int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, double agreement = 1e-6) {
+/// Solves with both configurations of the Csr/Aos matrix `matrix` (on the device), prints
+/// the table and returns the exit code: 0 when both converged and agree to `agreement`.
+template <class Entry, class MemorySpace, class Solve>
+int compare_configurations(const cs::SparseMatrix<Entry, cs::Csr, cs::Aos, MemorySpace>& matrix, const Solve& solve,
+                           double agreement = 1e-6) {
   using vector = cs::CompoundVector<cs::vector_type_t<Entry>, cs::Aos>;
   using coefficient = cs::coefficient_type_t<Entry>;
-  const auto matrix = cs::to_device<cs::Csr, cs::Aos>(host);
   const auto untuned = timed_spmv<vector>([matrix](const vector& x, const vector& y) {
     cs::spmv(cs::StaticSchedule{}, coefficient(1), matrix, x, coefficient(0), y);
   });
@@ -137,7 +137,7 @@ int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, d
   options.quick_tune = cs::QuickTune::Always;  // times candidates on this matrix (see the top of this file)
   // Tuned from the matrix already on the device, as an application holding its matrix
   // there would: its CSR Views, not the HostCsr (the same choice, bit for bit).
-  const cs::CsrViews<Entry, typename decltype(matrix)::memory_space> views = cs::csr_views(matrix);
+  const cs::CsrViews<Entry, MemorySpace> views = cs::csr_views(matrix);
   const auto selected = std::make_shared<const cs::TunedSpmv<Entry>>(
       cs::make_device_csr(views.num_cols, views.row_map, views.entries, views.values), options);
   std::printf("TunedSpmv: %s\n", selected->explanation().c_str());
@@ -154,7 +154,7 @@ int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, d
     ok &= run.outcome.solve.converged;
   }
   const double difference = signature_difference(runs[0].outcome.signature, runs[1].outcome.signature);
-  std::vector<cs::vector_type_t<Entry>> ones(host.num_cols);
+  std::vector<cs::vector_type_t<Entry>> ones(matrix.num_cols);
   for (auto& v : ones)
     for (int c = 0; c < cs::component_traits<cs::vector_type_t<Entry>>::size; ++c)
       cs::component_traits<cs::vector_type_t<Entry>>::get(v, c) = 1;
@@ -167,6 +167,12 @@ int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, d
   ok &= difference <= agreement;
   std::printf("%s\n", ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;
+}
+
+/// The same for a host matrix, converted to Csr/Aos on the device first.
+template <class Entry, class Solve>
+int compare_configurations(const cs::HostCsr<Entry>& host, const Solve& solve, double agreement = 1e-6) {
+  return compare_configurations(cs::to_device<cs::Csr, cs::Aos>(host), solve, agreement);
 }
 
 /// The components of a vector, flattened (the signature of a linear solve).

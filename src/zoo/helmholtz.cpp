@@ -8,8 +8,12 @@ namespace compound_sparse {
 namespace zoo {
 
 HostCsr<Kokkos::complex<double>> helmholtz_matrix(const TetMesh& mesh, double wavenumber) {
-  using C = Kokkos::complex<double>;
   const int n = static_cast<int>(mesh.points.size());
+  return csr_from_coo(n, n, helmholtz_contributions(mesh, wavenumber));
+}
+
+std::vector<CooEntry<Kokkos::complex<double>>> helmholtz_contributions(const TetMesh& mesh, double wavenumber) {
+  using C = Kokkos::complex<double>;
   const double k2 = wavenumber * wavenumber;
   std::vector<CooEntry<C>> coo;
   coo.reserve(mesh.tets.size() * 16);
@@ -38,7 +42,7 @@ HostCsr<Kokkos::complex<double>> helmholtz_matrix(const TetMesh& mesh, double wa
     for (int a = 0; a < 3; ++a)
       for (int b = 0; b < 3; ++b) coo.push_back({f[a], f[b], C(0, -wavenumber * area / 12 * (a == b ? 2 : 1))});
   }
-  return csr_from_coo(n, n, std::move(coo));
+  return coo;
 }
 
 }  // namespace zoo

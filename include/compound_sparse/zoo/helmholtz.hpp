@@ -6,6 +6,7 @@
 // hermitian), bit for bit.
 
 #include <Kokkos_Core.hpp>
+#include <vector>
 
 #include "../layouts/host_csr.hpp"
 #include "tet_mesh.hpp"
@@ -13,8 +14,14 @@
 namespace compound_sparse {
 namespace zoo {
 
-/// A for wavenumber k = `wavenumber` (2 pi / wavelength) on `mesh`.
+/// A for wavenumber k = `wavenumber` (2 pi / wavelength) on `mesh`: csr_from_coo of
+/// helmholtz_contributions.
 HostCsr<Kokkos::complex<double>> helmholtz_matrix(const TetMesh& mesh, double wavenumber);
+
+/// A's element and boundary-face terms as contributions (row, column, value) with repeated
+/// positions: 16 per tetrahedron, then 9 per boundary triangle. What an assembly
+/// (CooAssembly, csr_from_coo) sums into A.
+std::vector<CooEntry<Kokkos::complex<double>>> helmholtz_contributions(const TetMesh& mesh, double wavenumber);
 
 }  // namespace zoo
 }  // namespace compound_sparse
