@@ -208,12 +208,13 @@ padded_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries&
   return m;
 }
 
-/// Csr's offsets from the row map, converted to int.
-template <class Offsets, class RowMap>
-struct CopyRowMap {
-  Offsets offsets;
-  RowMap row_map;
-  KOKKOS_INLINE_FUNCTION void operator()(int r) const { offsets(r) = static_cast<int>(row_map(r)); }
+/// copy(i) = view(i) as an int: Csr's offsets from a row map of any integer type, and
+/// DeviceCsr's copies of other index types (device_csr.hpp).
+template <class Copy, class View>
+struct CopyAsInt {
+  Copy copy;
+  View view;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { copy(i) = static_cast<int>(view(i)); }
 };
 
 /// Csr's columns and values (split into the inner layout's components) from CSR views.
@@ -265,7 +266,7 @@ csr_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries& en
   m.col_indices = typename matrix_type::index_view(alloc("compound_sparse::col_indices"), nnz);
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), nnz);
   Kokkos::parallel_for("compound_sparse::csr_offsets", Kokkos::RangePolicy<execution_space>(0, num_rows + 1),
-                       CopyRowMap<typename matrix_type::index_view, RowMap>{m.offsets, row_map});
+                       CopyAsInt<typename matrix_type::index_view, RowMap>{m.offsets, row_map});
   Kokkos::parallel_for("compound_sparse::csr_entries", Kokkos::RangePolicy<execution_space>(0, nnz),
                        CopyEntries<matrix_type, Entries, Values>{m.col_indices, m.values, entries, values});
   Kokkos::fence();

@@ -34,14 +34,6 @@ struct DeviceCsr {
 };
 
 namespace impl {
-/// copy(i) = view(i) as an int (a functor for the reason device_build.hpp gives).
-template <class Copy, class View>
-struct CopyAsInt {
-  Copy copy;
-  View view;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { copy(i) = static_cast<int>(view(i)); }
-};
-
 /// `view` as a View<const int*>: the same memory where it holds int, else a copy made on
 /// the device (a Kokkos Kernels matrix may use other ordinals or offsets).
 template <class View>

@@ -23,6 +23,7 @@
 // longer), which is increasing row order, as on the host.
 
 #include <Kokkos_Core.hpp>
+#include <utility>
 #include <vector>
 
 #include "../entries/block.hpp"
@@ -119,18 +120,21 @@ HostCsr<Entry> transposed(const HostCsr<Entry>& a, Op op) {
   return t;
 }
 
-/// transposed_positions of a matrix on the device, computed there.
+namespace impl {
+/// op(A)'s row map (A's entries counted per column, then scanned) and where each of A's
+/// entries lands in op(A) (transposed_positions), for a matrix on the device.
 template <class Entry, class MemorySpace>
-Kokkos::View<int*, MemorySpace> transposed_positions(const DeviceCsr<Entry, MemorySpace>& a) {
+std::pair<Kokkos::View<int*, MemorySpace>, Kokkos::View<int*, MemorySpace>> transpose_map(
+    const DeviceCsr<Entry, MemorySpace>& a) {
   using execution_space = typename MemorySpace::execution_space;
   const int nnz = static_cast<int>(a.num_entries());
   const auto entries = a.entries;
-  const Kokkos::View<int*, MemorySpace> offsets("compound_sparse::transpose_offsets",
+  const Kokkos::View<int*, MemorySpace> offsets("compound_sparse::transposed_row_map",
                                                 static_cast<std::size_t>(a.num_cols) + 1);
   Kokkos::parallel_for(
       "compound_sparse::transpose_counts", Kokkos::RangePolicy<execution_space>(0, nnz),
       KOKKOS_LAMBDA(int k) { Kokkos::atomic_increment(&offsets(entries(k) + 1)); });
-  impl::exclusive_sum_in_place<execution_space>(offsets, a.num_cols);
+  exclusive_sum_in_place<execution_space>(offsets, a.num_cols);
   // Each column's entries in any order, then sorted by their position in A.
   const Kokkos::View<int*, MemorySpace> next(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::next"),
                                              static_cast<std::size_t>(a.num_cols));
@@ -142,14 +146,21 @@ Kokkos::View<int*, MemorySpace> transposed_positions(const DeviceCsr<Entry, Memo
       KOKKOS_LAMBDA(int k) { sources(Kokkos::atomic_fetch_add(&next(entries(k)), 1)) = k; });
   Kokkos::parallel_for(
       "compound_sparse::transpose_sort", Kokkos::RangePolicy<execution_space>(0, a.num_cols),
-      KOKKOS_LAMBDA(int c) { impl::heap_sort(sources, offsets(c), offsets(c + 1)); });
+      KOKKOS_LAMBDA(int c) { heap_sort(sources, offsets(c), offsets(c + 1)); });
   const Kokkos::View<int*, MemorySpace> positions(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::transposed_positions"), nnz);
   Kokkos::parallel_for(
       "compound_sparse::transpose_positions", Kokkos::RangePolicy<execution_space>(0, nnz),
       KOKKOS_LAMBDA(int p) { positions(sources(p)) = p; });
   Kokkos::fence();
-  return positions;
+  return {offsets, positions};
+}
+}  // namespace impl
+
+/// transposed_positions of a matrix on the device, computed there.
+template <class Entry, class MemorySpace>
+Kokkos::View<int*, MemorySpace> transposed_positions(const DeviceCsr<Entry, MemorySpace>& a) {
+  return impl::transpose_map(a).second;
 }
 
 /// op(A) of a matrix on the device, built there: the same matrix as transposed of its
@@ -159,20 +170,15 @@ DeviceCsr<Entry, MemorySpace> transposed(const DeviceCsr<Entry, MemorySpace>& a,
   if (op == Op::N) return a;
   using execution_space = typename MemorySpace::execution_space;
   const int nnz = static_cast<int>(a.num_entries());
-  const auto positions = transposed_positions(a);
-  const auto entries = a.entries;
+  // Not a structured binding: C++17 lambdas cannot capture one.
+  const auto map = impl::transpose_map(a);
+  const Kokkos::View<int*, MemorySpace> t_row_map = map.first, positions = map.second;
   const auto row_map = a.row_map;
   const auto values = a.values;
-  const Kokkos::View<int*, MemorySpace> t_row_map("compound_sparse::transposed_row_map",
-                                                  static_cast<std::size_t>(a.num_cols) + 1);
   const Kokkos::View<int*, MemorySpace> t_entries(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::transposed_entries"), nnz);
   const Kokkos::View<Entry*, MemorySpace> t_values(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::transposed_values"), nnz);
-  Kokkos::parallel_for(
-      "compound_sparse::transposed_row_map", Kokkos::RangePolicy<execution_space>(0, nnz),
-      KOKKOS_LAMBDA(int k) { Kokkos::atomic_increment(&t_row_map(entries(k) + 1)); });
-  impl::exclusive_sum_in_place<execution_space>(t_row_map, a.num_cols);
   const bool conjugate = op == Op::H;
   Kokkos::parallel_for(
       "compound_sparse::transposed_fill", Kokkos::RangePolicy<execution_space>(0, a.num_rows), KOKKOS_LAMBDA(int r) {
