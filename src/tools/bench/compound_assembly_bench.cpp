@@ -42,6 +42,7 @@
 #include "command_line.hpp"
 #include "cusparse_coo_path.hpp"
 #include "device_memory_high_water.hpp"
+#include "max_relative_error.hpp"
 
 namespace cs = compound_sparse;
 using json = nlohmann::json;
@@ -235,25 +236,6 @@ void measure_layouts(const DeviceCase<Entry>& c, const Options& options, bool& a
   (measure_outer<Entry, Outers>(c, options, all_ok, layouts, cs::InnerLayouts{}), ...);
 }
 
-/// Max-norm distance of y from the double reference of A x, over the reference's largest component.
-template <class Entry>
-double relative_error(const cs::HostCsr<Entry>& a, const std::vector<cs::vector_type_t<Entry>>& x,
-                      const std::vector<cs::vector_type_t<Entry>>& y) {
-  using coefficient = cs::coefficient_type_t<Entry>;
-  const auto expected = cs::reference_spmv<double>(cs::real_value<coefficient>(1), a, x, cs::real_value<coefficient>(0),
-                                                   std::vector<cs::vector_type_t<Entry>>(a.num_rows));
-  using wide = cs::component_traits<typename std::decay<decltype(expected[0])>::type>;
-  using narrow = cs::component_traits<cs::vector_type_t<Entry>>;
-  double largest = 0, worst = 0;
-  for (std::size_t i = 0; i < y.size(); ++i)
-    for (int k = 0; k < narrow::size; ++k) {
-      largest = std::max(largest, std::abs(static_cast<double>(wide::get(expected[i], k))));
-      worst = std::max(
-          worst, std::abs(static_cast<double>(wide::get(expected[i], k)) - static_cast<double>(narrow::get(y[i], k))));
-    }
-  return largest > 0 ? worst / largest : worst;
-}
-
 template <class Entry>
 json measure_case(const compound_bench::AssemblyCase<Entry>& host, const Options& options, bool& all_ok) {
   using vector_value = cs::vector_type_t<Entry>;
@@ -308,7 +290,7 @@ json measure_case(const compound_bench::AssemblyCase<Entry>& host, const Options
     const auto apply = [&] { tuned.apply(cs::real_value<coefficient>(1), x, cs::real_value<coefficient>(0), y); };
     c.spmv_seconds = launch_seconds(apply, cs::preferred_timing_mode());
     apply();
-    const double error = relative_error(host.matrix, x_host, cs::to_host(y));
+    const double error = compound_bench::max_relative_error(host.matrix, x_host, cs::to_host(y));
     r["spmv_s"] = c.spmv_seconds;
     r["spmv_relative_error"] = error;
     // The tuned variant may run in float-accumulating forms only where asked; in double a

@@ -32,9 +32,10 @@
 #include <vector>
 
 #include "device_memory_high_water.hpp"
+#include "max_relative_error.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
-#include "cusparse_baseline.hpp"  // BENCH_CUSPARSE, CusparseHandle, complex_type, real_type, to_device
+#include "cusparse_baseline.hpp"  // BENCH_CUSPARSE, CusparseHandle, complex_type, real_type, flat_*_copy
 #endif
 
 namespace compound_bench {
@@ -48,7 +49,7 @@ struct CooPathResult {
   double step_seconds = 0;        ///< the gather of new values, per step
   std::int64_t peak_bytes = 0;    ///< Kokkos-allocated bytes held at once during `first` (cuSPARSE's own not seen)
   std::int64_t matrix_bytes = 0;  ///< what stays for the steps: offsets, columns, values, permutation
-  double relative_error = 0;      ///< of one SpMV, max-norm against the host reference's
+  double relative_error = 0;      ///< of one SpMV against the host reference (max_relative_error.hpp)
 };
 
 /// How cuSPARSE stores an entry: `scalars` reals (a complex as two; a block or a
@@ -225,13 +226,10 @@ CooPathResult cusparse_coo_path(int num_rows, int num_cols, const Kokkos::View<c
     compound_sparse_bench::CusparseHandle handle;
     // x in cuSPARSE's order: a vector entry's components together (w, x, y, z for a quaternion).
     std::vector<vector> x(num_cols);
-    std::vector<scalar> flat_x;
     for (int i = 0; i < num_cols; ++i)
-      for (int c = 0; c < vtraits::size; ++c) {
+      for (int c = 0; c < vtraits::size; ++c)
         vtraits::get(x[i], c) = static_cast<scalar>(((7 * i + 3 * c) % 11) / 8.0 - 0.5);
-        flat_x.push_back(vtraits::get(x[i], c));
-      }
-    const Kokkos::View<scalar*> x_values = compound_sparse_bench::to_device(flat_x, "bench::cusparse_x");
+    const Kokkos::View<scalar*> x_values = compound_sparse_bench::flat_device_copy<scalar>(x);
     const Kokkos::View<scalar*> y_values("bench::cusparse_y", static_cast<std::size_t>(num_rows) * vtraits::size);
     std::vector<double> firsts;
     for (int s = 0; s <= samples; ++s) {  // the first is a warm-up
@@ -256,20 +254,7 @@ CooPathResult cusparse_coo_path(int num_rows, int num_cols, const Kokkos::View<c
     result.step_seconds = cs::time_launches([&](int) { m.gather(contributions); }, timing).median_seconds;
     // The check: one product of the last build against the host reference.
     m.multiply(handle);
-    const auto y = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), y_values);
-    const auto expected =
-        cs::reference_spmv<double>(cs::real_value<cs::coefficient_type_t<Entry>>(1), reference, x,
-                                   cs::real_value<cs::coefficient_type_t<Entry>>(0), std::vector<vector>(num_rows));
-    double largest = 0, worst = 0;
-    using wide_traits = cs::component_traits<typename std::decay<decltype(expected[0])>::type>;
-    for (int i = 0; i < num_rows; ++i)
-      for (int c = 0; c < vtraits::size; ++c) {
-        const double want = wide_traits::get(expected[i], c);
-        largest = std::max(largest, std::abs(want));
-        worst =
-            std::max(worst, std::abs(want - static_cast<double>(y(static_cast<std::size_t>(i) * vtraits::size + c))));
-      }
-    result.relative_error = largest > 0 ? worst / largest : worst;
+    result.relative_error = max_relative_error(reference, x, compound_sparse_bench::flat_host_copy<vector>(y_values));
     result.ok = result.relative_error <= 1e-12;
     result.wrong = !result.ok;
     if (!result.ok) result.error = "its SpMV is off the host reference by " + std::to_string(result.relative_error);
