@@ -12,17 +12,19 @@
 // the pattern that csr_from_coo would build from them: each row's contributions bucketed by
 // row, sorted by (column, index in the list), repeated positions merged. It then builds the
 // layout from that pattern (device_build.hpp) and keeps, for every stored non-zero, the list
-// of its contributions in that order and its slot in the layout. assemble(values) then sums
-// each non-zero's contributions, first to last, into its slot: no sort, no atomics, and no
-// CSR of values in between, so a step moves only the contributions' values and the matrix's.
+// of its contributions in that order, and where each row's non-zeros start. assemble(values)
+// then sums each non-zero's contributions, first to last, into its slot (impl/slot_writes.hpp):
+// no sort, no atomics, and no CSR of values in between, so a step moves only the
+// contributions' values and the matrix's.
 //
 // Deterministic: the sums run in the order csr_from_coo sums them (the order of the list),
 // so the matrix is bit for bit csr_from_coo followed by the conversion, whatever order the
 // device's threads ran the constructor in (the sort key makes every contribution distinct).
 //
-// Sorting a row is one thread's heap sort: cheap for the tens of contributions a row of a
-// mesh has; a row with very many contributions (a dense row of a power-law matrix) takes
-// that one thread longer, once, at construction.
+// A row's contributions are sorted by a team, each ranked among the row's others in scratch
+// (SortRowKeys): fast for the tens of contributions a row of a mesh has. A row of more than
+// 512 (a dense row of a power-law matrix) is heap-sorted by one thread instead, which takes
+// it longer, once, at construction.
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
@@ -33,7 +35,8 @@
 #include "../entries/components.hpp"
 #include "../error.hpp"
 #include "../impl/device_scan_sort.hpp"
-#include "../impl/row_slots.hpp"
+#include "../impl/slot_writes.hpp"
+#include "../impl/team_launch.hpp"
 #include "convert.hpp"
 #include "device_build.hpp"
 #include "layout_tags.hpp"
@@ -61,6 +64,81 @@ void require_contributions_inside(int num_rows, int num_cols, const Rows& rows, 
                                                               << read_element(cols, i) << ") is outside the "
                                                               << num_rows << " x " << num_cols << " matrix");
 }
+
+/// Sorts each row's keys, keys[bucket(r), bucket(r + 1)), and writes its number of
+/// distinct columns to row_map(r + 1). One team per row: a row of up to `capacity` keys is
+/// copied to scratch and each key goes straight to its place, its rank among the row's keys
+/// (they are distinct); a longer row is heap-sorted by one thread of its team. Ranking costs
+/// a row's length squared, but in parallel and from scratch, where one thread's sort of the
+/// same keys is a chain of dependent loads from global memory.
+template <class ExecutionSpace, class Offsets, class Keys>
+struct SortRowKeys {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using key_scratch =
+      Kokkos::View<std::uint64_t*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr int capacity = 512;
+  Offsets bucket;
+  Keys keys;
+  Offsets row_map;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int r = team.league_rank();
+    const int begin = bucket(r), n = bucket(r + 1) - begin;
+    if (n <= capacity) {
+      const key_scratch row(team.team_scratch(0), capacity);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int t) { row(t) = keys(begin + t); });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int t) {
+        const std::uint64_t key = row(t);
+        int rank = 0;
+        for (int u = 0; u < n; ++u) rank += row(u) < key ? 1 : 0;
+        keys(begin + rank) = key;
+      });
+    } else {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { heap_sort(keys, begin, begin + n); });
+    }
+    team.team_barrier();
+    int distinct = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, n),
+        [&](int t, int& count) {
+          if (t == 0 || (keys(begin + t) >> 32) != (keys(begin + t - 1) >> 32)) ++count;
+        },
+        distinct);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { row_map(r + 1) = distinct; });
+  }
+  static std::size_t scratch_bytes() { return key_scratch::shmem_size(capacity); }
+};
+
+/// From each row's sorted keys: its columns and where each non-zero's contributions start,
+/// and the contributions' list indices in that order. One team per row; a scan over the row
+/// numbers its non-zeros.
+template <class ExecutionSpace, class Offsets, class Keys>
+struct WriteRowPattern {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  Offsets bucket;
+  Keys keys;
+  Offsets row_map;
+  Offsets entries;
+  Offsets first;
+  Offsets contributions;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int r = team.league_rank();
+    const int begin = bucket(r), n = bucket(r + 1) - begin;
+    const int row_start = row_map(r);
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, n), [&](int t, int& nonzero, bool final) {
+      const std::uint64_t key = keys(begin + t);
+      const bool starts = t == 0 || (key >> 32) != (keys(begin + t - 1) >> 32);
+      if (final) {
+        if (starts) {
+          entries(row_start + nonzero) = static_cast<int>(key >> 32);
+          first(row_start + nonzero) = begin + t;
+        }
+        contributions(begin + t) = static_cast<int>(key & 0xffffffffu);
+      }
+      if (starts) ++nonzero;
+    });
+  }
+};
 
 /// The pattern of a COO list (coo_assembly.hpp): CSR offsets and sorted columns of its
 /// distinct positions, and per non-zero the list indices of its contributions, in list order.
@@ -103,15 +181,16 @@ CooPattern<typename ExecutionSpace::memory_space> coo_pattern(int num_rows, cons
   CooPattern<memory_space> p;
   p.row_map = Kokkos::View<int*, memory_space>("compound_sparse::coo_row_map", static_cast<std::size_t>(num_rows) + 1);
   const auto row_map = p.row_map;
-  Kokkos::parallel_for(
-      "compound_sparse::coo_sort_rows", policy(0, num_rows), KOKKOS_LAMBDA(int r) {
-        const int begin = bucket(r), end = bucket(r + 1);
-        heap_sort(keys, begin, end);
-        int distinct = 0;
-        for (int t = begin; t < end; ++t)
-          if (t == begin || (keys(t) >> 32) != (keys(t - 1) >> 32)) ++distinct;
-        row_map(r + 1) = distinct;
-      });
+  using team_policy = Kokkos::TeamPolicy<ExecutionSpace>;
+  using offsets_view = Kokkos::View<int*, memory_space>;
+  using keys_view = decltype(keys);
+  const SortRowKeys<ExecutionSpace, offsets_view, keys_view> sort_rows{bucket, keys, row_map};
+  // 64 threads a row: a mesh row has tens of contributions (93 for a P1 Helmholtz row).
+  const int sort_threads = launch_team_size<team_policy>(ExecutionSpace(), sort_rows, 64);
+  if (num_rows > 0)
+    Kokkos::parallel_for(
+        "compound_sparse::coo_sort_rows",
+        team_policy(num_rows, sort_threads).set_scratch_size(0, Kokkos::PerTeam(sort_rows.scratch_bytes())), sort_rows);
   exclusive_sum_in_place<ExecutionSpace>(row_map, num_rows);
   const int nnz = static_cast<int>(read_element(row_map, static_cast<std::size_t>(num_rows)));
   p.entries =
@@ -120,44 +199,16 @@ CooPattern<typename ExecutionSpace::memory_space> coo_pattern(int num_rows, cons
                                                           static_cast<std::size_t>(nnz) + 1);
   p.contributions = Kokkos::View<int*, memory_space>(uninitialized("compound_sparse::coo_contributions"),
                                                      static_cast<std::size_t>(n));
-  const auto entries = p.entries;
+  const WriteRowPattern<ExecutionSpace, offsets_view, keys_view> write_rows{
+      bucket, keys, row_map, p.entries, p.first_contribution, p.contributions};
+  if (num_rows > 0)
+    Kokkos::parallel_for("compound_sparse::coo_pattern",
+                         team_policy(num_rows, launch_team_size<team_policy>(ExecutionSpace(), write_rows, 64)),
+                         write_rows);
   const auto first = p.first_contribution;
-  const auto contributions = p.contributions;
-  Kokkos::parallel_for(
-      "compound_sparse::coo_pattern", policy(0, num_rows), KOKKOS_LAMBDA(int r) {
-        const int begin = bucket(r), end = bucket(r + 1);
-        int k = row_map(r) - 1;
-        for (int t = begin; t < end; ++t) {
-          if (t == begin || (keys(t) >> 32) != (keys(t - 1) >> 32)) {
-            ++k;
-            entries(k) = static_cast<int>(keys(t) >> 32);
-            first(k) = t;
-          }
-          contributions(t) = static_cast<int>(keys(t) & 0xffffffffu);
-        }
-      });
   Kokkos::deep_copy(Kokkos::subview(first, nnz), n);  // the last non-zero's contributions end the list
   Kokkos::fence();
   return p;
-}
-
-/// The slot of each non-zero (CSR order of `row_map`) in the padded matrix `m`.
-template <class Matrix, class RowMap>
-Kokkos::View<int*, typename Matrix::memory_space> slots_of_nonzeros(const Matrix& m, const RowMap& row_map) {
-  using Outer = typename Matrix::outer_layout;
-  Kokkos::View<int*, typename Matrix::memory_space> slots(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::coo_slots")), m.num_entries);
-  const auto offsets = m.offsets;
-  const auto lengths = m.row_lengths;
-  const int stride = m.ell_stride;
-  Kokkos::parallel_for(
-      "compound_sparse::coo_slots", Kokkos::RangePolicy<typename Matrix::execution_space>(0, m.num_rows),
-      KOKKOS_LAMBDA(int r) {
-        const RowSlots s = row_slots<Outer>(offsets, lengths, stride, r);
-        for (int k = 0; k < s.length; ++k) slots(row_map(r) + k) = s.first + k * s.step;
-      });
-  Kokkos::fence();
-  return slots;
 }
 
 }  // namespace impl
@@ -198,15 +249,14 @@ class CooAssembly {
     auto pattern = impl::coo_pattern<execution_space>(num_rows, rows, cols);
     first_contribution_ = pattern.first_contribution;
     contributions_ = pattern.contributions;
+    row_map_ = pattern.row_map;
     // The layout, values zero until the first assemble().
     const impl::ZeroValues<Entry, MemorySpace> zeros;
-    if constexpr (std::is_same<Outer, Csr>::value) {
+    if constexpr (std::is_same<Outer, Csr>::value)
       matrix_ = impl::csr_matrix_from_csr_views<Inner>(num_cols, pattern.row_map, pattern.entries, zeros, budget);
-    } else {
+    else
       matrix_ =
           impl::padded_matrix_from_csr_views<Outer, Inner>(num_cols, pattern.row_map, pattern.entries, zeros, budget);
-      slots_ = impl::slots_of_nonzeros(matrix_, pattern.row_map);
-    }
   }
 
   /// The matrix assemble() writes into (values zero before the first).
@@ -228,25 +278,21 @@ class CooAssembly {
     COMPOUND_SPARSE_REQUIRE(values.extent(0) == num_contributions_, "assemble: " << values.extent(0) << " values for "
                                                                                  << num_contributions_
                                                                                  << " contributions");
-    using traits = component_traits<Entry>;
-    const auto first = first_contribution_;
-    const auto contributions = contributions_;
-    const auto slots = slots_;
-    const auto vals = matrix_.values;
-    Kokkos::parallel_for(
-        "compound_sparse::assemble", Kokkos::RangePolicy<execution_space>(0, static_cast<int>(matrix_.num_entries)),
-        KOKKOS_LAMBDA(int k) {
-          const int begin = first(k), end = first(k + 1);
-          Entry sum = values(contributions(begin));
-          for (int t = begin + 1; t < end; ++t) {
-            const Entry v = values(contributions(t));
-            for (int c = 0; c < traits::size; ++c) traits::get(sum, c) += traits::get(v, c);
-          }
-          const auto& slot_of = slots;  // captured out here: nvcc refuses a first capture inside if constexpr
-          int slot = k;                 // Csr: the non-zero's position
-          if constexpr (!std::is_same<Outer, Csr>::value) slot = slot_of(k);
-          for (int c = 0; c < traits::size; ++c) vals(slot, c) = traits::get(sum, c);
-        });
+    using index_view = Kokkos::View<int*, MemorySpace>;
+    const impl::SummedContributions<index_view, Values> sums{first_contribution_, contributions_, values};
+    if constexpr (std::is_same<Outer, Csr>::value)
+      impl::copy_csr_values<execution_space>("compound_sparse::assemble", matrix_.values, sums, matrix_.num_entries);
+    else
+      impl::run_tiled_slot_write(
+          "compound_sparse::assemble",
+          impl::TiledSlotWrite<Outer, matrix_type, index_view, decltype(sums)>{matrix_.num_rows,
+                                                                               matrix_.ell_stride,
+                                                                               matrix_.ell_width,
+                                                                               matrix_.offsets,
+                                                                               matrix_.values,
+                                                                               row_map_,
+                                                                               sums,
+                                                                               {}});
     Kokkos::fence();
   }
 
@@ -255,7 +301,7 @@ class CooAssembly {
   std::size_t num_contributions_ = 0;
   Kokkos::View<int*, MemorySpace> first_contribution_;  ///< per non-zero, into contributions_; nnz + 1
   Kokkos::View<int*, MemorySpace> contributions_;       ///< indices into the values, by non-zero, in list order
-  Kokkos::View<int*, MemorySpace> slots_;               ///< per non-zero, its slot (padded layouts)
+  Kokkos::View<int*, MemorySpace> row_map_;             ///< the pattern's CSR offsets: where each row's non-zeros start
 };
 
 }  // namespace compound_sparse

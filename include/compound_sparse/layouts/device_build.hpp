@@ -22,8 +22,8 @@
 #include <vector>
 
 #include "../entries/components.hpp"
-#include "../impl/row_slots.hpp"
 #include "../impl/schedule_state.hpp"
+#include "../impl/slot_writes.hpp"
 #include "convert.hpp"
 #include "layout_tags.hpp"
 #include "sparse_matrix.hpp"
@@ -137,32 +137,6 @@ Kokkos::View<int*, MemorySpace> device_copy_of(const std::vector<int>& host, con
   return view;
 }
 
-/// Writes each row's entries into its slots of a padded matrix (row_slots), and its length.
-template <class Outer, class Matrix, class RowMap, class Entries, class Values>
-struct PaddedFill {
-  typename Matrix::index_view offsets, lengths, bases;
-  typename Matrix::column_view cols;
-  typename Matrix::values_view vals;
-  int stride;
-  RowMap row_map;
-  Entries entries;
-  Values values;
-  KOKKOS_INLINE_FUNCTION void operator()(int r) const {
-    using entry_type = typename Values::non_const_value_type;
-    using traits = component_traits<entry_type>;
-    const auto begin = row_map(r);
-    lengths(r) = static_cast<int>(row_map(r + 1) - begin);
-    const RowSlots slots = row_slots<Outer>(offsets, lengths, stride, r);
-    const int base = column_base<Outer>(bases, r);
-    for (int k = 0; k < slots.length; ++k) {
-      const int slot = slots.first + k * slots.step;
-      cols(slot) = static_cast<column_index_t<Outer>>(static_cast<int>(entries(begin + k)) - base);
-      const entry_type e = values(begin + k);
-      for (int component = 0; component < traits::size; ++component) vals(slot, component) = traits::get(e, component);
-    }
-  }
-};
-
 /// The matrix in layout <Outer, Inner> (Ell or SlicedEll) on the views' memory space, from
 /// CSR views there that validate_csr_views accepted; one Entry per non-zero in `values`.
 /// Throws BudgetExceeded as to_device does, before the layout is allocated.
@@ -195,14 +169,13 @@ padded_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries&
   m.col_indices = typename matrix_type::column_view(alloc("compound_sparse::col_indices"), shape.num_slots);
   m.column_bases = device_copy_of<memory_space>(shape.column_bases, "compound_sparse::column_bases");
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), shape.num_slots);
-  if (shape.num_slots > nnz) {  // padding: column 0 (the slice's base) and a zero entry
-    Kokkos::deep_copy(m.col_indices, column_index_t<Outer>(0));
-    Kokkos::deep_copy(m.values, scalar_type_t<entry_type>(0));
-  }
-  Kokkos::parallel_for(
-      "compound_sparse::padded_fill", Kokkos::RangePolicy<execution_space>(0, num_rows),
-      PaddedFill<Outer, matrix_type, RowMap, Entries, Values>{m.offsets, m.row_lengths, m.column_bases, m.col_indices,
-                                                              m.values, m.ell_stride, row_map, entries, values});
+  // Lengths, columns, values and padding in one pass (impl/slot_writes.hpp).
+  using pattern_write = PatternWrite<typename matrix_type::index_view, typename matrix_type::column_view,
+                                     typename matrix_type::index_view, Entries>;
+  const TiledSlotWrite<Outer, matrix_type, RowMap, EntryComponents<Values>, pattern_write> write{
+      num_rows, m.ell_stride, m.ell_width, m.offsets,
+      m.values, row_map,      {values},    pattern_write{m.row_lengths, m.col_indices, m.column_bases, entries}};
+  run_tiled_slot_write("compound_sparse::padded_fill", write);
   Kokkos::fence();
   make_schedule_state(m);
   return m;
@@ -217,20 +190,12 @@ struct CopyAsInt {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const { copy(i) = static_cast<int>(view(i)); }
 };
 
-/// Csr's columns and values (split into the inner layout's components) from CSR views.
-template <class Matrix, class Entries, class Values>
-struct CopyEntries {
-  typename Matrix::column_view cols;
-  typename Matrix::values_view vals;
+/// Csr's columns from CSR views.
+template <class Columns, class Entries>
+struct CopyColumns {
+  Columns cols;
   Entries entries;
-  Values values;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const {
-    using entry_type = typename Values::non_const_value_type;
-    using traits = component_traits<entry_type>;
-    cols(k) = static_cast<int>(entries(k));
-    const entry_type e = values(k);
-    for (int c = 0; c < traits::size; ++c) vals(k, c) = traits::get(e, c);
-  }
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t k) const { cols(k) = static_cast<int>(entries(k)); }
 };
 
 /// The matrix in layout <Csr, Inner> on the views' memory space, from CSR views there that
@@ -267,8 +232,9 @@ csr_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries& en
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), nnz);
   Kokkos::parallel_for("compound_sparse::csr_offsets", Kokkos::RangePolicy<execution_space>(0, num_rows + 1),
                        CopyAsInt<typename matrix_type::index_view, RowMap>{m.offsets, row_map});
-  Kokkos::parallel_for("compound_sparse::csr_entries", Kokkos::RangePolicy<execution_space>(0, nnz),
-                       CopyEntries<matrix_type, Entries, Values>{m.col_indices, m.values, entries, values});
+  Kokkos::parallel_for("compound_sparse::csr_columns", Kokkos::RangePolicy<execution_space>(0, nnz),
+                       CopyColumns<typename matrix_type::index_view, Entries>{m.col_indices, entries});
+  copy_csr_values<execution_space>("compound_sparse::csr_values", m.values, EntryComponents<Values>{values}, nnz);
   Kokkos::fence();
   make_schedule_state(m);
   return m;

@@ -7,7 +7,8 @@
 // layout (impl/row_slots.hpp), so the map from source positions to slots needs no table: only
 // where each source row starts, which Csr stores (its offsets) and a padded layout keeps after
 // its first refresh (SparseMatrix::source_offsets, a scan of its row lengths). One kernel then
-// writes every value into its slot on the device; padding slots are left as they are (zero).
+// writes every value into its slot on the device (impl/slot_writes.hpp); padding slots are
+// left as they are (zero).
 //
 // The result is, bit for bit, the matrix that the same conversion gives from the same
 // pattern with these values: a value is copied component by component, never computed.
@@ -19,7 +20,7 @@
 
 #include "../entries/components.hpp"
 #include "../error.hpp"
-#include "../impl/row_slots.hpp"
+#include "../impl/slot_writes.hpp"
 #include "layout_tags.hpp"
 #include "sparse_matrix.hpp"
 
@@ -73,31 +74,17 @@ void refresh_values(const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a, con
                                                                                 << " values for a matrix of "
                                                                                 << a.num_entries << " non-zeros");
   using execution_space = typename MemorySpace::execution_space;
-  using traits = component_traits<Entry>;
-  const auto vals = a.values;
+  using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
+  const impl::EntryComponents<Values> source{values};
   if constexpr (std::is_same<Outer, Csr>::value) {
     // Csr's slots are the source positions.
-    Kokkos::parallel_for(
-        "compound_sparse::refresh_values", Kokkos::RangePolicy<execution_space>(0, a.num_entries),
-        KOKKOS_LAMBDA(std::size_t p) {
-          const Entry e = values(p);
-          for (int c = 0; c < traits::size; ++c) vals(p, c) = traits::get(e, c);
-        });
+    impl::copy_csr_values<execution_space>("compound_sparse::refresh_values", a.values, source, a.num_entries);
   } else {
-    const auto source = impl::source_offsets(a);
-    const auto offsets = a.offsets;
-    const auto lengths = a.row_lengths;
-    const int stride = a.ell_stride;
-    Kokkos::parallel_for(
-        "compound_sparse::refresh_values", Kokkos::RangePolicy<execution_space>(0, a.num_rows), KOKKOS_LAMBDA(int r) {
-          const impl::RowSlots slots = impl::row_slots<Outer>(offsets, lengths, stride, r);
-          const int begin = source(r);
-          for (int k = 0; k < slots.length; ++k) {
-            const Entry e = values(begin + k);
-            const int slot = slots.first + k * slots.step;
-            for (int c = 0; c < traits::size; ++c) vals(slot, c) = traits::get(e, c);
-          }
-        });
+    const auto source_rows = impl::source_offsets(a);
+    impl::run_tiled_slot_write(
+        "compound_sparse::refresh_values",
+        impl::TiledSlotWrite<Outer, matrix_type, Kokkos::View<int*, MemorySpace>, impl::EntryComponents<Values>>{
+            a.num_rows, a.ell_stride, a.ell_width, a.offsets, a.values, source_rows, source, {}});
   }
   Kokkos::fence();
 }
