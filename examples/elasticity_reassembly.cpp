@@ -24,13 +24,12 @@
 #include <Kokkos_Core.hpp>
 #include <chrono>
 #include <compound_sparse.hpp>
-#include <compound_sparse/zoo/elasticity.hpp>
-#include <compound_sparse/zoo/tet_mesh.hpp>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/beam_reassembly.hpp"
 #include "common/compare.hpp"
 #include "common/device_data.hpp"
 #include "common/krylov.hpp"
@@ -43,36 +42,8 @@ using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
 
 namespace reassembly {
 
-/// The modulus of tetrahedron t at `step`: exact in binary on host and device alike (one
-/// correctly rounded division), so both paths scale by the same bits.
-KOKKOS_INLINE_FUNCTION double modulus(int t, int step) {
-  return (10 + (t + step) % 5) / 10.0;
-}
-
-/// values(i) = base(i) scaled by its tetrahedron's modulus (16 contributions each; those
-/// past the tetrahedra, the clamped diagonals, unscaled).
-void scale_on_device(const Kokkos::View<const B*, memory_space>& base, const Kokkos::View<B*, memory_space>& values,
-                     int num_element_contributions, int step) {
-  Kokkos::parallel_for(
-      "example::scale", Kokkos::RangePolicy<>(0, static_cast<int>(base.extent(0))), KOKKOS_LAMBDA(int i) {
-        B b = base(i);
-        if (i < num_element_contributions) {
-          const double m = modulus(i / 16, step);
-          for (int c = 0; c < 9; ++c) b.v[c] *= m;
-        }
-        values(i) = b;
-      });
-}
-
-/// The same list scaled on the host.
-std::vector<cs::CooEntry<B>> scaled_on_host(std::vector<cs::CooEntry<B>> list, int num_element_contributions,
-                                            int step) {
-  for (int i = 0; i < num_element_contributions; ++i) {
-    const double m = modulus(i / 16, step);
-    for (int c = 0; c < 9; ++c) list[i].value.v[c] *= m;
-  }
-  return list;
-}
+using examples::scale_on_device;
+using examples::scaled_on_host;
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   Kokkos::fence();
@@ -80,25 +51,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
 }
 
 int run(int n, int steps) {
-  const cs::zoo::TetMesh mesh = cs::zoo::box_mesh(4 * n, n, n, 4.0, 1.0, 1.0);
-  const int num_nodes = static_cast<int>(mesh.points.size());
-  const auto [lambda, mu] = cs::zoo::lame_parameters(1.0, 0.3);
-  // Unit-modulus element blocks; clamped nodes (x = 0) keep only an identity diagonal block.
-  std::vector<cs::CooEntry<B>> list = cs::zoo::elasticity_contributions(mesh, lambda, mu);
-  const int num_element_contributions = static_cast<int>(list.size());
-  std::vector<char> clamped(num_nodes);
-  std::vector<V> load(num_nodes);
-  const double weight = -1.0 / num_nodes;  // unit total weight
-  for (int i = 0; i < num_nodes; ++i) {
-    clamped[i] = mesh.points[i][0] == 0.0;
-    load[i] = clamped[i] ? V{{0, 0, 0}} : V{{0, 0, weight}};
-  }
-  for (auto& e : list)
-    if (clamped[e.row] || clamped[e.col]) e.value = B{};
-  B identity{};
-  for (int d = 0; d < 3; ++d) identity(d, d) = 1;
-  for (int i = 0; i < num_nodes; ++i)
-    if (clamped[i]) list.push_back({i, i, identity});
+  const examples::Beam beam = examples::clamped_beam(n);
+  const int num_nodes = beam.num_nodes;
+  const auto& list = beam.list;
+  const int num_element_contributions = beam.num_element_contributions;
+  const auto& load = beam.load;
 
   examples::print_device("Elasticity re-assembled every step (3x3 blocks)");
   const int count = static_cast<int>(list.size());

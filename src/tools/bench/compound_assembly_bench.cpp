@@ -2,8 +2,8 @@
 // device"): every layout built there from a CSR, refreshed in place and assembled from a
 // contribution list, against the host path and cuSPARSE's device path, in one run on one device.
 //
-//   compound-assembly-bench [--cases elasticity:24,helmholtz:32,stencil:24] [--out FILE.json]
-//                           [--samples N] [--host-samples N]
+//   compound-assembly-bench [--cases elasticity:24,helmholtz:32,stencil:24,reassembly:20]
+//                           [--out FILE.json] [--samples N] [--host-samples N] [--steps N]
 //
 // Per case (assembly_cases.hpp: elasticity:N, helmholtz:N, stencil:N), per layout (every outer
 // x inner layout of this build):
@@ -20,6 +20,9 @@
 //                 the device CSR, checked against the double host reference
 //   cusparse      cuSPARSE's path from the same list (cusparse_coo_path.hpp), checked likewise
 //   host_assembly csr_from_coo's time on the host, where the case has one
+// The case reassembly:N is different: the loop of example_elasticity_reassembly (its clamped
+// beam of 4N x N x N cubes), assembled and solved --steps times (default 5) on CompoundSparse
+// and on cuSPARSE (reassembly_loop.hpp).
 // Peaks are the most device memory (Kokkos allocations) held at once during the step, over
 // what was held before it (the contributions, the CSR).
 //
@@ -43,6 +46,7 @@
 #include "cusparse_coo_path.hpp"
 #include "device_memory_high_water.hpp"
 #include "max_relative_error.hpp"
+#include "reassembly_loop.hpp"
 
 namespace cs = compound_sparse;
 using json = nlohmann::json;
@@ -55,6 +59,7 @@ struct Options {
   std::string out = "assembly.json";
   int samples = 5;
   int host_samples = 1;
+  int steps = 5;  ///< of the reassembly cases
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -368,15 +373,17 @@ json run_case(const std::string& spec, const Options& options, bool& all_ok) {
   const int n = compound_tools::integer_at_least(colon == std::string::npos ? "" : spec.substr(colon + 1), 1);
   if (kind == "elasticity") return measure_case(compound_bench::elasticity_case(spec, n), options, all_ok);
   if (kind == "helmholtz") return measure_case(compound_bench::helmholtz_case(spec, n), options, all_ok);
+  if (kind == "reassembly") return compound_bench::measure_reassembly_loop(spec, n, options.steps, all_ok);
   return measure_case(compound_bench::stencil_case(spec, n), options, all_ok);
 }
 
-/// Checks a case name before any work: "elasticity|helmholtz|stencil:N", N >= 1.
+/// Checks a case name before any work: "elasticity|helmholtz|stencil|reassembly:N", N >= 1.
 void check_case(const std::string& spec) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
-  if (colon == std::string::npos || (kind != "elasticity" && kind != "helmholtz" && kind != "stencil"))
-    throw std::invalid_argument("cases are elasticity:N, helmholtz:N or stencil:N");
+  if (colon == std::string::npos ||
+      (kind != "elasticity" && kind != "helmholtz" && kind != "stencil" && kind != "reassembly"))
+    throw std::invalid_argument("cases are elasticity:N, helmholtz:N, stencil:N or reassembly:N");
   compound_tools::integer_at_least(spec.substr(colon + 1), 1);
 }
 
@@ -384,8 +391,8 @@ void check_case(const std::string& spec) {
 
 int main(int argc, char** argv) {
   const char* usage =
-      "usage: compound-assembly-bench [--cases elasticity:N,helmholtz:N,stencil:N] [--out FILE.json] "
-      "[--samples N] [--host-samples N]\n";
+      "usage: compound-assembly-bench [--cases elasticity:N,helmholtz:N,stencil:N,reassembly:N] [--out FILE.json] "
+      "[--samples N] [--host-samples N] [--steps N]\n";
   if (compound_tools::wants_help(argc, argv)) {
     std::cout << usage;
     return 0;
@@ -400,8 +407,8 @@ int main(int argc, char** argv) {
         }},
        {"--out", [&](const std::string& v) { options.out = v; }},
        {"--samples", [&](const std::string& v) { options.samples = compound_tools::integer_at_least(v, 1); }},
-       {"--host-samples",
-        [&](const std::string& v) { options.host_samples = compound_tools::integer_at_least(v, 1); }}});
+       {"--host-samples", [&](const std::string& v) { options.host_samples = compound_tools::integer_at_least(v, 1); }},
+       {"--steps", [&](const std::string& v) { options.steps = compound_tools::integer_at_least(v, 1); }}});
   if (!problem.empty()) {
     std::cerr << "compound-assembly-bench: " << problem << "\n" << usage;
     return 2;
@@ -424,7 +431,10 @@ int main(int argc, char** argv) {
   bool all_ok = true;
   for (const auto& spec : options.cases) {
     report["cases"].push_back(run_case(spec, options, all_ok));
-    print_case(report["cases"].back());
+    if (report["cases"].back().contains("ours"))
+      compound_bench::print_reassembly_loop(report["cases"].back());
+    else
+      print_case(report["cases"].back());
     // Written after every case, so a run stopped part-way keeps what it measured.
     std::ofstream out(options.out);
     out << report.dump(1) << "\n";
