@@ -97,3 +97,37 @@ TEST(LeaveOneOut, ARecordIsJudgedAsOnItsDeviceAndTheReportNamesDevices) {
   EXPECT_NE(text.str().find("two (GPU B) (0.00)"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("| GPU A | 2 | 1.000 | 1.000 | 1.000 |"), std::string::npos) << text.str();
 }
+
+TEST(LeaveOneOut, CloseDistanceSweepTrustsExactAndNearRecordsOnly) {
+  // Auto trusts an exact record at any distance, a nearest one within the close distance,
+  // never the heuristic; elsewhere it takes quick tuning's ratio, and a row whose pick has no
+  // stored time is left out.
+  const auto row = [](bool exact, bool nearest, double distance, double ratio, double quick) {
+    compound_tune::LooRow r;
+    r.exact = exact;
+    r.nearest = nearest;
+    r.distance = distance;
+    r.ratio = ratio;
+    r.quick_ratio = quick;
+    return r;
+  };
+  const std::vector<compound_tune::LooRow> rows = {row(true, false, 0.0, 1.0, 1.2), row(false, true, 0.3, 1.5, 1.0),
+                                                   row(false, false, 0.0, 2.0, 1.1), row(false, true, 0.7, 1.0, 1.3),
+                                                   row(false, true, 0.9, 1.0, 0.0)};
+  EXPECT_DOUBLE_EQ(compound_tune::auto_ratio_at(rows[2], 10.0), 1.1);  // the heuristic is never trusted
+  const auto sweep = compound_tune::close_distance_sweep(rows, {0.0, 0.5, 1.0});
+  ASSERT_EQ(sweep.size(), 3u);
+  // 0: only the exact record; Auto's ratios 1.0, 1.0, 1.1, 1.3 (the last row has none).
+  EXPECT_EQ(sweep[0].trusted, 1);
+  EXPECT_EQ(sweep[0].summary.count, 4);
+  EXPECT_DOUBLE_EQ(sweep[0].summary.worst, 1.3);
+  EXPECT_EQ(sweep[0].beyond_5_percent, 2);
+  // 0.5: the record at 0.3 too, and its 1.5 becomes the worst.
+  EXPECT_EQ(sweep[1].trusted, 2);
+  EXPECT_DOUBLE_EQ(sweep[1].summary.worst, 1.5);
+  EXPECT_EQ(sweep[1].beyond_5_percent, 3);
+  // 1.0: every nearest record; the one without a quick time now counts with its own.
+  EXPECT_EQ(sweep[2].trusted, 4);
+  EXPECT_EQ(sweep[2].summary.count, 5);
+  EXPECT_EQ(sweep[2].beyond_5_percent, 2);
+}

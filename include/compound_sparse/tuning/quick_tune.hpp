@@ -31,6 +31,12 @@ namespace compound_sparse {
 constexpr int default_quick_tune_spmvs = 200;
 /// The most candidates quick tuning times.
 constexpr int max_quick_tune_candidates = 6;
+/// TunedSpmvOptions::close_distance's default: QuickTune::Auto trusts a nearest record within
+/// this feature distance (selection.hpp). 0.5 is a ratio of about 1.4 in every feature at once,
+/// or 2 in one of them: on the tuning zoo, the nearest records that selection ranked within 5%
+/// of the best were at most this far from the matrix (docs/tuning.md). compound-tune --loo
+/// reports Auto at other distances.
+constexpr double default_close_distance = 0.5;
 
 /// How quick tuning spends `max_spmvs` on `candidates` variants: how many it times and
 /// the timing of each (1 check + warmup + batch x samples <= max_spmvs / count). None

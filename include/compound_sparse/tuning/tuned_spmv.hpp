@@ -107,10 +107,8 @@ struct TunedSpmvOptions {
   double dense_row_threshold = -1;
   QuickTune quick_tune = QuickTune::Auto;
   /// "Close" for QuickTune::Auto: a nearest record within this feature distance
-  /// (selection.hpp). 0.5 is a ratio of about 1.4 in every feature at once, or 2 in one
-  /// of them: on the tuning zoo, the nearest records that selection ranked within 5% of
-  /// the best were at most this far from the matrix (docs/tuning.md).
-  double close_distance = 0.5;
+  /// (selection.hpp; default_close_distance says why this default).
+  double close_distance = default_close_distance;
   int quick_tune_spmvs = default_quick_tune_spmvs;  ///< budget of quick tuning, checks included
   /// The quick-tuning cache (tuning_cache.hpp): "" = default_tuning_cache_dir().
   std::string cache_dir;

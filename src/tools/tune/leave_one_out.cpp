@@ -132,11 +132,37 @@ std::vector<LooRow> leave_one_out(const cs::SelectionDatabase& db, int neighbour
         row.quick_selected = k.name();
       }
     }
-    const bool close = s.rule == "exact" || (s.rule == "nearest" && s.distance <= close_distance);
-    row.auto_ratio = close ? row.ratio : row.quick_ratio;
+    row.exact = s.rule == "exact";
+    row.nearest = s.rule == "nearest";
+    row.auto_ratio = auto_ratio_at(row, close_distance);
     rows.push_back(row);
   }
   return rows;
+}
+
+double auto_ratio_at(const LooRow& row, double close_distance) {
+  const bool close = row.exact || (row.nearest && row.distance <= close_distance);  // as TunedSpmv decides
+  return close ? row.ratio : row.quick_ratio;
+}
+
+std::vector<CloseDistanceSummary> close_distance_sweep(const std::vector<LooRow>& rows,
+                                                       const std::vector<double>& distances) {
+  std::vector<CloseDistanceSummary> sweep;
+  for (const double d : distances) {
+    CloseDistanceSummary c;
+    c.close_distance = d;
+    std::vector<double> ratios;
+    for (const auto& row : rows) {
+      const double r = auto_ratio_at(row, d);
+      if (r <= 0) continue;  // the variant it would take has no stored time
+      ratios.push_back(r);
+      c.trusted += (row.exact || (row.nearest && row.distance <= d)) ? 1 : 0;
+      c.beyond_5_percent += r > 1.05 ? 1 : 0;
+    }
+    c.summary = summarize_ratios(ratios);
+    sweep.push_back(c);
+  }
+  return sweep;
 }
 
 LooSummary summarize(const std::vector<LooRow>& rows, double LooRow::*ratio) {
@@ -181,6 +207,24 @@ void write_loo_report(const cs::SelectionDatabase& db, const std::string& db_pat
     sweep_md << "| " << k << " | " << std::fixed << std::setprecision(3) << s.median << " | " << s.worst << " | "
              << s.geometric_mean << " |\n";
   }
+  // Auto against its one knob: quick tuning is the safer answer where the nearest record is far,
+  // so the default close distance should be where trusting records stops paying.
+  const double default_close = cs::default_close_distance;
+  const auto close_sweep = close_distance_sweep(rows, {0.0, 0.1, 0.2, 0.3, 0.4, default_close, 0.6, 0.8, 1.0});
+  nlohmann::json close_json = nlohmann::json::array();
+  std::ostringstream close_md;
+  for (const auto& c : close_sweep) {
+    close_json.push_back({{"close_distance", c.close_distance},
+                          {"trusted", c.trusted},
+                          {"median", c.summary.median},
+                          {"worst", c.summary.worst},
+                          {"geometric_mean", c.summary.geometric_mean},
+                          {"beyond_5_percent", c.beyond_5_percent}});
+    close_md << "| " << std::fixed << std::setprecision(2) << c.close_distance
+             << (c.close_distance == default_close ? " (default)" : "") << " | " << c.trusted << " | "
+             << std::setprecision(3) << c.summary.median << " | " << c.summary.worst << " | "
+             << c.summary.geometric_mean << " | " << c.beyond_5_percent << " |\n";
+  }
   const nlohmann::json j = {
       {"database", db_path},
       {"device", db.device.name},
@@ -202,7 +246,8 @@ void write_loo_report(const cs::SelectionDatabase& db, const std::string& db_pat
         {"target", {{"median", 1.10}, {"worst", 1.35}}},
         {"always", {{"median", quick.median}, {"worst", quick.worst}, {"geometric_mean", quick.geometric_mean}}},
         {"auto",
-         {{"median", automatic.median}, {"worst", automatic.worst}, {"geometric_mean", automatic.geometric_mean}}}}},
+         {{"median", automatic.median}, {"worst", automatic.worst}, {"geometric_mean", automatic.geometric_mean}}},
+        {"close_distance_sweep", close_json}}},
       {"rows", j_rows}};
   write_json_report(j, out);
 
@@ -244,11 +289,16 @@ void write_loo_report(const cs::SelectionDatabase& db, const std::string& db_pat
      << sweep_md.str()
      << "\n## Quick tuning (simulated)\n\nThe candidates TunedSpmv's quick tuning would time on the left-out matrix "
      << "(docs/tuning.md), judged by that matrix's stored times (the noise of the quick timing itself is not "
-     << "included); *auto* is QuickTune::Auto: quick tuning where no record is within distance 0.5, the "
+     << "included); *auto* is QuickTune::Auto: quick tuning where no record is within distance " << default_close
+     << ", the "
      << "selection above elsewhere. Target for quick tuning: median <= 1.10, worst <= 1.35.\n\n"
      << "| mode | median | worst | geometric mean |\n|---|---|---|---|\n"
      << "| always | " << quick.median << " | " << quick.worst << " | " << quick.geometric_mean << " |\n"
      << "| auto | " << automatic.median << " | " << automatic.worst << " | " << automatic.geometric_mean << " |\n\n"
+     << "Auto at other close distances (TunedSpmvOptions::close_distance; rows that trust the selection, "
+     << "the rest quick-tuned):\n\n| close distance | trusted | median | worst | geometric mean | beyond 1.05 |\n"
+     << "|---|---|---|---|---|---|\n"
+     << close_md.str() << "\n"
      << "| matrix | precision | candidates with times | quick choice | ratio |\n|---|---|---|---|---|\n";
   for (const auto& r : rows)
     md << "| " << with_device(r.name, r.device) << " | " << r.precision << " | " << r.quick_candidates << " | `"

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compound_sparse/tuning/quick_tune.hpp"
 #include "compound_sparse/tuning/selection_database.hpp"
 #include "report_text.hpp"
 
@@ -30,7 +31,25 @@ struct LooRow {
   double quick_ratio = 0;    ///< quick_selected / best; 0 when no candidate was measured
   /// QuickTune::Auto: quick tuning when no record is close, else the selection.
   double auto_ratio = 0;
+  /// Whether Auto may trust the selection at all: an exact record, or a nearest one (within
+  /// the close distance); never the prior or the heuristic.
+  bool exact = false, nearest = false;
 };
+
+/// QuickTune::Auto's ratio for `row` had TunedSpmvOptions::close_distance been `close_distance`.
+double auto_ratio_at(const LooRow& row, double close_distance);
+
+/// Auto over the rows at one close distance: its ratios summed up, and how many rows
+/// trusted the selection.
+struct CloseDistanceSummary {
+  double close_distance = 0;
+  int trusted = 0;
+  RatioSummary summary;
+  int beyond_5_percent = 0;  ///< rows whose Auto ratio exceeds 1.05
+};
+/// Auto at each of `distances`, from the rows' stored ratios.
+std::vector<CloseDistanceSummary> close_distance_sweep(const std::vector<LooRow>& rows,
+                                                       const std::vector<double>& distances);
 
 using LooSummary = RatioSummary;  ///< over the rows with a ratio
 
@@ -40,11 +59,12 @@ compound_sparse::SelectionDatabase without_matrix(const compound_sparse::Selecti
                                                   const std::string& name);
 
 std::vector<LooRow> leave_one_out(const compound_sparse::SelectionDatabase& db, int neighbours,
-                                  double close_distance = 0.5);
+                                  double close_distance = compound_sparse::default_close_distance);
 /// Over the rows' `ratio`, or another of their ratios.
 LooSummary summarize(const std::vector<LooRow>& rows, double LooRow::*ratio = &LooRow::ratio);
 
-/// Writes <out>.json and <out>.md (the table plus a k = 1..5 sweep).
+/// Writes <out>.json and <out>.md (the table plus a k = 1..5 sweep, and Auto's close-distance
+/// sweep).
 void write_loo_report(const compound_sparse::SelectionDatabase& db, const std::string& db_path, int neighbours,
                       const std::string& out);
 
