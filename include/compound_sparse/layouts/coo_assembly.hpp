@@ -65,6 +65,13 @@ void require_contributions_inside(int num_rows, int num_cols, const Rows& rows, 
                                                               << num_rows << " x " << num_cols << " matrix");
 }
 
+/// Whether a row's sorted key t (the row's keys from `begin`) opens a new non-zero: its
+/// column, the key's high word, differs from the previous key's.
+template <class Keys>
+KOKKOS_INLINE_FUNCTION bool starts_nonzero(const Keys& keys, int begin, int t) {
+  return t == 0 || (keys(begin + t) >> 32) != (keys(begin + t - 1) >> 32);
+}
+
 /// Sorts each row's keys, keys[bucket(r), bucket(r + 1)), and writes its number of
 /// distinct columns to row_map(r + 1). One team per row: a row of up to `capacity` keys is
 /// copied to scratch and each key goes straight to its place, its rank among the row's keys
@@ -101,7 +108,7 @@ struct SortRowKeys {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, n),
         [&](int t, int& count) {
-          if (t == 0 || (keys(begin + t) >> 32) != (keys(begin + t - 1) >> 32)) ++count;
+          if (starts_nonzero(keys, begin, t)) ++count;
         },
         distinct);
     Kokkos::single(Kokkos::PerTeam(team), [&]() { row_map(r + 1) = distinct; });
@@ -127,7 +134,7 @@ struct WriteRowPattern {
     const int row_start = row_map(r);
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, n), [&](int t, int& nonzero, bool final) {
       const std::uint64_t key = keys(begin + t);
-      const bool starts = t == 0 || (key >> 32) != (keys(begin + t - 1) >> 32);
+      const bool starts = starts_nonzero(keys, begin, t);
       if (final) {
         if (starts) {
           entries(row_start + nonzero) = static_cast<int>(key >> 32);
