@@ -443,8 +443,7 @@ json measure_reassembly_loop(const std::string& name, int n, int steps, bool& al
   const auto& k = assembly.matrix();
   const Kokkos::View<const B*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> csr_values(
       reinterpret_cast<const B*>(k.values.data()), k.num_entries);
-  examples::scale_on_device(Kokkos::View<const B*, memory_space>(d.base), d.values, d.beam.num_element_contributions,
-                            0);
+  examples::scale_on_device(d.base, d.values, d.beam.num_element_contributions, 0);
   assembly.assemble(d.values);
   cs::TunedSpmvOptions options;
   options.vector_layout = "aos";
@@ -476,8 +475,7 @@ json measure_reassembly_loop(const std::string& name, int n, int steps, bool& al
     vector cusparse_solution;
     start = std::chrono::steady_clock::now();
     CusparseBeam beam(d);
-    examples::scale_on_device(Kokkos::View<const B*, memory_space>(d.base), d.values, d.beam.num_element_contributions,
-                              0);
+    examples::scale_on_device(d.base, d.values, d.beam.num_element_contributions, 0);
     b["setup_s"] = seconds_since(start);  // the sort, the merged pattern and both forms' arrays
     {
       const vector x = examples::zeros_like(d.load, "bench::x"), y = examples::zeros_like(d.load, "bench::y");

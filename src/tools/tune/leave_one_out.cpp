@@ -140,9 +140,15 @@ std::vector<LooRow> leave_one_out(const cs::SelectionDatabase& db, int neighbour
   return rows;
 }
 
+namespace {
+/// Whether Auto takes the selection for `row` at this close distance, as TunedSpmv decides.
+bool trusts_selection(const LooRow& row, double close_distance) {
+  return row.exact || (row.nearest && row.distance <= close_distance);
+}
+}  // namespace
+
 double auto_ratio_at(const LooRow& row, double close_distance) {
-  const bool close = row.exact || (row.nearest && row.distance <= close_distance);  // as TunedSpmv decides
-  return close ? row.ratio : row.quick_ratio;
+  return trusts_selection(row, close_distance) ? row.ratio : row.quick_ratio;
 }
 
 std::vector<CloseDistanceSummary> close_distance_sweep(const std::vector<LooRow>& rows,
@@ -156,7 +162,7 @@ std::vector<CloseDistanceSummary> close_distance_sweep(const std::vector<LooRow>
       const double r = auto_ratio_at(row, d);
       if (r <= 0) continue;  // the variant it would take has no stored time
       ratios.push_back(r);
-      c.trusted += (row.exact || (row.nearest && row.distance <= d)) ? 1 : 0;
+      c.trusted += trusts_selection(row, d) ? 1 : 0;
       c.beyond_5_percent += r > 1.05 ? 1 : 0;
     }
     c.summary = summarize_ratios(ratios);
