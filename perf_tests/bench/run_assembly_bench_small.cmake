@@ -2,7 +2,8 @@
 # host backend, awkward shapes included (stencil:1 is 1 x 1, stencil:5 has 125 rows, not a
 # multiple of 16 or 32). The bench exits 1 when any layout's device build, refresh or
 # assembly differs in a bit from the host path's, or a product is off its reference; here
-# every case must also report every layout of the build, and a bad case must be a usage error.
+# every case must also report every layout of the build and Kokkos Kernels' path (where built),
+# and a bad case must be a usage error.
 cmake_policy(VERSION 3.19)  # string(JSON)
 file(REMOVE_RECURSE "${OUT}")
 file(MAKE_DIRECTORY "${OUT}")
@@ -28,6 +29,14 @@ foreach(i RANGE ${last})
   string(JSON error GET "${report}" cases ${i} cusparse error)
   if(NOT error STREQUAL "cuSPARSE needs the CUDA backend")
     message(FATAL_ERROR "${name}: cuSPARSE on the host backend says '${error}'")
+  endif()
+  # Kokkos Kernels' path runs on every backend; its matrix is checked inside the bench.
+  string(JSON kk_ok GET "${report}" cases ${i} kokkos_kernels ok)
+  if(NOT kk_ok)
+    string(JSON kk_error GET "${report}" cases ${i} kokkos_kernels error)
+    if(NOT kk_error STREQUAL "built without Kokkos Kernels")
+      message(FATAL_ERROR "${name}: Kokkos Kernels' path says '${kk_error}'")
+    endif()
   endif()
 endforeach()
 # The re-assembling example's loop (reassembly_loop.hpp) at its smallest: our loop must converge

@@ -19,6 +19,8 @@
 //   spmv          the product the builds are weighed against: TunedSpmv (Auto, Aos vectors) of
 //                 the device CSR, checked against the double host reference
 //   cusparse      cuSPARSE's path from the same list (cusparse_coo_path.hpp), checked likewise
+//   kokkos_kernels Kokkos Kernels' path from it (kokkos_kernels_coo_path.hpp: sort_and_merge_matrix,
+//                 then sumIntoValues per step), checked against the host path's matrix
 //   host_assembly csr_from_coo's time on the host, where the case has one
 // The case reassembly:N is different: the loop of example_elasticity_reassembly (its clamped
 // beam of 4N x N x N cubes), assembled and solved --steps times (default 5) on CompoundSparse
@@ -45,6 +47,9 @@
 #include "command_line.hpp"
 #include "cusparse_coo_path.hpp"
 #include "device_memory_high_water.hpp"
+#ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
+#include "kokkos_kernels_coo_path.hpp"
+#endif
 #include "max_relative_error.hpp"
 #include "reassembly_loop.hpp"
 
@@ -241,6 +246,21 @@ void measure_layouts(const DeviceCase<Entry>& c, const Options& options, bool& a
   (measure_outer<Entry, Outers>(c, options, all_ok, layouts, cs::InnerLayouts{}), ...);
 }
 
+json coo_path_json(const compound_bench::CooPathResult& baseline) {
+  json b;
+  b["form"] = baseline.form;
+  b["ok"] = baseline.ok;
+  if (!baseline.error.empty()) b["error"] = baseline.error;
+  if (baseline.ok) {
+    b["first_s"] = baseline.first_seconds;
+    b["step_s"] = baseline.step_seconds;
+    b["peak_bytes"] = baseline.peak_bytes;
+    b["matrix_bytes"] = baseline.matrix_bytes;
+    b["relative_error"] = baseline.relative_error;
+  }
+  return b;
+}
+
 template <class Entry>
 json measure_case(const compound_bench::AssemblyCase<Entry>& host, const Options& options, bool& all_ok) {
   using vector_value = cs::vector_type_t<Entry>;
@@ -311,26 +331,28 @@ json measure_case(const compound_bench::AssemblyCase<Entry>& host, const Options
   measure_layouts<Entry>(c, options, all_ok, layouts, cs::OuterLayouts{});
   r["layouts"] = layouts;
 
-  const auto baseline = compound_bench::cusparse_coo_path<Entry>(host.num_rows, host.num_cols, c.rows, c.cols,
-                                                                 c.contributions, host.matrix, options.samples);
-  json b;
-  b["form"] = baseline.form;
-  b["ok"] = baseline.ok;
-  if (!baseline.error.empty()) b["error"] = baseline.error;
-  if (baseline.ok) {
-    b["first_s"] = baseline.first_seconds;
-    b["step_s"] = baseline.step_seconds;
-    b["peak_bytes"] = baseline.peak_bytes;
-    b["matrix_bytes"] = baseline.matrix_bytes;
-    b["relative_error"] = baseline.relative_error;
-  }
-  r["cusparse"] = b;
-  // cuSPARSE may refuse a matrix (its CSR keeps the repeated positions, and a tiny matrix can
-  // then hold more entries than rows x columns): that is reported, a wrong product fails.
-  if (baseline.wrong) {
-    all_ok = false;
-    std::cerr << "compound-assembly-bench: " << host.name << ": " << baseline.error << "\n";
-  }
+  // A library may refuse a matrix (cuSPARSE's CSR keeps the repeated positions, and a tiny
+  // matrix can then hold more entries than rows x columns; memory): that is reported, a wrong
+  // result fails.
+  const auto report_baseline = [&](const char* key, const compound_bench::CooPathResult& baseline) {
+    r[key] = coo_path_json(baseline);
+    if (baseline.wrong) {
+      all_ok = false;
+      std::cerr << "compound-assembly-bench: " << host.name << ": " << key << ": " << baseline.error << "\n";
+    }
+  };
+  report_baseline("cusparse", compound_bench::cusparse_coo_path<Entry>(host.num_rows, host.num_cols, c.rows, c.cols,
+                                                                       c.contributions, host.matrix, options.samples));
+#ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
+  report_baseline("kokkos_kernels",
+                  compound_bench::kokkos_kernels_coo_path<Entry>(host.num_rows, host.num_cols, c.rows, c.cols,
+                                                                 c.contributions, host.matrix, options.samples));
+#else
+  compound_bench::CooPathResult without;
+  without.form = "none";
+  without.error = "built without Kokkos Kernels";
+  report_baseline("kokkos_kernels", without);
+#endif
   return r;
 }
 
@@ -358,12 +380,16 @@ void print_case(const json& r) {
                 1e6 * l["assemble_s"].get<double>(), 100 * l["assemble_fraction_of_copy"].get<double>(), peak,
                 l.contains("errors") ? "  CHECK FAILED" : "");
   }
-  const auto& b = r["cusparse"];
-  if (b["ok"].get<bool>())
-    std::printf("  cuSPARSE %s: first %.3f ms, step %.1f us\n", b["form"].get<std::string>().c_str(),
-                1e3 * b["first_s"].get<double>(), 1e6 * b["step_s"].get<double>());
-  else
-    std::printf("  cuSPARSE: n/a (%s)\n", b["error"].get<std::string>().c_str());
+  for (const auto& [key, name] : {std::pair<const char*, const char*>{"cusparse", "cuSPARSE"},
+                                  std::pair<const char*, const char*>{"kokkos_kernels", "Kokkos Kernels"}}) {
+    const auto& b = r[key];
+    if (b["ok"].get<bool>())
+      std::printf("  %s %s: first %.3f ms, step %.1f us, peak %.2f GB\n", name, b["form"].get<std::string>().c_str(),
+                  1e3 * b["first_s"].get<double>(), 1e6 * b["step_s"].get<double>(),
+                  b["peak_bytes"].get<double>() / 1e9);
+    else
+      std::printf("  %s: n/a (%s)\n", name, b["error"].get<std::string>().c_str());
+  }
 }
 
 /// "class:N" -> the case's measurements.

@@ -31,26 +31,16 @@
 #include <string>
 #include <vector>
 
+#include "coo_path_result.hpp"
 #include "device_memory_high_water.hpp"
 #include "max_relative_error.hpp"
+#include "real_expansion.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include "cusparse_baseline.hpp"  // BENCH_CUSPARSE, CusparseHandle, complex_type, real_type, flat_*_copy
 #endif
 
 namespace compound_bench {
-
-struct CooPathResult {
-  std::string form;  ///< what was built: "coosort+coo2csr+CSR_ALG1_preprocess"
-  bool ok = false;
-  bool wrong = false;             ///< it ran, and its product was off the reference
-  std::string error;              ///< why not, where !ok: cuSPARSE's refusal, or the product's error
-  double first_seconds = 0;       ///< sort, gather, coo2csr and set-up: median of the samples
-  double step_seconds = 0;        ///< the gather of new values, per step
-  std::int64_t peak_bytes = 0;    ///< Kokkos-allocated bytes held at once during `first` (cuSPARSE's own not seen)
-  std::int64_t matrix_bytes = 0;  ///< what stays for the steps: offsets, columns, values, permutation
-  double relative_error = 0;      ///< of one SpMV against the host reference (max_relative_error.hpp)
-};
 
 /// How cuSPARSE stores an entry: `scalars` reals (a complex as two; a block or a
 /// quaternion's left multiplication as a row-major real block of `block_size`).
@@ -72,7 +62,7 @@ struct CusparseEntry<compound_sparse::Block<T, E>> {
   static constexpr int scalars = E * E;
   static constexpr int vector_scalars = E;
   KOKKOS_INLINE_FUNCTION static void write(const compound_sparse::Block<T, E>& b, T* out) {
-    for (int i = 0; i < E * E; ++i) out[i] = b.v[i];
+    compound_sparse_bench::real_block<compound_sparse::Block<T, E>>::fill(b, out);
   }
 };
 template <class T>
@@ -80,10 +70,9 @@ struct CusparseEntry<compound_sparse::Quaternion<T>> {
   static constexpr int block_size = 4;
   static constexpr int scalars = 16;
   static constexpr int vector_scalars = 4;
-  // The Hamilton product q x on (w, x, y, z), row by row (real_expansion.hpp's matrix).
+  // The Hamilton product q x on (w, x, y, z), row by row.
   KOKKOS_INLINE_FUNCTION static void write(const compound_sparse::Quaternion<T>& q, T* out) {
-    const T m[16] = {q.w, -q.x, -q.y, -q.z, q.x, q.w, -q.z, q.y, q.y, q.z, q.w, -q.x, q.z, -q.y, q.x, q.w};
-    for (int i = 0; i < 16; ++i) out[i] = m[i];
+    compound_sparse_bench::real_block<compound_sparse::Quaternion<T>>::fill(q, out);
   }
 };
 

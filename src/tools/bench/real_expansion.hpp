@@ -6,6 +6,7 @@
 // Kernels, which has no block SpMV in 3.4.01). Complex entries need no
 // expansion: every library has complex CSR.
 
+#include <Kokkos_Macros.hpp>
 #include <compound_sparse/entries/block.hpp>
 #include <compound_sparse/entries/quaternion.hpp>
 #include <compound_sparse/layouts/host_csr.hpp>
@@ -16,13 +17,13 @@ namespace compound_sparse_bench {
 namespace cs = compound_sparse;
 
 template <class Entry>
-struct real_block;  ///< block_size and fill(entry, row-major out[block_size^2])
+struct real_block;  ///< block_size and fill(entry, row-major out[block_size^2]), on the host and the device
 
 template <class T>
 struct real_block<cs::Quaternion<T>> {
   static constexpr int block_size = 4;
   // Rows are the Hamilton product's components (see entry_traits<Quaternion>).
-  static void fill(const cs::Quaternion<T>& q, T* out) {
+  KOKKOS_INLINE_FUNCTION static void fill(const cs::Quaternion<T>& q, T* out) {
     const T m[16] = {q.w, -q.x, -q.y, -q.z, q.x, q.w, -q.z, q.y, q.y, q.z, q.w, -q.x, q.z, -q.y, q.x, q.w};
     for (int i = 0; i < 16; ++i) out[i] = m[i];
   }
@@ -31,7 +32,7 @@ struct real_block<cs::Quaternion<T>> {
 template <class T, int E>
 struct real_block<cs::Block<T, E>> {
   static constexpr int block_size = E;
-  static void fill(const cs::Block<T, E>& b, T* out) {
+  KOKKOS_INLINE_FUNCTION static void fill(const cs::Block<T, E>& b, T* out) {
     for (int i = 0; i < E * E; ++i) out[i] = b.v[i];
   }
 };
