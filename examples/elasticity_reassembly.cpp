@@ -104,7 +104,7 @@ int run(int n, int steps) {
               1e3 * host_path_seconds, host_tuned.variant().name().c_str(), host_tuned.rule().c_str());
 
   using vector = cs::CompoundVector<V, cs::Aos>;
-  const auto op = examples::timed_spmv<vector>([&tuned](const vector& x, const vector& y) {
+  const auto op = examples::product_operator([&tuned](const vector& x, const vector& y) {
     tuned.apply(cs::real_value<cs::coefficient_type_t<B>>(1), x, cs::real_value<cs::coefficient_type_t<B>>(0), y);
   });
   const vector b = examples::make_vector<vector>(load);

@@ -44,18 +44,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-/// y = A x by `product`, without the examples' TimedSpmv fences: CG's dot products
-/// synchronise each iteration anyway, and the whole step is what is timed.
-template <class Product>
-struct Operator {
-  Product product;
-  void apply(const vector& x, const vector& y) const { product(x, y); }
-};
-template <class Product>
-Operator<Product> operator_of(Product product) {
-  return {product};
-}
-
 /// What both loops start from, on the device.
 struct BeamOnDevice {
   examples::Beam beam;
@@ -452,7 +440,7 @@ json measure_reassembly_loop(const std::string& name, int n, int steps, bool& al
   ours["variant"] = tuned.variant().name();
   r["nnz"] = k.num_entries;
   using coefficient = cs::coefficient_type_t<B>;
-  const auto our_op = operator_of([&tuned](const vector& x, const vector& y) {
+  const auto our_op = examples::product_operator([&tuned](const vector& x, const vector& y) {
     tuned.apply(cs::real_value<coefficient>(1), x, cs::real_value<coefficient>(0), y);
   });
   const auto our_steps = run_steps(
@@ -484,7 +472,8 @@ json measure_reassembly_loop(const std::string& name, int n, int steps, bool& al
     }
     b["form"] = beam.chosen().name;
     for (const auto& f : beam.forms()) b["product_s"][f.name] = f.product_s;
-    const auto cusparse_op = operator_of([&beam](const vector& x, const vector& y) { beam.multiply(x, y); });
+    const auto cusparse_op =
+        examples::product_operator([&beam](const vector& x, const vector& y) { beam.multiply(x, y); });
     const auto cusparse_steps = run_steps(
         d, steps, [&] { beam.merge(); }, cusparse_op, cusparse_solution);
     if (!record_steps(cusparse_steps, b)) fail(r, "the cuSPARSE loop: a step's CG did not converge");
