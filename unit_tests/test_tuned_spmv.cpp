@@ -825,7 +825,29 @@ void expect_device_features_and_transposes_as_host(unsigned seed) {
   }
 }
 
+/// The sizes the device computes of each padded layout (slots, bytes with the slice offsets
+/// and column bases it keeps on the device, refusal) are the host path's.
+template <class Outer, class Entry>
+void expect_device_layout_size_as_host(const cs::HostCsr<Entry>& host) {
+  const auto device = on_device(host);
+  EXPECT_EQ(cs::layout_num_slots<Outer>(device), cs::layout_num_slots<Outer>(host)) << Outer::name();
+  EXPECT_EQ(cs::layout_memory_bytes<Outer>(device), cs::layout_memory_bytes<Outer>(host)) << Outer::name();
+  EXPECT_EQ(cs::layout_refusal<Outer>(device), cs::layout_refusal<Outer>(host)) << Outer::name();
+}
+template <class Entry, class... Outers>
+void expect_device_layout_sizes_as_host(unsigned seed, cs::TypeList<Outers...>) {
+  for (const auto& named : compound_sparse_test::test_matrices<Entry>(seed)) {
+    SCOPED_TRACE(named.name);
+    (expect_device_layout_size_as_host<Outers>(named.matrix), ...);
+  }
+}
+
 }  // namespace
+
+TEST(device_build, LayoutSizesMatchTheHostPath) {
+  expect_device_layout_sizes_as_host<Kokkos::complex<double>>(91u, cs::OuterLayouts{});
+  expect_device_layout_sizes_as_host<cs::Quaternion<float>>(92u, cs::OuterLayouts{});
+}
 
 TEST(device_build, FeaturesFingerprintAndTransposesMatchTheHostPathComplexDouble) {
   expect_device_features_and_transposes_as_host<C>(61);

@@ -49,9 +49,12 @@ struct LayoutShape {
   std::uint64_t lengths_size = 0;  ///< entries of the row-lengths array
   int ell_width = 0;
   int ell_stride = 0;
-  std::vector<std::uint64_t> slice_offsets;  ///< SlicedEll only
+  std::uint64_t column_bases_size = 0;  ///< entries of the column-bases array
+  /// SlicedEll only; left empty by the device build, which keeps them on the device.
+  std::vector<std::uint64_t> slice_offsets;
   /// Layouts with 16-bit column offsets (has_column_bases_v): each slice's smallest
-  /// column, and the largest offset from it over all slices.
+  /// column (empty from the device build, as slice_offsets), and the largest offset from it
+  /// over all slices.
   std::vector<int> column_bases;
   std::uint64_t largest_column_offset = 0;
 };
@@ -94,7 +97,10 @@ LayoutShape layout_shape(const HostCsr<Entry>& a) {
     constexpr int c = Outer::slice_size;
     const std::uint64_t slices = (n + c - 1) / c;
     shape.slice_offsets.assign(slices + 1, 0);
-    if constexpr (has_column_bases_v<Outer>) shape.column_bases.assign(slices, 0);
+    if constexpr (has_column_bases_v<Outer>) {
+      shape.column_bases.assign(slices, 0);
+      shape.column_bases_size = slices;
+    }
     for (std::uint64_t s = 0; s < slices; ++s) {
       int width = 0;
       for (std::uint64_t r = s * c; r < std::min(n, (s + 1) * c); ++r)
@@ -167,7 +173,7 @@ template <class Outer, class Entry>
 std::uint64_t layout_memory_bytes(const LayoutShape& s) {
   // num_slots < 2^62 for any int-sized matrix; long double keeps the product exact enough to compare.
   const long double bytes =
-      static_cast<long double>(s.offsets_size + s.lengths_size + s.column_bases.size()) * sizeof(int) +
+      static_cast<long double>(s.offsets_size + s.lengths_size + s.column_bases_size) * sizeof(int) +
       static_cast<long double>(s.num_slots) * (sizeof(column_index_t<Outer>) + sizeof(Entry));
   return bytes >= static_cast<long double>(std::numeric_limits<std::uint64_t>::max())
              ? std::numeric_limits<std::uint64_t>::max()

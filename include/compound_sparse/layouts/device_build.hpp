@@ -6,20 +6,18 @@
 // The result is the same, bit for bit, as to_device of the same matrix given as a HostCsr:
 // the same shape (layout_shape), the same budget checks and messages
 // (impl::require_layout_fits, without the host copy's), padding slots of column 0 and zero
-// values, every row's entries in its order. The work per row and per non-zero runs on the
-// device; what comes to the host is one number per slice (its width and, for 16-bit column
-// offsets, its smallest and largest column), from which the slice offsets are summed as
-// layout_shape sums them.
+// values, every row's entries in its order. The work per row, per slice and per non-zero runs
+// on the device (the slice offsets by a scan of the widths, in the order layout_shape sums
+// them); what comes to the host is a few numbers: the longest row or the slots in all, and for
+// 16-bit column offsets the widest span of a slice's columns.
 //
 // interop/kokkos_views.hpp's matrix_from_csr_views calls it; validate the views first
 // (impl::validate_csr_views).
 
 #include <Kokkos_Core.hpp>
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <type_traits>
-#include <vector>
 
 #include "../entries/components.hpp"
 #include "../impl/schedule_state.hpp"
@@ -84,13 +82,54 @@ struct SliceExtents {
   }
 };
 
-/// layout_shape<Outer> (Ell or SlicedEll) of the CSR arrays `row_map` (num_rows + 1 offsets)
-/// and `entries` in ExecutionSpace's memory: the widths by device kernels, the slice
-/// offsets summed on the host from one width per slice.
-template <class Outer, class ExecutionSpace, class RowMap, class Entries>
-LayoutShape layout_shape_on_device(int num_rows, const RowMap& row_map, const Entries& entries) {
-  static_assert(!std::is_same<Outer, Csr>::value, "Csr has no padding: its shape is the arrays' sizes");
+/// The slice offsets (offsets(s + 1) = the slots of slices 0..s, summed as 64-bit numbers;
+/// an int overflows only where layout_refusal refuses the layout before it is used) and, for
+/// 16-bit column offsets, each slice's column base (0 for a slice without entries).
+template <class Outer, class PerSlice, class Offsets>
+struct SliceOffsets {
+  using value_type = std::uint64_t;
+  PerSlice per_slice;
+  Offsets offsets;
+  Offsets column_bases;
+  KOKKOS_INLINE_FUNCTION void operator()(int s, std::uint64_t& slots, bool final) const {
+    const int width = per_slice(s, 0);
+    slots += static_cast<std::uint64_t>(width) * Outer::slice_size;
+    if (!final) return;
+    offsets(s + 1) = static_cast<int>(slots);
+    if constexpr (has_column_bases_v<Outer>) column_bases(s) = width == 0 ? 0 : per_slice(s, 1);
+  }
+};
+
+/// The widest span of columns in a slice with entries (Kokkos::Max).
+template <class PerSlice>
+struct WidestColumnSpan {
+  PerSlice per_slice;
+  KOKKOS_INLINE_FUNCTION void operator()(int s, std::uint64_t& widest) const {
+    if (per_slice(s, 0) == 0) return;
+    const std::uint64_t span =
+        static_cast<std::uint64_t>(per_slice(s, 2)) - static_cast<std::uint64_t>(per_slice(s, 1));
+    if (span > widest) widest = span;
+  }
+};
+
+/// layout_shape<Outer>'s sizes (its vectors left empty), and the offsets and column bases it
+/// would hold, as Views in MemorySpace (empty where Outer has none).
+template <class MemorySpace>
+struct DeviceLayoutShape {
   LayoutShape shape;
+  Kokkos::View<int*, MemorySpace> offsets;
+  Kokkos::View<int*, MemorySpace> column_bases;
+};
+
+/// DeviceLayoutShape of Outer (Ell or SlicedEll) for the CSR arrays `row_map` (num_rows + 1
+/// offsets) and `entries` in ExecutionSpace's memory, by device kernels.
+template <class Outer, class ExecutionSpace, class RowMap, class Entries>
+DeviceLayoutShape<typename ExecutionSpace::memory_space> layout_shape_on_device(int num_rows, const RowMap& row_map,
+                                                                                const Entries& entries) {
+  static_assert(!std::is_same<Outer, Csr>::value, "Csr has no padding: its shape is the arrays' sizes");
+  using memory_space = typename ExecutionSpace::memory_space;
+  DeviceLayoutShape<memory_space> result;
+  LayoutShape& shape = result.shape;
   if constexpr (std::is_same<Outer, Ell>::value) {
     int width = 0;
     Kokkos::parallel_reduce("compound_sparse::ell_width", Kokkos::RangePolicy<ExecutionSpace>(0, num_rows),
@@ -104,37 +143,30 @@ LayoutShape layout_shape_on_device(int num_rows, const RowMap& row_map, const En
     static_assert(is_sliced_ell<Outer>::value, "unknown outer layout");
     constexpr int c = Outer::slice_size;
     const int slices = (num_rows + c - 1) / c;
-    using per_slice_view = Kokkos::View<int* [3], Kokkos::LayoutRight, typename ExecutionSpace::memory_space>;
-    per_slice_view per_slice("compound_sparse::slice_widths", slices);
-    Kokkos::parallel_for("compound_sparse::slice_widths", Kokkos::RangePolicy<ExecutionSpace>(0, slices),
+    using per_slice_view = Kokkos::View<int* [3], Kokkos::LayoutRight, memory_space>;
+    per_slice_view per_slice(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::slice_extents"), slices);
+    Kokkos::parallel_for("compound_sparse::slice_extents", Kokkos::RangePolicy<ExecutionSpace>(0, slices),
                          SliceExtents<Outer, RowMap, Entries, per_slice_view>{num_rows, row_map, entries, per_slice});
-    const auto slice = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), per_slice);
-    shape.slice_offsets.assign(static_cast<std::size_t>(slices) + 1, 0);
-    if constexpr (has_column_bases_v<Outer>) shape.column_bases.assign(static_cast<std::size_t>(slices), 0);
-    for (int s = 0; s < slices; ++s) {
-      shape.slice_offsets[s + 1] = shape.slice_offsets[s] + static_cast<std::uint64_t>(slice(s, 0)) * c;
-      // A slice of width 0 has no entries: base 0, as layout_shape leaves it.
-      if (!has_column_bases_v<Outer> || slice(s, 0) == 0) continue;
-      shape.column_bases[s] = slice(s, 1);
-      shape.largest_column_offset = std::max(shape.largest_column_offset, static_cast<std::uint64_t>(slice(s, 2)) -
-                                                                              static_cast<std::uint64_t>(slice(s, 1)));
+    result.offsets = Kokkos::View<int*, memory_space>("compound_sparse::offsets", static_cast<std::size_t>(slices) + 1);
+    if constexpr (has_column_bases_v<Outer>) {
+      result.column_bases = Kokkos::View<int*, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::column_bases"), slices);
+      shape.column_bases_size = static_cast<std::uint64_t>(slices);
+      std::uint64_t widest = 0;
+      Kokkos::parallel_reduce("compound_sparse::widest_column_span", Kokkos::RangePolicy<ExecutionSpace>(0, slices),
+                              WidestColumnSpan<per_slice_view>{per_slice}, Kokkos::Max<std::uint64_t>(widest));
+      shape.largest_column_offset = slices == 0 ? 0 : widest;
     }
-    shape.num_slots = shape.slice_offsets.back();
+    std::uint64_t slots = 0;
+    Kokkos::parallel_scan("compound_sparse::slice_offsets", Kokkos::RangePolicy<ExecutionSpace>(0, slices),
+                          SliceOffsets<Outer, per_slice_view, Kokkos::View<int*, memory_space>>{
+                              per_slice, result.offsets, result.column_bases},
+                          slots);
+    shape.num_slots = slots;
     shape.offsets_size = static_cast<std::uint64_t>(slices) + 1;
     shape.lengths_size = static_cast<std::uint64_t>(num_rows);
   }
-  return shape;
-}
-
-/// A host vector copied into a new View of MemorySpace (the slice offsets and bases).
-template <class MemorySpace>
-Kokkos::View<int*, MemorySpace> device_copy_of(const std::vector<int>& host, const char* label) {
-  Kokkos::View<int*, MemorySpace> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
-                                       host.size());
-  const Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> from(host.data(),
-                                                                                                  host.size());
-  Kokkos::deep_copy(view, from);
-  return view;
+  return result;
 }
 
 /// The matrix in layout <Outer, Inner> (Ell or SlicedEll) on the views' memory space, from
@@ -150,7 +182,8 @@ padded_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries&
   using matrix_type = SparseMatrix<entry_type, Outer, Inner, memory_space>;
   const int num_rows = static_cast<int>(row_map.extent(0)) - 1;
   const std::uint64_t nnz = entries.extent(0);
-  const LayoutShape shape = layout_shape_on_device<Outer, execution_space>(num_rows, row_map, entries);
+  const auto device_shape = layout_shape_on_device<Outer, execution_space>(num_rows, row_map, entries);
+  const LayoutShape& shape = device_shape.shape;
   require_layout_fits<Outer, entry_type, memory_space>(shape, num_rows, num_cols, nnz, budget, /*host_copy=*/false);
 
   matrix_type m;
@@ -163,11 +196,10 @@ padded_matrix_from_csr_views(int num_cols, const RowMap& row_map, const Entries&
   const auto alloc = [](const char* label) {
     return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
   };
-  std::vector<int> slice_offsets(shape.slice_offsets.begin(), shape.slice_offsets.end());  // < 2^31: layout_refusal
-  m.offsets = device_copy_of<memory_space>(slice_offsets, "compound_sparse::offsets");
+  m.offsets = device_shape.offsets;
   m.row_lengths = typename matrix_type::index_view(alloc("compound_sparse::row_lengths"), shape.lengths_size);
   m.col_indices = typename matrix_type::column_view(alloc("compound_sparse::col_indices"), shape.num_slots);
-  m.column_bases = device_copy_of<memory_space>(shape.column_bases, "compound_sparse::column_bases");
+  m.column_bases = device_shape.column_bases;
   m.values = typename matrix_type::values_view(alloc("compound_sparse::values"), shape.num_slots);
   // Lengths, columns, values and padding in one pass (impl/slot_writes.hpp).
   using pattern_write = PatternWrite<typename matrix_type::index_view, typename matrix_type::column_view,

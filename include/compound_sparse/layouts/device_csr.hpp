@@ -81,7 +81,8 @@ LayoutShape layout_shape(const DeviceCsr<Entry, MemorySpace>& a) {
     shape.offsets_size = static_cast<std::uint64_t>(a.num_rows) + 1;
     return shape;
   } else {
-    return impl::layout_shape_on_device<Outer, typename MemorySpace::execution_space>(a.num_rows, a.row_map, a.entries);
+    return impl::layout_shape_on_device<Outer, typename MemorySpace::execution_space>(a.num_rows, a.row_map, a.entries)
+        .shape;
   }
 }
 
