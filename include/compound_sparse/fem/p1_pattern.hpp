@@ -1,0 +1,123 @@
+#pragma once
+// The pattern of a P1 (linear Lagrange) finite-element matrix on a tetrahedral mesh, built on the
+// device from the mesh's topology with exact allocation: row v holds v and every vertex that
+// shares a cell with v, so its length is 1 + the degree of v (0 for a vertex no cell uses).
+// The lengths are counted first, from the vertex-to-cell relation (device_tet_mesh.hpp): a
+// vertex of one of v's cells counts where no earlier cell of v has it, which needs no sort and
+// no list of the (row, column) pairs of the element matrices (16 per cell, the intermediate that
+// CooAssembly sorts). A scan makes them offsets; the same walk then writes each row's columns
+// into exactly its place, and one thread puts the row's few columns in increasing order.
+//
+// The result is the pattern that csr_from_coo makes of the element matrices' positions, array
+// for array; matrix_from_csr_views (or TunedSpmv's make_device_csr) takes it to any layout.
+
+#include <Kokkos_Core.hpp>
+#include <limits>
+
+#include "../error.hpp"
+#include "../impl/device_scan_sort.hpp"
+#include "device_tet_mesh.hpp"
+
+namespace compound_sparse {
+
+/// A CSR pattern on the device: the columns of row r are entries(row_map(r)) ..
+/// entries(row_map(r + 1) - 1), in increasing order.
+template <class MemorySpace>
+struct DevicePattern {
+  int num_rows = 0;
+  int num_cols = 0;
+  Kokkos::View<int*, MemorySpace> row_map;
+  Kokkos::View<int*, MemorySpace> entries;
+};
+
+namespace impl {
+
+/// Walks the distinct vertices of vertex v's cells, each once, in the order of v's cells (and of
+/// the vertices within a cell): `visit(w)` for each. A vertex counts at its first cell, the
+/// earlier cells of v being searched for it: quadratic in the number of v's cells, tens on a mesh.
+template <class Cells, class Incident, class Visit>
+KOKKOS_INLINE_FUNCTION void for_each_neighbour(const Cells& cells, const Incident& incident, int v,
+                                               const Visit& visit) {
+  const int begin = incident.offsets(v), end = incident.offsets(v + 1);
+  for (int j = begin; j < end; ++j) {
+    const int t = incident.cells(j);
+    for (int q = 0; q < 4; ++q) {
+      const int w = cells(t, q);
+      bool seen = false;
+      for (int i = begin; i < j && !seen; ++i) {
+        const int s = incident.cells(i);
+        seen = cells(s, 0) == w || cells(s, 1) == w || cells(s, 2) == w || cells(s, 3) == w;
+      }
+      if (!seen) visit(w);
+    }
+  }
+}
+
+/// row_map(v + 1) = the length of row v.
+template <class Cells, class Incident, class RowMap>
+struct CountP1Row {
+  Cells cells;
+  Incident incident;
+  RowMap row_map;
+  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
+    int length = 0;
+    for_each_neighbour(cells, incident, v, [&](int) { ++length; });
+    row_map(v + 1) = length;
+  }
+};
+
+/// Row v's columns into its place, then in increasing order.
+template <class Cells, class Incident, class RowMap, class Entries>
+struct FillP1Row {
+  Cells cells;
+  Incident incident;
+  RowMap row_map;
+  Entries entries;
+  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
+    int at = row_map(v);
+    for_each_neighbour(cells, incident, v, [&](int w) { entries(at++) = w; });
+    heap_sort(entries, row_map(v), row_map(v + 1));
+  }
+};
+
+/// The sum of the rows' lengths in 64 bits: whether 32-bit offsets hold the pattern.
+template <class RowMap>
+struct SumRowLengths {
+  RowMap row_map;
+  KOKKOS_INLINE_FUNCTION void operator()(int v, long long& sum) const { sum += row_map(v + 1); }
+};
+
+}  // namespace impl
+
+/// The P1 pattern of a checked mesh (make_device_tet_mesh): num_points x num_points.
+template <class MemorySpace>
+DevicePattern<MemorySpace> p1_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
+  using execution_space = typename MemorySpace::execution_space;
+  const auto incident = vertex_cells(mesh);
+  DevicePattern<MemorySpace> p;
+  p.num_rows = p.num_cols = mesh.num_points;
+  p.row_map = Kokkos::View<int*, MemorySpace>("compound_sparse::p1_row_map", mesh.num_points + 1);
+  const Kokkos::RangePolicy<execution_space> vertices(0, mesh.num_points);
+  Kokkos::parallel_for("compound_sparse::p1_row_lengths", vertices,
+                       impl::CountP1Row<decltype(mesh.cells), VertexCells<MemorySpace>, decltype(p.row_map)>{
+                           mesh.cells, incident, p.row_map});
+  long long total = 0;
+  Kokkos::parallel_reduce("compound_sparse::p1_non_zeros", vertices,
+                          impl::SumRowLengths<decltype(p.row_map)>{p.row_map}, total);
+  COMPOUND_SPARSE_REQUIRE(total <= std::numeric_limits<int>::max(), "P1 pattern of a mesh of "
+                                                                        << mesh.num_points << " points and "
+                                                                        << mesh.num_cells() << " cells has " << total
+                                                                        << " non-zeros, more than 32-bit offsets hold");
+  impl::exclusive_sum_in_place<execution_space>(p.row_map, mesh.num_points);
+  int nnz = 0;
+  Kokkos::deep_copy(nnz, Kokkos::subview(p.row_map, mesh.num_points));
+  p.entries = Kokkos::View<int*, MemorySpace>(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p1_entries"), nnz);
+  Kokkos::parallel_for(
+      "compound_sparse::p1_fill", vertices,
+      impl::FillP1Row<decltype(mesh.cells), VertexCells<MemorySpace>, decltype(p.row_map), decltype(p.entries)>{
+          mesh.cells, incident, p.row_map, p.entries});
+  return p;
+}
+
+}  // namespace compound_sparse
