@@ -109,10 +109,8 @@ DevicePattern<MemorySpace> p1_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
                                                                         << mesh.num_cells() << " cells has " << total
                                                                         << " non-zeros, more than 32-bit offsets hold");
   impl::exclusive_sum_in_place<execution_space>(p.row_map, mesh.num_points);
-  int nnz = 0;
-  Kokkos::deep_copy(nnz, Kokkos::subview(p.row_map, mesh.num_points));
   p.entries = Kokkos::View<int*, MemorySpace>(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p1_entries"), nnz);
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p1_entries"), static_cast<std::size_t>(total));
   Kokkos::parallel_for(
       "compound_sparse::p1_fill", vertices,
       impl::FillP1Row<decltype(mesh.cells), VertexCells<MemorySpace>, decltype(p.row_map), decltype(p.entries)>{
