@@ -1,17 +1,22 @@
 // Finite-element assembly on the device (fem/): the tetrahedral mesh's checks, the
-// vertex-to-cell relation, and the P1 pattern from the mesh's topology, each against what the
-// host makes of the same mesh (the P1 pattern: csr_from_coo of the element matrices' positions,
-// 16 per cell).
+// vertex-to-cell relation, the P1 pattern from the mesh's topology, and P1Assembly's every way
+// of summing on every layout, each against what the host makes of the same mesh (the pattern:
+// csr_from_coo of the element matrices' positions; the matrices: the zoo's assembly, converted).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <array>
-#include <compound_sparse/fem/p1_pattern.hpp>
+#include <cmath>
+#include <compound_sparse.hpp>
+#include <compound_sparse/fem/p1_assembly.hpp>
+#include <compound_sparse/fem/p1_problems.hpp>
 #include <compound_sparse/layouts/host_csr.hpp>
+#include <compound_sparse/zoo/elasticity.hpp>
 #include <compound_sparse/zoo/tet_mesh.hpp>
 #include <limits>
 #include <numeric>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +26,8 @@
 namespace cs = compound_sparse;
 namespace zoo = compound_sparse::zoo;
 using memory_space = compound_sparse_test::device_memory_space;
+using compound_sparse_test::same_arrays;
+using compound_sparse_test::same_bytes;
 
 namespace {
 
@@ -171,4 +178,201 @@ TEST(fem_assembly, BadCellsAreRefusedNamingTheFirst) {
   m.tets[0][2] = -1;
   e = error_of(m);
   EXPECT_NE(e.find("cell 0 (0, 1, -1, 3) has a vertex outside"), std::string::npos) << e;
+}
+
+namespace {
+
+using Block3 = cs::Block<double, 3>;
+using C = Kokkos::complex<double>;
+constexpr cs::Summation all_summations[] = {cs::Summation::per_entry, cs::Summation::per_node,
+                                            cs::Summation::per_node_inline, cs::Summation::atomic_scatter,
+                                            cs::Summation::coloured_scatter};
+
+bool bit_for_bit(cs::Summation how) {
+  return how == cs::Summation::per_entry || how == cs::Summation::per_node || how == cs::Summation::per_node_inline;
+}
+
+/// The meshes every way of summing is checked on: one cell, two sharing a face with a point no
+/// cell uses, boxes (with row counts that are no multiple of a slice), an L, a cylinder, and a
+/// box with its cells shuffled and turned.
+std::vector<std::pair<std::string, zoo::TetMesh>> assembly_meshes() {
+  return {{"one tetrahedron", one_tetrahedron()},
+          {"two tetrahedra", two_tetrahedra_and_an_unused_point()},
+          {"box 3x2x2", zoo::box_mesh(3, 2, 2)},
+          {"box 5x4x3", zoo::box_mesh(5, 4, 3, 2.0, 1.0, 0.5)},
+          {"L", zoo::l_shape_mesh(4, 2)},
+          {"cylinder", zoo::cylinder_mesh(4, 3)},
+          {"shuffled box", shuffled(zoo::box_mesh(4, 3, 3), 5u)}};
+}
+
+/// The geometry of cell t of a host mesh, by the function the zoo and the device run.
+cs::P1Tet host_geometry(const zoo::TetMesh& m, int t) {
+  double x[4][3];
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) x[a][k] = m.points[m.tets[t][a]][k];
+  cs::P1Tet e;
+  cs::p1_tet(x, e);
+  return e;
+}
+
+/// csr_from_coo of every cell's 16 element entries entry(e, t, a, b).
+template <class Entry, class ElementEntry>
+cs::HostCsr<Entry> host_assembly(const zoo::TetMesh& m, const ElementEntry& entry) {
+  std::vector<cs::CooEntry<Entry>> coo;
+  for (int t = 0; t < static_cast<int>(m.tets.size()); ++t) {
+    const auto e = host_geometry(m, t);
+    for (int a = 0; a < 4; ++a)
+      for (int b = 0; b < 4; ++b) coo.push_back({m.tets[t][a], m.tets[t][b], entry(e, t, a, b)});
+  }
+  const int n = static_cast<int>(m.points.size());
+  return cs::csr_from_coo(n, n, std::move(coo));
+}
+
+/// Whether two matrices of one layout have the same pattern and values that differ by at most
+/// `tolerance` times the largest value (what an atomic or coloured sum's rounding allows).
+template <class Matrix>
+::testing::AssertionResult same_within(const Matrix& got, const Matrix& want, double tolerance) {
+  if (!same_bytes(got.offsets, want.offsets) || !same_bytes(got.row_lengths, want.row_lengths) ||
+      !same_bytes(got.col_indices, want.col_indices) || !same_bytes(got.column_bases, want.column_bases))
+    return ::testing::AssertionFailure() << "the patterns differ";
+  const auto g = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), got.values);
+  const auto w = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), want.values);
+  double largest = 0, worst = 0;
+  for (std::size_t i = 0; i < w.extent(0); ++i)
+    for (std::size_t c = 0; c < w.extent(1); ++c) {
+      largest = std::max(largest, std::abs(w(i, c)));
+      worst = std::max(worst, std::abs(g(i, c) - w(i, c)));
+    }
+  if (worst <= tolerance * largest) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "values differ by " << worst << " of " << largest;
+}
+
+/// Every way of summing on every layout gives `want` converted: bit for bit for the gathers,
+/// within 1e-14 of the largest value for the scatters; a coloured scatter gives the same bits
+/// every time.
+template <class Entry, class Problem>
+void expect_every_way_gives(const std::string& name, const zoo::TetMesh& m, const Problem& problem,
+                            const cs::HostCsr<Entry>& want) {
+  const auto mesh = on_device(m);
+  cs::for_each_type(cs::OuterLayouts{}, [&](auto outer) {
+    using Outer = typename decltype(outer)::type;
+    ASSERT_EQ(cs::layout_refusal<Outer>(want), "") << name;
+    cs::for_each_type(cs::InnerLayouts{}, [&](auto inner) {
+      using Inner = typename decltype(inner)::type;
+      const auto expected = cs::to_device<Outer, Inner>(want);
+      for (const auto how : all_summations) {
+        const std::string what = name + " in " + Outer::name() + "." + Inner::name() + " by " + cs::summation_name(how);
+        const cs::P1Assembly<Entry, Outer, Inner, memory_space> assembly(mesh, how);
+        assembly.assemble(problem);
+        if (bit_for_bit(how)) {
+          EXPECT_TRUE(same_arrays(assembly.matrix(), expected)) << what;
+          continue;
+        }
+        EXPECT_TRUE(same_within(assembly.matrix(), expected, 1e-14)) << what;
+        if (how != cs::Summation::coloured_scatter) continue;
+        const auto first = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), assembly.matrix().values);
+        assembly.assemble(problem);
+        EXPECT_TRUE(same_bytes(first, assembly.matrix().values)) << what << ": a second assembly differs";
+      }
+    });
+  });
+}
+
+}  // namespace
+
+TEST(fem_assembly, EveryWayGivesTheZoosElasticityMatrixOnEveryLayout) {
+  const double lambda = 1.7, mu = 0.45;
+  for (const auto& named : assembly_meshes())
+    expect_every_way_gives(named.first, named.second,
+                           cs::uniform_elasticity<memory_space>(static_cast<int>(named.second.tets.size()), lambda, mu),
+                           zoo::elasticity_matrix(named.second, lambda, mu));
+}
+
+TEST(fem_assembly, EveryWayGivesTheHostHelmholtzMatrixOnEveryLayout) {
+  const cs::P1Helmholtz problem{2.5};
+  for (const auto& named : assembly_meshes())
+    expect_every_way_gives(named.first, named.second, problem,
+                           host_assembly<C>(named.second, [&](const cs::P1Tet& e, int, int a, int b) {
+                             return C(cs::p1_helmholtz_entry(e, a, b, 2.5 * 2.5), 0);
+                           }));
+}
+
+// A refresh with new coefficients (Young's modulus per cell) reuses the assembly: pattern,
+// layout and map; its matrix is the host's for the new coefficients.
+TEST(fem_assembly, NewCoefficientsPerCellReuseTheAssembly) {
+  const auto m = shuffled(zoo::box_mesh(5, 3, 4), 3u);
+  const int cells = static_cast<int>(m.tets.size());
+  std::vector<double> lambda(cells), mu(cells);
+  for (int t = 0; t < cells; ++t) {
+    const auto lame = zoo::lame_parameters(1.0 + 0.5 * std::sin(t), 0.3);
+    lambda[t] = lame.first;
+    mu[t] = lame.second;
+  }
+  const cs::P1Elasticity<memory_space> varying{compound_sparse_test::device_copy(lambda),
+                                               compound_sparse_test::device_copy(mu)};
+  const auto want = host_assembly<Block3>(
+      m, [&](const cs::P1Tet& e, int t, int a, int b) { return cs::p1_elasticity_block(e, a, b, lambda[t], mu[t]); });
+  const auto mesh = on_device(m);
+  for (const auto how : all_summations) {
+    if (!bit_for_bit(how)) continue;
+    const cs::P1Assembly<Block3, cs::SlicedEll<32>, cs::Soa, memory_space> assembly(mesh, how);
+    assembly.assemble(cs::uniform_elasticity<memory_space>(cells, 2.0, 1.0));
+    EXPECT_TRUE(
+        same_arrays(assembly.matrix(), cs::to_device<cs::SlicedEll<32>, cs::Soa>(zoo::elasticity_matrix(m, 2.0, 1.0))))
+        << cs::summation_name(how);
+    assembly.assemble(varying);
+    EXPECT_TRUE(same_arrays(assembly.matrix(), cs::to_device<cs::SlicedEll<32>, cs::Soa>(want)))
+        << cs::summation_name(how);
+  }
+}
+
+TEST(fem_assembly, DirichletRowsAsTheZoosOnTheDevice) {
+  const auto m = zoo::box_mesh(4, 3, 5);
+  std::vector<char> fixed(m.points.size());
+  for (std::size_t p = 0; p < m.points.size(); ++p) fixed[p] = m.points[p][2] == 0 || m.points[p][0] == 1;
+  auto want = zoo::elasticity_matrix(m, 1.0, 0.5);
+  zoo::apply_dirichlet(want, fixed);
+  Block3 identity{};
+  for (int i = 0; i < 3; ++i) identity(i, i) = 1;
+  const auto mesh = on_device(m);
+  const auto flags = compound_sparse_test::device_copy(fixed);
+  const cs::P1Assembly<Block3, cs::SlicedEll<32, 16>, cs::Aos, memory_space> padded(mesh, cs::Summation::per_entry);
+  padded.assemble(cs::uniform_elasticity<memory_space>(mesh.num_cells(), 1.0, 0.5));
+  padded.apply_dirichlet(flags, identity);
+  EXPECT_TRUE(same_arrays(padded.matrix(), cs::to_device<cs::SlicedEll<32, 16>, cs::Aos>(want)));
+  const cs::P1Assembly<Block3, cs::Csr, cs::Soa, memory_space> csr(mesh, cs::Summation::per_node_inline);
+  csr.assemble(cs::uniform_elasticity<memory_space>(mesh.num_cells(), 1.0, 0.5));
+  csr.apply_dirichlet(flags, identity);
+  EXPECT_TRUE(same_arrays(csr.matrix(), cs::to_device<cs::Csr, cs::Soa>(want)));
+}
+
+TEST(fem_assembly, WrongCoefficientsAndFlagsAreRefusedBeforeAnyWrite) {
+  const auto m = two_tetrahedra_and_an_unused_point();
+  const auto mesh = on_device(m);
+  const cs::P1Assembly<Block3, cs::Csr, cs::Aos, memory_space> assembly(mesh, cs::Summation::per_node);
+  assembly.assemble(cs::uniform_elasticity<memory_space>(2, 1.0, 0.5));
+  const auto before = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), assembly.matrix().values);
+  const std::string e = compound_sparse_test::error_of_kind<cs::InvalidInput>(
+      [&] { assembly.assemble(cs::uniform_elasticity<memory_space>(3, 1.0, 0.5)); });
+  EXPECT_NE(e.find("P1Elasticity: 3 lambdas and 3 mus for 2 cells"), std::string::npos) << e;
+  const std::string flags = compound_sparse_test::error_of_kind<cs::InvalidInput>(
+      [&] { assembly.apply_dirichlet(compound_sparse_test::device_copy(std::vector<char>(5, 1)), Block3{}); });
+  EXPECT_NE(flags.find("apply_dirichlet: 5 flags for 6 points"), std::string::npos) << flags;
+  EXPECT_TRUE(same_bytes(before, assembly.matrix().values));
+}
+
+TEST(fem_assembly, NoTwoCellsOfAColourShareAVertex) {
+  const auto m = shuffled(zoo::box_mesh(6, 5, 4), 9u);
+  const auto mesh = on_device(m);
+  const auto colouring = cs::colour_cells(mesh, cs::vertex_cells(mesh));
+  const auto cells = to_host(colouring.cells);
+  ASSERT_EQ(colouring.offsets.front(), 0);
+  ASSERT_EQ(colouring.offsets.back(), static_cast<int>(m.tets.size()));
+  EXPECT_EQ(std::set<int>(cells.begin(), cells.end()).size(), m.tets.size());  // each cell once
+  EXPECT_LT(colouring.num_colours(), 100);
+  for (int c = 0; c < colouring.num_colours(); ++c) {
+    std::set<int> vertices;
+    for (int i = colouring.offsets[c]; i < colouring.offsets[c + 1]; ++i)
+      for (int v : m.tets[cells[i]]) EXPECT_TRUE(vertices.insert(v).second) << "colour " << c << " vertex " << v;
+  }
 }

@@ -23,26 +23,11 @@ std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& 
   for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
     const auto e = detail::p1_tet(mesh, t);
     const auto& c = mesh.tets[t];
-    // Upper block triangle computed, lower one mirrored (transposed): K_ba = K_ab^T bit for bit.
+    // Blocks (b, a) are blocks (a, b) transposed bit for bit (p1_elasticity_block).
     for (int a = 0; a < 4; ++a)
       for (int b = a; b < 4; ++b) {
-        const double* ga = e.grad[a];
-        const double* gb = e.grad[b];
-        const double dot = ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2];
-        B k;
-        for (int i = 0; i < 3; ++i)
-          for (int j = 0; j < 3; ++j)
-            k(i, j) = e.volume * (lambda * (ga[i] * gb[j]) + mu * (gb[i] * ga[j]) + (i == j ? mu * dot : 0.0));
-        if (a == b)  // a diagonal block is symmetric itself; make it so exactly
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < i; ++j) k(i, j) = k(j, i);
-        coo.push_back({c[a], c[b], k});
-        if (a != b) {
-          B kt;
-          for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) kt(i, j) = k(j, i);
-          coo.push_back({c[b], c[a], kt});
-        }
+        coo.push_back({c[a], c[b], p1_elasticity_block(e, a, b, lambda, mu)});
+        if (a != b) coo.push_back({c[b], c[a], p1_elasticity_block(e, b, a, lambda, mu)});
       }
   }
   return coo;

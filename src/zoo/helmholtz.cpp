@@ -21,14 +21,7 @@ std::vector<CooEntry<Kokkos::complex<double>>> helmholtz_contributions(const Tet
     const auto e = detail::p1_tet(mesh, t);
     const auto& c = mesh.tets[t];
     for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b) {
-        const double* ga = e.grad[a];
-        const double* gb = e.grad[b];
-        // Products commute, so (a, b) and (b, a) give the same bits.
-        const double stiffness = e.volume * (ga[0] * gb[0] + ga[1] * gb[1] + ga[2] * gb[2]);
-        const double mass = e.volume / 20 * (a == b ? 2 : 1);
-        coo.push_back({c[a], c[b], C(stiffness - k2 * mass, 0)});
-      }
+      for (int b = 0; b < 4; ++b) coo.push_back({c[a], c[b], C(p1_helmholtz_entry(e, a, b, k2), 0)});
   }
   // Impedance term on boundary triangles: P1 mass matrix area/12 (1 + delta_ab).
   for (const auto& f : boundary_faces(mesh)) {

@@ -89,11 +89,12 @@ struct SumRowLengths {
 
 }  // namespace impl
 
-/// The P1 pattern of a checked mesh (make_device_tet_mesh): num_points x num_points.
+/// The P1 pattern of a checked mesh (make_device_tet_mesh) with its vertex-to-cell relation
+/// (vertex_cells): num_points x num_points.
 template <class MemorySpace>
-DevicePattern<MemorySpace> p1_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
+DevicePattern<MemorySpace> p1_pattern(const DeviceTetMesh<MemorySpace>& mesh,
+                                      const VertexCells<MemorySpace>& incident) {
   using execution_space = typename MemorySpace::execution_space;
-  const auto incident = vertex_cells(mesh);
   DevicePattern<MemorySpace> p;
   p.num_rows = p.num_cols = mesh.num_points;
   p.row_map = Kokkos::View<int*, MemorySpace>("compound_sparse::p1_row_map", mesh.num_points + 1);
@@ -116,6 +117,12 @@ DevicePattern<MemorySpace> p1_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
       impl::FillP1Row<decltype(mesh.cells), VertexCells<MemorySpace>, decltype(p.row_map), decltype(p.entries)>{
           mesh.cells, incident, p.row_map, p.entries});
   return p;
+}
+
+/// The same, building the vertex-to-cell relation.
+template <class MemorySpace>
+DevicePattern<MemorySpace> p1_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
+  return p1_pattern(mesh, vertex_cells(mesh));
 }
 
 }  // namespace compound_sparse

@@ -1,0 +1,442 @@
+#pragma once
+// P1 finite-element assembly on the device, from a tetrahedral mesh straight into a layout:
+//
+//   P1Assembly<Block<double, 3>, SlicedEll<32>, Soa> assembly(mesh, Summation::per_entry);  // once
+//   assembly.assemble(uniform_elasticity(mesh.num_cells(), lambda, mu));  // every step
+//   assembly.apply_dirichlet(fixed, identity);
+//   spmv(schedule, alpha, assembly.matrix(), x, beta, y);
+//
+// The constructor builds the pattern from the mesh's topology with exact allocation
+// (p1_pattern.hpp), writes it into the layout (device_build.hpp) with zero values, and keeps
+// what its way of summing needs. assemble(problem) then computes every cell's element matrix
+// entries (p1_problems.hpp) on the device and sums them into the layout's slots. There is no
+// matrix in between: no list of (row, column, value) contributions and no CSR of values.
+//
+// The ways of summing (Summation), after "GPU-based Polynomial Finite Element Matrix Assembly
+// for Simplex Meshes" (Mueller-Roemer, Altenhofen, Stork, 2018), plus two scatters:
+//
+// | Summation        | a thread per | element entries from          | kept besides the matrix       |
+// |------------------|--------------|-------------------------------|-------------------------------|
+// | per_entry        | non-zero     | each cell's geometry, stored  | geometry, slot-to-entries map |
+// | per_node         | row          | each cell's geometry, stored  | geometry, vertex-to-cells     |
+// | per_node_inline  | row          | the mesh, computed in place   | vertex-to-cells               |
+// | atomic_scatter   | cell         | the mesh, computed in place   | nothing                       |
+// | coloured_scatter | cell         | the mesh, computed in place   | a cell colouring              |
+//
+// The gathers (per_entry, per_node, per_node_inline) add a slot's contributions in the order
+// of its cells, which is the order zoo's csr_from_coo of the element contributions adds them:
+// their matrices are the host assembly's bit for bit. A coloured scatter adds them colour by
+// colour, so its sums round differently from the host's, but the same way on every run. An
+// atomic scatter adds them in whatever order the device's atomics ran: close to the host's
+// within rounding, not bit for bit, and not the same from run to run.
+//
+// A gather's first add makes -0.0 + x, which is x bit for bit (also for x = -0.0, which a sum
+// started at +0.0 would turn into +0.0): every stored non-zero is set to -0.0 before the sums.
+
+#include <Kokkos_Core.hpp>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "../entries/components.hpp"
+#include "../error.hpp"
+#include "../impl/device_scan_sort.hpp"
+#include "../impl/row_slots.hpp"
+#include "../impl/slot_writes.hpp"
+#include "../layouts/convert.hpp"
+#include "../layouts/device_build.hpp"
+#include "../layouts/layout_tags.hpp"
+#include "../layouts/refresh.hpp"
+#include "../layouts/sparse_matrix.hpp"
+#include "cell_colouring.hpp"
+#include "device_tet_mesh.hpp"
+#include "p1_elements.hpp"
+#include "p1_pattern.hpp"
+
+namespace compound_sparse {
+
+/// How P1Assembly sums the element matrices (p1_assembly.hpp's table).
+enum class Summation { per_entry, per_node, per_node_inline, atomic_scatter, coloured_scatter };
+
+/// "per_entry", "per_node", "per_node_inline", "atomic_scatter", "coloured_scatter".
+inline const char* summation_name(Summation how) {
+  switch (how) {
+    case Summation::per_entry:
+      return "per_entry";
+    case Summation::per_node:
+      return "per_node";
+    case Summation::per_node_inline:
+      return "per_node_inline";
+    case Summation::atomic_scatter:
+      return "atomic_scatter";
+    case Summation::coloured_scatter:
+      return "coloured_scatter";
+  }
+  return "?";
+}
+
+namespace impl {
+
+/// The geometry of cell t of the mesh.
+template <class Points, class Cells>
+KOKKOS_INLINE_FUNCTION P1Tet cell_geometry(const Points& points, const Cells& cells, int t) {
+  double x[4][3];
+  for (int a = 0; a < 4; ++a)
+    for (int k = 0; k < 3; ++k) x[a][k] = points(cells(t, a), k);
+  P1Tet e;
+  p1_tet(x, e);
+  return e;
+}
+
+/// geometry(t) for every cell.
+template <class Points, class Cells, class Geometry>
+struct ComputeGeometry {
+  Points points;
+  Cells cells;
+  Geometry geometry;
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const { geometry(t) = cell_geometry(points, cells, t); }
+};
+
+/// Which corner of cell t is vertex v (the cell has it).
+template <class Cells>
+KOKKOS_INLINE_FUNCTION int corner_of(const Cells& cells, int t, int v) {
+  int a = 0;
+  while (cells(t, a) != v) ++a;
+  return a;
+}
+
+/// The k with entries(begin + k) == column in a sorted row of a CSR pattern (the row has it).
+template <class Entries>
+KOKKOS_INLINE_FUNCTION int pattern_position(const Entries& entries, int begin, int end, int column) {
+  int lo = begin, hi = end - 1;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (entries(mid) < column)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo - begin;
+}
+
+/// The k of the slot of `column` among a layout row's slots (its columns increase with k).
+template <class Outer, class Matrix>
+KOKKOS_INLINE_FUNCTION int slot_position(const Matrix& m, const RowSlots& slots, int row, int column) {
+  const int base = column_base<Outer>(m.column_bases, row);
+  int lo = 0, hi = slots.length - 1;
+  while (lo < hi) {
+    const int mid = lo + (hi - lo) / 2;
+    if (static_cast<int>(m.col_indices(slots.first + mid * slots.step)) + base < column)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/// A slot's entries: its cells' element entries (a, b) as 16 t + 4 a + b, the order of the
+/// problem's entry(geometry, t, a, b).
+KOKKOS_INLINE_FUNCTION int element_entry_id(int t, int a, int b) {
+  return 16 * t + 4 * a + b;
+}
+
+/// The per-entry map, row v's part: counts(p + 1) = the entries slot p of the pattern sums (fill
+/// false), or their ids in cell order at list(cursor(p)++) (fill true). Row v's slots are its
+/// thread's alone.
+template <class Cells, class Incident, class Pattern, class Index>
+struct SlotEntries {
+  Cells cells;
+  Incident incident;
+  Pattern pattern;
+  Index counts;
+  Index cursors;
+  Index list;
+  bool fill;
+  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
+    const int begin = pattern.row_map(v), end = pattern.row_map(v + 1);
+    for (int j = incident.offsets(v); j < incident.offsets(v + 1); ++j) {
+      const int t = incident.cells(j);
+      const int a = corner_of(cells, t, v);
+      for (int b = 0; b < 4; ++b) {
+        const int p = begin + pattern_position(pattern.entries, begin, end, cells(t, b));
+        if (fill)
+          list(cursors(p)++) = element_entry_id(t, a, b);
+        else
+          ++counts(p + 1);
+      }
+    }
+  }
+};
+
+/// Non-zero p (source position for impl/slot_writes.hpp): the sum of its element entries, first
+/// to last.
+template <class Problem, class Geometry, class Index>
+struct SummedElementEntries {
+  using entry_type = typename Problem::entry_type;
+  Problem problem;
+  Geometry geometry;
+  Index first;
+  Index list;
+  KOKKOS_INLINE_FUNCTION entry_type entry(std::size_t p) const {
+    using traits = component_traits<entry_type>;
+    const int begin = first(p), end = first(p + 1);
+    entry_type sum = element_entry(list(begin));  // a non-zero has one entry at least
+    for (int i = begin + 1; i < end; ++i) {
+      const entry_type e = element_entry(list(i));
+      for (int c = 0; c < traits::size; ++c) traits::get(sum, c) += traits::get(e, c);
+    }
+    return sum;
+  }
+  KOKKOS_INLINE_FUNCTION entry_type element_entry(int id) const {
+    const int t = id / 16;
+    return problem.entry(geometry(t), t, (id / 4) % 4, id % 4);
+  }
+};
+
+/// Every stored non-zero of the matrix's rows set to `value` in every component (-0.0 before
+/// sums, header comment).
+template <class Outer, class Matrix>
+struct FillRowSlots {
+  Matrix m;
+  typename Matrix::scalar_type value;
+  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
+    const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
+    for (int k = 0; k < s.length; ++k)
+      for (int c = 0; c < Matrix::components; ++c) m.values(s.first + k * s.step, c) = value;
+  }
+};
+
+/// Adds e into slot `slot`, atomically or not.
+template <bool atomic, class Values, class Entry>
+KOKKOS_INLINE_FUNCTION void add_into_slot(const Values& values, int slot, const Entry& e) {
+  using traits = component_traits<Entry>;
+  for (int c = 0; c < traits::size; ++c) {
+    if constexpr (atomic)
+      Kokkos::atomic_add(&values(slot, c), traits::get(e, c));
+    else
+      values(slot, c) += traits::get(e, c);
+  }
+}
+
+/// Row v gathered: its cells in increasing order, each one's entries (a, b) for v's corner a
+/// added into the slots of the cell's corners b. The geometry is read from `geometry`
+/// (stored_geometry) or computed from the mesh.
+template <class Outer, class Matrix, class Problem, class Points, class Cells, class Incident, class Geometry>
+struct GatherRow {
+  Matrix m;
+  Problem problem;
+  Points points;
+  Cells cells;
+  Incident incident;
+  Geometry geometry;  ///< per cell; unused when computed in place
+  bool stored_geometry;
+  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
+    const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
+    for (int j = incident.offsets(v); j < incident.offsets(v + 1); ++j) {
+      const int t = incident.cells(j);
+      const int a = corner_of(cells, t, v);
+      const P1Tet e = stored_geometry ? geometry(t) : cell_geometry(points, cells, t);
+      for (int b = 0; b < 4; ++b) {
+        const int k = slot_position<Outer>(m, s, v, cells(t, b));
+        add_into_slot<false>(m.values, s.first + k * s.step, problem.entry(e, t, a, b));
+      }
+    }
+  }
+};
+
+/// Cell list(i) scattered: its 16 element entries added into their slots, atomically or (a
+/// colour's cells, which share no vertex) not.
+template <bool atomic, class Outer, class Matrix, class Problem, class Points, class Cells, class List>
+struct ScatterCell {
+  Matrix m;
+  Problem problem;
+  Points points;
+  Cells cells;
+  List list;  ///< cell indices; empty: cell i
+  int first;
+  KOKKOS_INLINE_FUNCTION void operator()(int i) const {
+    const int t = list.extent(0) > 0 ? list(first + i) : first + i;
+    const P1Tet e = cell_geometry(points, cells, t);
+    for (int a = 0; a < 4; ++a) {
+      const int v = cells(t, a);
+      const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
+      for (int b = 0; b < 4; ++b) {
+        const int k = slot_position<Outer>(m, s, v, cells(t, b));
+        add_into_slot<atomic>(m.values, s.first + k * s.step, problem.entry(e, t, a, b));
+      }
+    }
+  }
+};
+
+/// Homogeneous Dirichlet conditions on row v's slots: a slot of a fixed row or column becomes
+/// zero, a fixed row's diagonal `diagonal`.
+template <class Outer, class Matrix, class Fixed, class Entry>
+struct DirichletRow {
+  Matrix m;
+  Fixed fixed;
+  Entry diagonal;
+  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
+    using traits = component_traits<Entry>;
+    const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
+    const int base = column_base<Outer>(m.column_bases, v);
+    for (int k = 0; k < s.length; ++k) {
+      const int slot = s.first + k * s.step;
+      const int column = static_cast<int>(m.col_indices(slot)) + base;
+      if (!fixed(v) && !fixed(column)) continue;
+      for (int c = 0; c < traits::size; ++c) m.values(slot, c) = column == v ? traits::get(diagonal, c) : 0;
+    }
+  }
+};
+
+}  // namespace impl
+
+/// P1 assembly of a tetrahedral mesh into a matrix of layout <Outer, Inner> (header comment).
+template <class Entry, class Outer, class Inner, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class P1Assembly {
+ public:
+  using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
+  using execution_space = typename MemorySpace::execution_space;
+
+  /// The pattern of `mesh` (checked by make_device_tet_mesh) in the layout, values zero, and
+  /// what `how` sums with. Throws BudgetExceeded as to_device does when the layout cannot hold
+  /// the pattern or exceeds `budget`, InvalidInput for a mesh whose entries 32-bit indices do
+  /// not hold.
+  P1Assembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, MemoryBudget budget = {}) : mesh_(mesh), how_(how) {
+    COMPOUND_SPARSE_REQUIRE(mesh.num_cells() <= std::numeric_limits<int>::max() / 16,
+                            "P1Assembly: " << mesh.num_cells() << " cells; at most 2^27 fit its element indices");
+    const auto incident = vertex_cells(mesh);
+    const auto pattern = p1_pattern(mesh, incident);
+    const impl::ZeroValues<Entry, MemorySpace> zeros;
+    if constexpr (std::is_same<Outer, Csr>::value)
+      matrix_ =
+          impl::csr_matrix_from_csr_views<Inner>(pattern.num_cols, pattern.row_map, pattern.entries, zeros, budget);
+    else
+      matrix_ = impl::padded_matrix_from_csr_views<Outer, Inner>(pattern.num_cols, pattern.row_map, pattern.entries,
+                                                                 zeros, budget);
+    if (how == Summation::per_entry) build_entry_map(incident, pattern);
+    if (how == Summation::per_node || how == Summation::per_node_inline) incident_ = incident;
+    if (how == Summation::per_entry || how == Summation::per_node)
+      geometry_ = Kokkos::View<P1Tet*, MemorySpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::cell_geometry"), mesh.num_cells());
+    if (how == Summation::coloured_scatter) colouring_ = colour_cells(mesh, incident);
+    Kokkos::fence();
+  }
+
+  const matrix_type& matrix() const { return matrix_; }
+  Summation summation() const { return how_; }
+  /// Colours of a coloured scatter (0 for the other ways).
+  int num_colours() const { return how_ == Summation::coloured_scatter ? colouring_.num_colours() : 0; }
+  /// Device bytes kept besides the matrix: the geometry, the map, the vertex-to-cell relation or
+  /// the colouring.
+  std::size_t extra_bytes() const {
+    return geometry_.span() * sizeof(P1Tet) + (first_.span() + list_.span() + incident_.offsets.span() +
+                                               incident_.cells.span() + colouring_.cells.span()) *
+                                                  sizeof(int);
+  }
+
+  /// Sums the element matrices of `problem` (p1_problems.hpp; its entry_type is Entry) into the
+  /// matrix, replacing every stored value; the padding stays zero. Throws what problem.check
+  /// throws before anything is written.
+  template <class Problem>
+  void assemble(const Problem& problem) const {
+    static_assert(std::is_same<typename Problem::entry_type, Entry>::value,
+                  "P1Assembly::assemble: the problem's entry_type must be the matrix's entry type");
+    problem.check(mesh_.num_cells());
+    const int num_cells = mesh_.num_cells();
+    const Kokkos::RangePolicy<execution_space> cells(0, num_cells), rows(0, matrix_.num_rows);
+    using points_view = decltype(mesh_.points);
+    using cells_view = decltype(mesh_.cells);
+    using geometry_view = Kokkos::View<P1Tet*, MemorySpace>;
+    using index_view = Kokkos::View<int*, MemorySpace>;
+    if (geometry_.extent(0) > 0)
+      Kokkos::parallel_for(
+          "compound_sparse::p1_geometry", cells,
+          impl::ComputeGeometry<points_view, cells_view, geometry_view>{mesh_.points, mesh_.cells, geometry_});
+    if (how_ == Summation::per_entry) {
+      const impl::SummedElementEntries<Problem, geometry_view, index_view> sums{problem, geometry_, first_, list_};
+      if constexpr (std::is_same<Outer, Csr>::value)
+        impl::copy_csr_values<execution_space>("compound_sparse::p1_per_entry", matrix_.values, sums,
+                                               matrix_.num_entries);
+      else
+        impl::run_tiled_slot_write(
+            "compound_sparse::p1_per_entry",
+            impl::TiledSlotWrite<Outer, matrix_type, index_view, decltype(sums)>{matrix_.num_rows,
+                                                                                 matrix_.ell_stride,
+                                                                                 matrix_.ell_width,
+                                                                                 matrix_.offsets,
+                                                                                 matrix_.values,
+                                                                                 impl::source_offsets(matrix_),
+                                                                                 sums,
+                                                                                 {}});
+      Kokkos::fence();
+      return;
+    }
+    Kokkos::parallel_for("compound_sparse::p1_negative_zeros", rows,
+                         impl::FillRowSlots<Outer, matrix_type>{matrix_, -0.0});
+    if (how_ == Summation::per_node || how_ == Summation::per_node_inline) {
+      Kokkos::parallel_for(
+          "compound_sparse::p1_gather", rows,
+          impl::GatherRow<Outer, matrix_type, Problem, points_view, cells_view, VertexCells<MemorySpace>,
+                          geometry_view>{matrix_, problem, mesh_.points, mesh_.cells, incident_, geometry_,
+                                         how_ == Summation::per_node});
+    } else if (how_ == Summation::atomic_scatter) {
+      Kokkos::parallel_for("compound_sparse::p1_atomic_scatter", cells,
+                           impl::ScatterCell<true, Outer, matrix_type, Problem, points_view, cells_view, index_view>{
+                               matrix_, problem, mesh_.points, mesh_.cells, {}, 0});
+    } else {
+      for (int c = 0; c < colouring_.num_colours(); ++c) {
+        const int first = colouring_.offsets[c], count = colouring_.offsets[c + 1] - first;
+        Kokkos::parallel_for("compound_sparse::p1_coloured_scatter", Kokkos::RangePolicy<execution_space>(0, count),
+                             impl::ScatterCell<false, Outer, matrix_type, Problem, points_view, cells_view, index_view>{
+                                 matrix_, problem, mesh_.points, mesh_.cells, colouring_.cells, first});
+      }
+    }
+    Kokkos::fence();
+  }
+
+  /// Homogeneous Dirichlet conditions, the symmetric way (zoo::apply_dirichlet): the stored
+  /// entries in the rows and columns of the points with fixed(point) != 0 become zero, and those
+  /// points' diagonal entries `diagonal` (the identity block for elasticity). The pattern is
+  /// kept. `fixed` has one flag per mesh point, on MemorySpace; InvalidInput otherwise.
+  template <class Fixed>
+  void apply_dirichlet(const Fixed& fixed, const Entry& diagonal) const {
+    static_assert(Fixed::rank == 1 && std::is_same<typename Fixed::memory_space, MemorySpace>::value,
+                  "apply_dirichlet: one flag per point, a rank-1 View on the assembly's memory space");
+    COMPOUND_SPARSE_REQUIRE(fixed.extent(0) == static_cast<std::size_t>(matrix_.num_rows),
+                            "apply_dirichlet: " << fixed.extent(0) << " flags for " << matrix_.num_rows << " points");
+    Kokkos::parallel_for("compound_sparse::p1_dirichlet", Kokkos::RangePolicy<execution_space>(0, matrix_.num_rows),
+                         impl::DirichletRow<Outer, matrix_type, Fixed, Entry>{matrix_, fixed, diagonal});
+    Kokkos::fence();
+  }
+
+ private:
+  /// The per-entry map: each non-zero's element entries, in cell order (impl::SlotEntries).
+  void build_entry_map(const VertexCells<MemorySpace>& incident, const DevicePattern<MemorySpace>& pattern) {
+    using index_view = Kokkos::View<int*, MemorySpace>;
+    const int nnz = static_cast<int>(pattern.entries.extent(0));
+    const Kokkos::RangePolicy<execution_space> rows(0, pattern.num_rows);
+    first_ = index_view("compound_sparse::p1_entry_offsets", static_cast<std::size_t>(nnz) + 1);
+    using map_kernel =
+        impl::SlotEntries<decltype(mesh_.cells), VertexCells<MemorySpace>, DevicePattern<MemorySpace>, index_view>;
+    Kokkos::parallel_for("compound_sparse::p1_count_entries", rows,
+                         map_kernel{mesh_.cells, incident, pattern, first_, {}, {}, false});
+    impl::exclusive_sum_in_place<execution_space>(first_, nnz);
+    list_ = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p1_entry_list"),
+                       16 * static_cast<std::size_t>(mesh_.num_cells()));
+    index_view cursors(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p1_entry_cursors"), nnz);
+    Kokkos::deep_copy(cursors, Kokkos::subview(first_, std::make_pair(0, nnz)));
+    Kokkos::parallel_for("compound_sparse::p1_fill_entries", rows,
+                         map_kernel{mesh_.cells, incident, pattern, {}, cursors, list_, true});
+  }
+
+  DeviceTetMesh<MemorySpace> mesh_;
+  Summation how_;
+  matrix_type matrix_;
+  Kokkos::View<P1Tet*, MemorySpace> geometry_;  ///< per cell: per_entry, per_node
+  Kokkos::View<int*, MemorySpace> first_;       ///< per_entry: per non-zero, into list_; nnz + 1
+  Kokkos::View<int*, MemorySpace> list_;        ///< per_entry: element entry ids, by non-zero
+  VertexCells<MemorySpace> incident_;           ///< per_node, per_node_inline
+  CellColouring<MemorySpace> colouring_;        ///< coloured_scatter
+};
+
+}  // namespace compound_sparse

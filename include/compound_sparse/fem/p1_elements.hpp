@@ -1,0 +1,97 @@
+#pragma once
+// Linear (P1) tetrahedral elements: the geometry of one cell (its volume and the gradients of
+// its four barycentric basis functions) and the entries of the element matrices that the zoo's
+// elasticity and Helmholtz problems sum. The same functions run in the host reference
+// (zoo::elasticity_contributions, zoo::helmholtz_contributions) and in the device assembly
+// (p1_assembly.hpp), so the two agree bit for bit as long as no compiler changes the rounding:
+// every product is an unfused_multiply (impl/fused_arithmetic.hpp), because nvcc would
+// otherwise contract `a * b + c` into one fused multiply-add that the host does not do.
+
+#include <Kokkos_Core.hpp>
+
+#include "../entries/block.hpp"
+#include "../impl/fused_arithmetic.hpp"
+
+namespace compound_sparse {
+
+/// One P1 tetrahedron's geometry.
+struct P1Tet {
+  double volume;      ///< positive for either orientation
+  double grad[4][3];  ///< grad[a]: the gradient of corner a's basis function
+};
+
+/// The geometry of the tetrahedron with corners x[0..3]; returns the determinant of its edge
+/// vectors x[a] - x[0] (0 or not finite for a cell without volume, whose gradients are then
+/// meaningless).
+KOKKOS_INLINE_FUNCTION double p1_tet(const double (&x)[4][3], P1Tet& e) {
+  using impl::unfused_multiply;
+  double j[3][3];  // rows: x_a - x_0 for a = 1, 2, 3
+  for (int a = 0; a < 3; ++a)
+    for (int k = 0; k < 3; ++k) j[a][k] = x[a + 1][k] - x[0][k];
+  const double det =
+      unfused_multiply(j[0][0], unfused_multiply(j[1][1], j[2][2]) - unfused_multiply(j[1][2], j[2][1])) -
+      unfused_multiply(j[0][1], unfused_multiply(j[1][0], j[2][2]) - unfused_multiply(j[1][2], j[2][0])) +
+      unfused_multiply(j[0][2], unfused_multiply(j[1][0], j[2][1]) - unfused_multiply(j[1][1], j[2][0]));
+  e.volume = (det < 0 ? -det : det) / 6;
+  // grad(phi_a), a = 1..3, are the columns of J^{-1} (J's rows are the edge vectors): the cross
+  // products of the other two edges divided by det.
+  for (int a = 0; a < 3; ++a) {
+    const double* u = j[(a + 1) % 3];
+    const double* v = j[(a + 2) % 3];
+    e.grad[a + 1][0] = (unfused_multiply(u[1], v[2]) - unfused_multiply(u[2], v[1])) / det;
+    e.grad[a + 1][1] = (unfused_multiply(u[2], v[0]) - unfused_multiply(u[0], v[2])) / det;
+    e.grad[a + 1][2] = (unfused_multiply(u[0], v[1]) - unfused_multiply(u[1], v[0])) / det;
+  }
+  for (int k = 0; k < 3; ++k) e.grad[0][k] = -(e.grad[1][k] + e.grad[2][k] + e.grad[3][k]);
+  return det;
+}
+
+/// g_a . g_b.
+KOKKOS_INLINE_FUNCTION double p1_gradient_dot(const P1Tet& e, int a, int b) {
+  using impl::unfused_multiply;
+  const double* ga = e.grad[a];
+  const double* gb = e.grad[b];
+  return unfused_multiply(ga[0], gb[0]) + unfused_multiply(ga[1], gb[1]) + unfused_multiply(ga[2], gb[2]);
+}
+
+/// Block (a, b) of the P1 linear-elasticity element matrix with Lamé parameters lambda, mu:
+///   K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I).
+/// Computed for a <= b; K_ba is K_ab transposed and a diagonal block is made exactly
+/// symmetric, so the assembled matrix is symmetric bit for bit.
+KOKKOS_INLINE_FUNCTION Block<double, 3> p1_elasticity_block(const P1Tet& e, int a, int b, double lambda, double mu) {
+  using impl::unfused_multiply;
+  const bool transposed = a > b;
+  if (transposed) {
+    const int t = a;
+    a = b;
+    b = t;
+  }
+  const double* ga = e.grad[a];
+  const double* gb = e.grad[b];
+  const double dot = p1_gradient_dot(e, a, b);
+  Block<double, 3> k;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j)
+      k(i, j) = unfused_multiply(e.volume, unfused_multiply(lambda, unfused_multiply(ga[i], gb[j])) +
+                                               unfused_multiply(mu, unfused_multiply(gb[i], ga[j])) +
+                                               (i == j ? unfused_multiply(mu, dot) : 0.0));
+  if (a == b || transposed)  // the lower triangle from the upper one
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < i; ++j) {
+        const double upper = k(j, i);
+        k(j, i) = a == b ? upper : k(i, j);
+        k(i, j) = upper;
+      }
+  return k;
+}
+
+/// Entry (a, b) of the P1 Helmholtz element matrix for wavenumber k (k2 = k * k): the
+/// stiffness V g_a . g_b minus k2 times the mass V/20 (1 + delta_ab). Real; symmetric in a, b.
+KOKKOS_INLINE_FUNCTION double p1_helmholtz_entry(const P1Tet& e, int a, int b, double k2) {
+  using impl::unfused_multiply;
+  const double stiffness = unfused_multiply(e.volume, p1_gradient_dot(e, a, b));
+  const double mass = unfused_multiply(e.volume / 20, a == b ? 2.0 : 1.0);
+  return stiffness - unfused_multiply(k2, mass);
+}
+
+}  // namespace compound_sparse

@@ -1,0 +1,71 @@
+#pragma once
+// The problems P1Assembly (p1_assembly.hpp) assembles: each says its entry type and gives entry
+// (a, b) of cell t's element matrix from the cell's geometry. A problem of your own is a struct
+// with the same two members:
+//
+//   struct MyProblem {
+//     using entry_type = ...;                       // the matrix's entry type
+//     void check(int num_cells) const;              // throws InvalidInput for bad coefficients
+//     KOKKOS_FUNCTION entry_type entry(const P1Tet& geometry, int cell, int a, int b) const;
+//   };
+//
+// Coefficients per cell live in Views on the assembly's memory space, so a refresh with new
+// coefficients (a changed Young's modulus per cell, a damage or plasticity update) is a new
+// problem object passed to assemble(): the pattern, the layout and any map are kept.
+
+#include <Kokkos_Core.hpp>
+
+#include "../entries/block.hpp"
+#include "../error.hpp"
+#include "p1_elements.hpp"
+
+namespace compound_sparse {
+
+/// Linear elasticity in 3x3 blocks, with Lamé parameters per cell (zoo::lame_parameters turns
+/// Young's modulus and Poisson's ratio into them).
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+struct P1Elasticity {
+  using entry_type = Block<double, 3>;
+  Kokkos::View<const double*, MemorySpace> lambda;  ///< per cell
+  Kokkos::View<const double*, MemorySpace> mu;      ///< per cell
+
+  void check(int num_cells) const {
+    COMPOUND_SPARSE_REQUIRE(
+        lambda.extent(0) == static_cast<std::size_t>(num_cells) && mu.extent(0) == static_cast<std::size_t>(num_cells),
+        "P1Elasticity: " << lambda.extent(0) << " lambdas and " << mu.extent(0) << " mus for " << num_cells
+                         << " cells");
+  }
+  KOKKOS_INLINE_FUNCTION entry_type entry(const P1Tet& geometry, int cell, int a, int b) const {
+    return p1_elasticity_block(geometry, a, b, lambda(cell), mu(cell));
+  }
+};
+
+/// P1Elasticity with the same Lamé parameters in every cell.
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+P1Elasticity<MemorySpace> uniform_elasticity(int num_cells, double lambda, double mu) {
+  COMPOUND_SPARSE_REQUIRE(num_cells >= 0, "uniform_elasticity: " << num_cells << " cells");
+  Kokkos::View<double*, MemorySpace> lambdas(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::lambda"),
+                                             num_cells);
+  Kokkos::View<double*, MemorySpace> mus(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::mu"),
+                                         num_cells);
+  Kokkos::deep_copy(lambdas, lambda);
+  Kokkos::deep_copy(mus, mu);
+  return {lambdas, mus};
+}
+
+/// The volume terms of the Helmholtz operator -Laplace - k^2 with complex scalar entries: the
+/// zoo's helmholtz_matrix without its absorbing boundary term (which is imaginary, on the
+/// boundary faces), so its real part.
+struct P1Helmholtz {
+  using entry_type = Kokkos::complex<double>;
+  double wavenumber = 1;
+
+  void check(int) const {
+    COMPOUND_SPARSE_REQUIRE(wavenumber == wavenumber, "P1Helmholtz: the wavenumber is not a number");
+  }
+  KOKKOS_INLINE_FUNCTION entry_type entry(const P1Tet& geometry, int, int a, int b) const {
+    return entry_type(p1_helmholtz_entry(geometry, a, b, wavenumber * wavenumber), 0.0);
+  }
+};
+
+}  // namespace compound_sparse
