@@ -22,11 +22,11 @@
 //   kokkos_kernels Kokkos Kernels' path from it (kokkos_kernels_coo_path.hpp: sort_and_merge_matrix,
 //                 then sumIntoValues per step), checked against the host path's matrix
 //   host_assembly csr_from_coo's time on the host, where the case has one
-// The case reassembly:N is different: the loop of example_elasticity_reassembly (its clamped
-// beam of 4N x N x N cubes), assembled and solved --steps times (default 5) on CompoundSparse
-// and on cuSPARSE (reassembly_loop.hpp).
-// Peaks are the most device memory (Kokkos allocations) held at once during the step, over
-// what was held before it (the contributions, the CSR).
+// The cases fem:N, fem-helmholtz:N and fem-mesh:BASE assemble a tetrahedral mesh's P1 matrix on
+// the device by every way of summing (fem_assembly_case.hpp). The case reassembly:N is different: the loop of
+// example_elasticity_reassembly (its clamped beam of 4N x N x N cubes), assembled and solved --steps times (default 5)
+// on CompoundSparse and on cuSPARSE (reassembly_loop.hpp). Peaks are the most device memory (Kokkos allocations) held
+// at once during the step, over what was held before it (the contributions, the CSR).
 //
 // Times are medians of --samples (default 5) after a warm-up; the host build is timed
 // --host-samples times (default 1: at 50M non-zeros it takes seconds). Writes FILE.json
@@ -44,9 +44,11 @@
 #include <vector>
 
 #include "assembly_cases.hpp"
+#include "bench_steps.hpp"
 #include "command_line.hpp"
 #include "cusparse_coo_path.hpp"
 #include "device_memory_high_water.hpp"
+#include "fem_assembly_case.hpp"
 #ifdef COMPOUND_SPARSE_BENCH_KOKKOS_KERNELS
 #include "kokkos_kernels_coo_path.hpp"
 #endif
@@ -54,6 +56,11 @@
 #include "reassembly_loop.hpp"
 
 namespace cs = compound_sparse;
+using compound_bench::bytes_of;
+using compound_bench::device_copy;
+using compound_bench::launch_seconds;
+using compound_bench::median_seconds;
+using compound_bench::seconds_since;
 using json = nlohmann::json;
 using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
 
@@ -67,69 +74,6 @@ struct Options {
   int steps = 5;  ///< of the reassembly cases
 };
 
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  Kokkos::fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
-/// Median time of `samples` calls of `step` after one untimed call (fenced wall time: the
-/// steps allocate and synchronise, so their launches cannot be queued).
-template <class Step>
-double median_seconds(int samples, const Step& step) {
-  step();
-  std::vector<double> times;
-  for (int s = 0; s < samples; ++s) {
-    Kokkos::fence();
-    const auto start = std::chrono::steady_clock::now();
-    step();
-    times.push_back(seconds_since(start));
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
-
-/// Per launch, of a step without allocations: queued where CUDA allows and the step does not
-/// synchronise (the product, the copy), else wall time of fenced batches (refresh and
-/// assemble end with a fence, so that their caller may read the matrix).
-template <class Launch>
-double launch_seconds(const Launch& launch, cs::TimingMode mode = cs::TimingMode::Wall) {
-  cs::TimingOptions timing;
-  timing.mode = mode;
-  timing.warmup = 2;
-  timing.batch = 5;
-  timing.samples = 7;
-  return cs::time_launches([&](int) { launch(); }, timing).median_seconds;
-}
-
-/// All of a matrix's arrays as bytes on the host, with its sizes: equal exactly when two
-/// matrices are the same bits.
-template <class Matrix>
-std::vector<unsigned char> bytes_of(const Matrix& m) {
-  std::vector<unsigned char> bytes;
-  bytes.reserve(64);  // never a null buffer to grow from (GCC 12's -Wnonnull false positive)
-  const auto append_value = [&](const auto& value) {
-    const auto* first = reinterpret_cast<const unsigned char*>(&value);
-    bytes.insert(bytes.end(), first, first + sizeof(value));
-  };
-  append_value(m.num_rows);
-  append_value(m.num_cols);
-  append_value(m.num_entries);
-  append_value(m.num_slots);
-  const auto append = [&](const auto& view) {
-    const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
-    const auto* first = reinterpret_cast<const unsigned char*>(host.data());
-    append_value(host.span());
-    if (host.span() > 0)
-      bytes.insert(bytes.end(), first, first + host.span() * sizeof(typename decltype(host)::value_type));
-  };
-  append(m.offsets);
-  append(m.row_lengths);
-  append(m.col_indices);
-  append(m.column_bases);
-  append(m.values);
-  return bytes;
-}
-
 /// The case's arrays on the device, and what every layout of it is weighed against.
 template <class Entry>
 struct DeviceCase {
@@ -140,14 +84,6 @@ struct DeviceCase {
   double copy_bytes_per_second = 0;       ///< device-to-device copy, for the bandwidth fractions
   double spmv_seconds = 0;                ///< the tuned product's
 };
-
-template <class T>
-Kokkos::View<const T*, memory_space> device_copy(const std::vector<T>& host, const char* label) {
-  Kokkos::View<T*, memory_space> view(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), host.size());
-  Kokkos::deep_copy(view, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                              host.data(), host.size()));
-  return view;
-}
 
 /// One layout of the case: builds, refresh and assembly, timed and checked. A layout the
 /// host path refuses (its padding over the budget) must be refused by the device paths too.
@@ -396,6 +332,7 @@ void print_case(const json& r) {
 json run_case(const std::string& spec, const Options& options, bool& all_ok) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
+  if (compound_bench::is_fem_case(kind)) return compound_bench::measure_fem_case(spec, options.samples, all_ok);
   const int n = compound_tools::integer_at_least(colon == std::string::npos ? "" : spec.substr(colon + 1), 1);
   if (kind == "elasticity") return measure_case(compound_bench::elasticity_case(spec, n), options, all_ok);
   if (kind == "helmholtz") return measure_case(compound_bench::helmholtz_case(spec, n), options, all_ok);
@@ -403,21 +340,24 @@ json run_case(const std::string& spec, const Options& options, bool& all_ok) {
   return measure_case(compound_bench::stencil_case(spec, n), options, all_ok);
 }
 
-/// Checks a case name before any work: "elasticity|helmholtz|stencil|reassembly:N", N >= 1.
+/// Checks a case name before any work: "elasticity|helmholtz|stencil|reassembly|fem|fem-helmholtz:N",
+/// N >= 1, or "fem-mesh:BASE".
 void check_case(const std::string& spec) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
-  if (colon == std::string::npos ||
-      (kind != "elasticity" && kind != "helmholtz" && kind != "stencil" && kind != "reassembly"))
-    throw std::invalid_argument("cases are elasticity:N, helmholtz:N, stencil:N or reassembly:N");
-  compound_tools::integer_at_least(spec.substr(colon + 1), 1);
+  if (colon == std::string::npos || (kind != "elasticity" && kind != "helmholtz" && kind != "stencil" &&
+                                     kind != "reassembly" && !compound_bench::is_fem_case(kind)))
+    throw std::invalid_argument(
+        "cases are elasticity:N, helmholtz:N, stencil:N, reassembly:N, fem:N, fem-helmholtz:N or fem-mesh:BASE");
+  if (kind != "fem-mesh") compound_tools::integer_at_least(spec.substr(colon + 1), 1);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   const char* usage =
-      "usage: compound-assembly-bench [--cases elasticity:N,helmholtz:N,stencil:N,reassembly:N] [--out FILE.json] "
+      "usage: compound-assembly-bench [--cases elasticity:N,helmholtz:N,stencil:N,reassembly:N,fem:N,fem-helmholtz:N,"
+      "fem-mesh:BASE] [--out FILE.json] "
       "[--samples N] [--host-samples N] [--steps N]\n";
   if (compound_tools::wants_help(argc, argv)) {
     std::cout << usage;
@@ -456,9 +396,16 @@ int main(int argc, char** argv) {
   report["cases"] = json::array();
   bool all_ok = true;
   for (const auto& spec : options.cases) {
-    report["cases"].push_back(run_case(spec, options, all_ok));
+    try {
+      report["cases"].push_back(run_case(spec, options, all_ok));
+    } catch (const std::exception& e) {  // an unreadable mesh, a refused size
+      std::cerr << "compound-assembly-bench: " << spec << ": " << e.what() << "\n";
+      return 1;
+    }
     if (report["cases"].back().contains("ours"))
       compound_bench::print_reassembly_loop(report["cases"].back());
+    else if (report["cases"].back().contains("summations"))
+      compound_bench::print_fem_case(report["cases"].back());
     else
       print_case(report["cases"].back());
     // Written after every case, so a run stopped part-way keeps what it measured.

@@ -14,6 +14,7 @@
 #include <iostream>
 #include <vector>
 
+#include "bench_steps.hpp"
 #include "common/beam_reassembly.hpp"
 #include "common/device_data.hpp"
 #include "common/krylov.hpp"
@@ -38,11 +39,6 @@ using memory_space = Kokkos::DefaultExecutionSpace::memory_space;
 using vector = cs::CompoundVector<V, cs::Aos, memory_space>;
 
 constexpr double tolerance = 1e-8;
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  Kokkos::fence();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 /// What both loops start from, on the device.
 struct BeamOnDevice {
