@@ -96,12 +96,16 @@ TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::s
                                "'" << command.str() << "' failed (status " << status
                                    << "): is tetgen installed (scripts/setup.sh) and the surface closed? See " << base
                                    << ".log");
+  return read_tetgen_mesh(base + ".1");
+}
+
+TetMesh read_tetgen_mesh(const std::string& base) {
   TetMesh mesh;
   std::string line, token;
   {
-    std::ifstream file(base + ".1.node");
-    COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "tetgen wrote no '" << base << ".1.node'");
-    io::LineReader in(file, base + ".1.node");
+    std::ifstream file(base + ".node");
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot read '" << base << ".node'");
+    io::LineReader in(file, base + ".node");
     long long n = -1;
     while (in.next(line)) {
       std::size_t pos = 0;
@@ -121,12 +125,12 @@ TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::s
       mesh.points.push_back(p);
     }
     COMPOUND_SPARSE_REQUIRE_KIND(IoError, n == static_cast<long long>(mesh.points.size()),
-                                 base << ".1.node: expected " << n << " nodes");
+                                 base << ".node: expected " << n << " nodes");
   }
   {
-    std::ifstream file(base + ".1.ele");
-    COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "tetgen wrote no '" << base << ".1.ele'");
-    io::LineReader in(file, base + ".1.ele");
+    std::ifstream file(base + ".ele");
+    COMPOUND_SPARSE_REQUIRE_KIND(IoError, file, "cannot read '" << base << ".ele'");
+    io::LineReader in(file, base + ".ele");
     bool header = true;
     while (in.next(line)) {
       std::size_t pos = 0;
@@ -147,7 +151,7 @@ TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::s
       mesh.tets.push_back(t);
     }
   }
-  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !mesh.tets.empty(), "tetgen produced no tetrahedra");
+  COMPOUND_SPARSE_REQUIRE_KIND(IoError, !mesh.tets.empty(), base << ".ele holds no tetrahedra");
   return mesh;
 }
 

@@ -36,6 +36,10 @@ TetMesh cylinder_mesh(int n, int nz, double lz = 2.0);
 /// tetgen is missing or fails (for example on a surface that is not closed).
 TetMesh tetgen_mesh(const TriangleMesh& surface, double max_volume, const std::string& work_dir);
 
+/// Reads TetGen's output files base.node and base.ele (0-based, as tetgen -z writes them).
+/// Throws IoError naming the file and line of anything it cannot read.
+TetMesh read_tetgen_mesh(const std::string& base);
+
 /// Boundary triangles (faces of exactly one tetrahedron).
 std::vector<std::array<int, 3>> boundary_faces(const TetMesh& mesh);
 
