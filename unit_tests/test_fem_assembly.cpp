@@ -376,3 +376,117 @@ TEST(fem_assembly, NoTwoCellsOfAColourShareAVertex) {
       for (int v : m.tets[cells[i]]) EXPECT_TRUE(vertices.insert(v).second) << "colour " << c << " vertex " << v;
   }
 }
+
+namespace {
+
+/// The host's edges: every cell's vertex pairs (v, w), v < w, sorted and unique.
+std::vector<std::array<int, 2>> host_edges(const zoo::TetMesh& m) {
+  std::vector<std::array<int, 2>> edges;
+  for (const auto& t : m.tets)
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) edges.push_back({std::min(t[a], t[b]), std::max(t[a], t[b])});
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  return edges;
+}
+
+/// The P2 pattern built by sorting: csr_from_coo of every pair of each cell's ten nodes (its
+/// points, then its edges as num_points + their index in host_edges).
+cs::HostCsr<double> sorted_p2_pattern(const zoo::TetMesh& m) {
+  const auto edges = host_edges(m);
+  const int n = static_cast<int>(m.points.size());
+  std::vector<cs::CooEntry<double>> pairs;
+  for (const auto& t : m.tets) {
+    std::vector<int> nodes(t.begin(), t.end());
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) {
+        const std::array<int, 2> e{std::min(t[a], t[b]), std::max(t[a], t[b])};
+        nodes.push_back(n + static_cast<int>(std::lower_bound(edges.begin(), edges.end(), e) - edges.begin()));
+      }
+    for (int i : nodes)
+      for (int j : nodes) pairs.push_back({i, j, 1.0});
+  }
+  const int size = n + static_cast<int>(edges.size());
+  return cs::csr_from_coo(size, size, std::move(pairs));
+}
+
+template <class View>
+std::vector<int> flat_to_host(const View& view) {
+  const auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), view);
+  return std::vector<int>(host.data(), host.data() + host.span());
+}
+
+}  // namespace
+
+TEST(fem_assembly, P2PatternIsTheSortedPatternOfTheElementMatrices) {
+  for (const auto& named : assembly_meshes()) {
+    const auto& m = named.second;
+    const auto p2 = cs::p2_pattern(on_device(m));
+    const auto want = sorted_p2_pattern(m);
+    EXPECT_EQ(p2.pattern.num_rows, want.num_rows) << named.first;
+    EXPECT_EQ(to_host(p2.pattern.row_map), want.row_offsets) << named.first;  // the counting formulas
+    EXPECT_EQ(to_host(p2.pattern.entries), want.col_indices) << named.first;
+    // The edges, in the order of their vertex pairs, and each cell's.
+    const auto edges = host_edges(m);
+    ASSERT_EQ(p2.edges.num_edges, static_cast<int>(edges.size())) << named.first;
+    const auto vertices = flat_to_host(p2.edges.vertices);
+    const auto cell_edges = flat_to_host(p2.edges.cell_edges);
+    for (std::size_t e = 0; e < edges.size(); ++e)
+      EXPECT_TRUE(vertices[2 * e] == edges[e][0] && vertices[2 * e + 1] == edges[e][1]) << named.first << " edge " << e;
+    for (std::size_t t = 0; t < m.tets.size(); ++t)
+      for (int a = 0; a < 4; ++a)
+        for (int b = a + 1; b < 4; ++b) {
+          const int e = cell_edges[6 * t + cs::tet_edge_index(a, b)];
+          EXPECT_EQ(std::min(vertices[2 * e], vertices[2 * e + 1]), std::min(m.tets[t][a], m.tets[t][b]));
+          EXPECT_EQ(std::max(vertices[2 * e], vertices[2 * e + 1]), std::max(m.tets[t][a], m.tets[t][b]));
+        }
+  }
+}
+
+TEST(fem_assembly, P2RowLengthsFollowTheCountingFormulas) {
+  // One tetrahedron: a vertex sees 4 vertices and 6 edges (1 + 2*3 + 3), an edge the same (3 +
+  // 3*2 + 1). Two sharing face (1, 2, 3): vertex 1 has 4 edges and 5 faces, 1 + 8 + 5 = 14; the
+  // shared edge (1, 2) has 3 faces and 2 cells, 3 + 9 + 2 = 14; edge (0, 1) 3 + 6 + 1 = 10.
+  const auto one = cs::p2_pattern(on_device(one_tetrahedron()));
+  const auto lengths = [](const std::vector<int>& row_map) {
+    std::vector<int> l;
+    for (std::size_t i = 0; i + 1 < row_map.size(); ++i) l.push_back(row_map[i + 1] - row_map[i]);
+    return l;
+  };
+  EXPECT_EQ(lengths(to_host(one.pattern.row_map)), std::vector<int>(10, 10));
+  const auto two = cs::p2_pattern(on_device(two_tetrahedra_and_an_unused_point()));
+  const auto l = lengths(to_host(two.pattern.row_map));
+  // Points 0..5 (4 unused), then the edges in order: (0,1) (0,2) (0,3) (1,2) (1,3) (1,5) (2,3) (2,5) (3,5).
+  EXPECT_EQ(l, (std::vector<int>{10, 14, 14, 14, 0, 10, 10, 10, 10, 14, 14, 10, 14, 10, 10}));
+}
+
+TEST(fem_assembly, FacesAreTheSortedTriplesWithTheirCells) {
+  const auto m = shuffled(zoo::box_mesh(3, 3, 2), 13u);
+  const auto mesh = on_device(m);
+  const auto faces = cs::mesh_faces(mesh, cs::vertex_cells(mesh));
+  std::vector<std::array<int, 3>> all;
+  for (const auto& t : m.tets)
+    for (int q = 0; q < 4; ++q) {
+      std::array<int, 3> f;
+      int k = 0;
+      for (int a = 0; a < 4; ++a)
+        if (a != q) f[k++] = t[a];
+      std::sort(f.begin(), f.end());
+      all.push_back(f);
+    }
+  std::sort(all.begin(), all.end());
+  std::vector<std::array<int, 3>> unique_faces = all;
+  unique_faces.erase(std::unique(unique_faces.begin(), unique_faces.end()), unique_faces.end());
+  ASSERT_EQ(faces.num_faces, static_cast<int>(unique_faces.size()));
+  const auto vertices = flat_to_host(faces.vertices);
+  const auto cells_on = to_host(faces.num_cells);
+  int boundary = 0;
+  for (std::size_t f = 0; f < unique_faces.size(); ++f) {
+    EXPECT_TRUE(vertices[3 * f] == unique_faces[f][0] && vertices[3 * f + 1] == unique_faces[f][1] &&
+                vertices[3 * f + 2] == unique_faces[f][2])
+        << "face " << f;
+    EXPECT_EQ(cells_on[f], std::count(all.begin(), all.end(), unique_faces[f])) << "face " << f;
+    boundary += cells_on[f] == 1;
+  }
+  EXPECT_EQ(boundary, static_cast<int>(zoo::boundary_faces(m).size()));
+}

@@ -1,0 +1,176 @@
+#pragma once
+// The pattern of a P2 (quadratic Lagrange) finite-element matrix on a tetrahedral mesh, built on
+// the device with exact allocation. Its nodes are the mesh's points (0 .. num_points - 1), then
+// its edges (num_points + e, numbered as mesh_edges numbers them). A node's row holds every node
+// of every cell that has it, and its length is counted from the topology before anything is
+// allocated, by the method's formulas:
+//
+//   vertex v     1 + 2 |E_v| + |F_v|     (itself, its edges' other ends and the edges, and the
+//                                         edge opposite v in each face of v)
+//   edge e       3 + 3 |F_e| + |T_e|     (its two ends, itself; per face on e its third vertex
+//                                         and two edges; per cell on e the opposite edge)
+//
+// with E_v, F_v the edges and faces at v, F_e, T_e the faces and cells on e. The counts come
+// from the edges and faces (mesh_edges.hpp, mesh_faces.hpp); a scan makes them offsets; each
+// row is then written in place from its cells, each node once, and sorted by one thread. The
+// fill checks that every row came out at its counted length.
+
+#include <Kokkos_Core.hpp>
+#include <limits>
+
+#include "../error.hpp"
+#include "../impl/device_scan_sort.hpp"
+#include "device_tet_mesh.hpp"
+#include "mesh_edges.hpp"
+#include "mesh_faces.hpp"
+#include "p1_pattern.hpp"
+
+namespace compound_sparse {
+
+/// A mesh's P2 pattern and the edges that number its edge nodes.
+template <class MemorySpace>
+struct P2Pattern {
+  DevicePattern<MemorySpace> pattern;  ///< (num_points + num_edges) squared
+  MeshEdges<MemorySpace> edges;
+};
+
+namespace impl {
+
+/// counts(v) += 1 per face at v, counts(num_points + e) += 1 per face on e.
+template <class FaceVertices, class Pattern, class EdgeOffsets, class Counts>
+struct CountFaceIncidence {
+  FaceVertices faces;
+  Pattern p1;
+  EdgeOffsets edge_offsets;
+  Counts faces_at;  ///< per node
+  int num_points;
+  KOKKOS_INLINE_FUNCTION void operator()(int f) const {
+    for (int i = 0; i < 3; ++i) {
+      Kokkos::atomic_increment(&faces_at(faces(f, i)));
+      const int e = edge_number(p1, edge_offsets, faces(f, i), faces(f, (i + 1) % 3));
+      Kokkos::atomic_increment(&faces_at(num_points + e));
+    }
+  }
+};
+
+/// cells_on(e) += 1 per cell on edge e.
+template <class CellEdges, class Counts>
+struct CountEdgeCells {
+  CellEdges cell_edges;
+  Counts cells_on;
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const {
+    for (int k = 0; k < 6; ++k) Kokkos::atomic_increment(&cells_on(cell_edges(t, k)));
+  }
+};
+
+/// row_map(n + 1) = node n's row length by the formulas (0 for a point no cell uses).
+template <class Pattern, class Counts, class RowMap>
+struct P2RowLength {
+  Pattern p1;
+  Counts faces_at;
+  Counts cells_on;
+  RowMap row_map;
+  int num_points;
+  KOKKOS_INLINE_FUNCTION void operator()(int n) const {
+    if (n < num_points) {
+      const int neighbours = p1.row_map(n + 1) - p1.row_map(n);  // 1 + |E_v|, or 0
+      row_map(n + 1) = neighbours == 0 ? 0 : 1 + 2 * (neighbours - 1) + faces_at(n);
+    } else {
+      row_map(n + 1) = 3 + 3 * faces_at(n) + cells_on(n - num_points);
+    }
+  }
+};
+
+/// Node n's row: the nodes of its cells, each once, then sorted; `short_rows` counts the rows
+/// that did not come out at their counted length.
+template <class Cells, class Incident, class EdgeVertices, class CellEdges, class RowMap, class Entries>
+struct FillP2Row {
+  Cells cells;
+  Incident incident;
+  EdgeVertices edge_vertices;
+  CellEdges cell_edges;
+  RowMap row_map;
+  Entries entries;
+  int num_points;
+  KOKKOS_INLINE_FUNCTION void operator()(int n, int& wrong_rows) const {
+    const int begin = row_map(n), end = row_map(n + 1);
+    // A vertex's cells, or an edge's: the cells of its first end that have its second.
+    const int v = n < num_points ? n : edge_vertices(n - num_points, 0);
+    const int w = n < num_points ? n : edge_vertices(n - num_points, 1);
+    int at = begin;
+    const auto add = [&](int node) {
+      for (int i = begin; i < at; ++i)
+        if (entries(i) == node) return;
+      if (at < end) entries(at) = node;
+      ++at;
+    };
+    for (int j = incident.offsets(v); j < incident.offsets(v + 1); ++j) {
+      const int t = incident.cells(j);
+      if (!has_both(cells, t, v, w)) continue;
+      for (int a = 0; a < 4; ++a) add(cells(t, a));
+      for (int k = 0; k < 6; ++k) add(num_points + cell_edges(t, k));
+    }
+    if (at != end) ++wrong_rows;
+    heap_sort(entries, begin, at < end ? at : end);
+  }
+};
+
+}  // namespace impl
+
+/// The P2 pattern of a checked mesh (make_device_tet_mesh), with its edges. Throws InvalidInput
+/// for a mesh whose pattern 32-bit offsets do not hold.
+template <class MemorySpace>
+P2Pattern<MemorySpace> p2_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
+  using execution_space = typename MemorySpace::execution_space;
+  using counts_view = Kokkos::View<int*, MemorySpace>;
+  const auto incident = vertex_cells(mesh);
+  const auto p1 = p1_pattern(mesh, incident);
+  P2Pattern<MemorySpace> r;
+  r.edges = mesh_edges(mesh, p1);
+  const int num_points = mesh.num_points;
+  COMPOUND_SPARSE_REQUIRE(static_cast<long long>(num_points) + r.edges.num_edges < std::numeric_limits<int>::max(),
+                          "P2 pattern: " << num_points << " points and " << r.edges.num_edges
+                                         << " edges are more nodes than 32-bit indices hold");
+  const int nodes = num_points + r.edges.num_edges;
+  {
+    const auto faces = mesh_faces(mesh, incident);
+    counts_view faces_at("compound_sparse::p2_faces_at", nodes);
+    counts_view cells_on("compound_sparse::p2_cells_on", r.edges.num_edges);
+    Kokkos::parallel_for(
+        "compound_sparse::p2_face_counts", Kokkos::RangePolicy<execution_space>(0, faces.num_faces),
+        impl::CountFaceIncidence<decltype(faces.vertices), DevicePattern<MemorySpace>, counts_view, counts_view>{
+            faces.vertices, p1, r.edges.offsets, faces_at, num_points});
+    Kokkos::parallel_for("compound_sparse::p2_edge_cells", Kokkos::RangePolicy<execution_space>(0, mesh.num_cells()),
+                         impl::CountEdgeCells<decltype(r.edges.cell_edges), counts_view>{r.edges.cell_edges, cells_on});
+    r.pattern.row_map = counts_view("compound_sparse::p2_row_map", static_cast<std::size_t>(nodes) + 1);
+    Kokkos::parallel_for("compound_sparse::p2_row_lengths", Kokkos::RangePolicy<execution_space>(0, nodes),
+                         impl::P2RowLength<DevicePattern<MemorySpace>, counts_view, counts_view>{
+                             p1, faces_at, cells_on, r.pattern.row_map, num_points});
+  }
+  long long total = 0;
+  Kokkos::parallel_reduce("compound_sparse::p2_non_zeros", Kokkos::RangePolicy<execution_space>(0, nodes),
+                          impl::SumRowLengths<counts_view>{r.pattern.row_map}, total);
+  COMPOUND_SPARSE_REQUIRE(total <= std::numeric_limits<int>::max(), "P2 pattern of a mesh of "
+                                                                        << num_points << " points and "
+                                                                        << mesh.num_cells() << " cells has " << total
+                                                                        << " non-zeros, more than 32-bit offsets hold");
+  impl::exclusive_sum_in_place<execution_space>(r.pattern.row_map, nodes);
+  r.pattern.num_rows = r.pattern.num_cols = nodes;
+  r.pattern.entries = counts_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p2_entries"),
+                                  static_cast<std::size_t>(total));
+  int wrong_rows = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::p2_fill", Kokkos::RangePolicy<execution_space>(0, nodes),
+      impl::FillP2Row<decltype(mesh.cells), VertexCells<MemorySpace>, decltype(r.edges.vertices),
+                      decltype(r.edges.cell_edges), counts_view, counts_view>{
+          mesh.cells, incident, r.edges.vertices, r.edges.cell_edges, r.pattern.row_map, r.pattern.entries, num_points},
+      wrong_rows);
+  // The formulas hold on every conforming mesh; a row off its count means the mesh is not one
+  // (two cells meeting in part of a face, say).
+  COMPOUND_SPARSE_REQUIRE(wrong_rows == 0, "P2 pattern: " << wrong_rows
+                                                          << " rows differ from their counted lengths; is the mesh "
+                                                             "conforming?");
+  return r;
+}
+
+}  // namespace compound_sparse
