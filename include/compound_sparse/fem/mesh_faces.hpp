@@ -94,15 +94,7 @@ struct VertexFaces {
 template <class Offsets, class Keys>
 KOKKOS_INLINE_FUNCTION int face_number(const Offsets& offsets, const Keys& keys, const int (&f)[3]) {
   const std::uint64_t key = face_key(f[1], f[2]);
-  int lo = offsets(f[0]), hi = offsets(f[0] + 1) - 1;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (keys(mid) < key)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return partition_point(offsets(f[0]), offsets(f[0] + 1), [&](int i) { return keys(i) < key; });
 }
 
 /// Each face's corners, from its vertex and key.

@@ -105,33 +105,13 @@ KOKKOS_INLINE_FUNCTION int corner_of(const Cells& cells, int t, int v) {
   return a;
 }
 
-/// The k with entries(begin + k) == column in a sorted row of a CSR pattern (the row has it).
-template <class Entries>
-KOKKOS_INLINE_FUNCTION int pattern_position(const Entries& entries, int begin, int end, int column) {
-  int lo = begin, hi = end - 1;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (entries(mid) < column)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo - begin;
-}
-
 /// The k of the slot of `column` among a layout row's slots (its columns increase with k).
 template <class Outer, class Matrix>
 KOKKOS_INLINE_FUNCTION int slot_position(const Matrix& m, const RowSlots& slots, int row, int column) {
   const int base = column_base<Outer>(m.column_bases, row);
-  int lo = 0, hi = slots.length - 1;
-  while (lo < hi) {
-    const int mid = lo + (hi - lo) / 2;
-    if (static_cast<int>(m.col_indices(slots.first + mid * slots.step)) + base < column)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return partition_point(0, slots.length, [&](int k) {
+    return static_cast<int>(m.col_indices(slots.first + k * slots.step)) + base < column;
+  });
 }
 
 /// A slot's entries: its cells' element entries (a, b) as 16 t + 4 a + b, the order of the

@@ -32,6 +32,12 @@ struct DevicePattern {
 
 namespace impl {
 
+/// The k with entries(begin + k) == column in a sorted row of a CSR pattern (the row has it).
+template <class Entries>
+KOKKOS_INLINE_FUNCTION int pattern_position(const Entries& entries, int begin, int end, int column) {
+  return partition_point(begin, end, [&](int i) { return entries(i) < column; }) - begin;
+}
+
 /// Walks the distinct vertices of vertex v's cells, each once, in the order of v's cells (and of
 /// the vertices within a cell): `visit(w)` for each. A vertex counts at its first cell, the
 /// earlier cells of v being searched for it: quadratic in the number of v's cells, tens on a mesh.

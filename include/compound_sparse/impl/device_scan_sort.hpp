@@ -1,7 +1,7 @@
 #pragma once
-// Two building blocks of the device builders (coo_assembly.hpp, the device transpose in
-// transpose.hpp): counts turned into CSR offsets by a scan, and one thread's sort of a
-// short segment, which keeps a builder deterministic without a device-wide sort.
+// Building blocks of the device builders (coo_assembly.hpp, the device transpose in
+// transpose.hpp, fem/): counts turned into CSR offsets by a scan, a binary search, and one
+// thread's sort of a short segment, which keeps a builder deterministic without a device-wide sort.
 
 #include <Kokkos_Core.hpp>
 
@@ -32,6 +32,20 @@ KOKKOS_INLINE_FUNCTION void heap_sort(const Keys& keys, int begin, int end) {
     keys(begin + last) = swap;
     sift_down(0, last);
   }
+}
+
+/// The first i in [begin, end) for which below(i) is false (end if none), where below is true
+/// on a prefix of the range and false after it: a binary search of a sorted segment.
+template <class Below>
+KOKKOS_INLINE_FUNCTION int partition_point(int begin, int end, const Below& below) {
+  while (begin < end) {
+    const int mid = begin + (end - begin) / 2;
+    if (below(mid))
+      begin = mid + 1;
+    else
+      end = mid;
+  }
+  return begin;
 }
 
 /// offsets(r + 1) holds a count per r < num_rows, offsets(0) zero: replaced by their running
