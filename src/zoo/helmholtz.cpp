@@ -25,15 +25,12 @@ std::vector<CooEntry<Kokkos::complex<double>>> helmholtz_contributions(const Tet
   }
   // Impedance term on boundary triangles: P1 mass matrix area/12 (1 + delta_ab).
   for (const auto& f : boundary_faces(mesh)) {
-    double u[3], v[3];
-    for (int i = 0; i < 3; ++i) {
-      u[i] = mesh.points[f[1]][i] - mesh.points[f[0]][i];
-      v[i] = mesh.points[f[2]][i] - mesh.points[f[0]][i];
-    }
-    const double nx = u[1] * v[2] - u[2] * v[1], ny = u[2] * v[0] - u[0] * v[2], nz = u[0] * v[1] - u[1] * v[0];
-    const double area = 0.5 * std::sqrt(nx * nx + ny * ny + nz * nz);
+    double x[3][3];
     for (int a = 0; a < 3; ++a)
-      for (int b = 0; b < 3; ++b) coo.push_back({f[a], f[b], C(0, -wavenumber * area / 12 * (a == b ? 2 : 1))});
+      for (int i = 0; i < 3; ++i) x[a][i] = mesh.points[f[a]][i];
+    const double area = p1_triangle_area(x);
+    for (int a = 0; a < 3; ++a)
+      for (int b = 0; b < 3; ++b) coo.push_back({f[a], f[b], C(0, p1_impedance_entry(area, a, b, wavenumber))});
   }
   return coo;
 }

@@ -30,6 +30,10 @@
 // atomic scatter adds them in whatever order the device's atomics ran: close to the host's
 // within rounding, not bit for bit, and not the same from run to run.
 //
+// A problem with terms on the boundary faces (P1Helmholtz's absorbing boundary) has them added
+// after the cells' by a row gather over each vertex's boundary faces (boundary_faces.hpp), in
+// the host's order, whatever the way of summing; the first such assemble() builds the faces.
+//
 // A gather's first add makes -0.0 + x, which is x bit for bit (also for x = -0.0, which a sum
 // started at +0.0 would turn into +0.0): every stored non-zero is set to -0.0 before the sums.
 
@@ -48,10 +52,12 @@
 #include "../layouts/layout_tags.hpp"
 #include "../layouts/refresh.hpp"
 #include "../layouts/sparse_matrix.hpp"
+#include "boundary_faces.hpp"
 #include "cell_colouring.hpp"
 #include "device_tet_mesh.hpp"
 #include "p1_elements.hpp"
 #include "p1_pattern.hpp"
+#include "p1_problems.hpp"
 
 namespace compound_sparse {
 
@@ -224,6 +230,35 @@ struct GatherRow {
   }
 };
 
+/// Row v's boundary terms, added after its cells': v's boundary faces in increasing order, each
+/// one's entries (a, b) for v's corner a added into the slots of the face's corners b (the order
+/// zoo's csr_from_coo adds them in, after every cell's).
+template <class Outer, class Matrix, class Problem, class Points, class Boundary>
+struct GatherBoundaryRow {
+  Matrix m;
+  Problem problem;
+  Points points;
+  Boundary boundary;
+  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
+    const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
+    for (int j = boundary.vertex_offsets(v); j < boundary.vertex_offsets(v + 1); ++j) {
+      const int f = boundary.vertex_faces(j);
+      double x[3][3];
+      int a = 0;
+      for (int c = 0; c < 3; ++c) {
+        const int w = boundary.corners(f, c);
+        if (w == v) a = c;
+        for (int k = 0; k < 3; ++k) x[c][k] = points(w, k);
+      }
+      const double area = p1_triangle_area(x);
+      for (int b = 0; b < 3; ++b) {
+        const int k = slot_position<Outer>(m, s, v, boundary.corners(f, b));
+        add_into_slot<false>(m.values, s.first + k * s.step, problem.boundary_entry(area, a, b));
+      }
+    }
+  }
+};
+
 /// Cell list(i) scattered: its 16 element entries added into their slots, atomically or (a
 /// colour's cells, which share no vertex) not.
 template <bool atomic, class Outer, class Matrix, class Problem, class Points, class Cells, class List>
@@ -307,11 +342,12 @@ class P1Assembly {
   /// Colours of a coloured scatter (0 for the other ways).
   int num_colours() const { return how_ == Summation::coloured_scatter ? colouring_.num_colours() : 0; }
   /// Device bytes kept besides the matrix: the geometry, the map, the vertex-to-cell relation or
-  /// the colouring.
+  /// the colouring, and the boundary faces once a problem with boundary terms built them.
   std::size_t extra_bytes() const {
-    return geometry_.span() * sizeof(P1Tet) + (first_.span() + list_.span() + incident_.offsets.span() +
-                                               incident_.cells.span() + colouring_.cells.span()) *
-                                                  sizeof(int);
+    return geometry_.span() * sizeof(P1Tet) +
+           (first_.span() + list_.span() + incident_.offsets.span() + incident_.cells.span() + colouring_.cells.span() +
+            boundary_.corners.span() + boundary_.vertex_offsets.span() + boundary_.vertex_faces.span()) *
+               sizeof(int);
   }
 
   /// Sums the element matrices of `problem` (p1_problems.hpp; its entry_type is Entry) into the
@@ -348,12 +384,13 @@ class P1Assembly {
                                                                                  impl::source_offsets(matrix_),
                                                                                  sums,
                                                                                  {}});
-      Kokkos::fence();
-      return;
+    } else {
+      Kokkos::parallel_for("compound_sparse::p1_negative_zeros", rows,
+                           impl::FillRowSlots<Outer, matrix_type>{matrix_, -0.0});
     }
-    Kokkos::parallel_for("compound_sparse::p1_negative_zeros", rows,
-                         impl::FillRowSlots<Outer, matrix_type>{matrix_, -0.0});
-    if (how_ == Summation::per_node || how_ == Summation::per_node_inline) {
+    if (how_ == Summation::per_entry) {
+      // summed above
+    } else if (how_ == Summation::per_node || how_ == Summation::per_node_inline) {
       Kokkos::parallel_for(
           "compound_sparse::p1_gather", rows,
           impl::GatherRow<Outer, matrix_type, Problem, points_view, cells_view, VertexCells<MemorySpace>,
@@ -370,6 +407,16 @@ class P1Assembly {
                              impl::ScatterCell<false, Outer, matrix_type, Problem, points_view, cells_view, index_view>{
                                  matrix_, problem, mesh_.points, mesh_.cells, colouring_.cells, first});
       }
+    }
+    if constexpr (has_boundary_terms<Problem>::value) {
+      if (!boundary_built_) {  // the first problem with boundary terms builds the boundary, once
+        boundary_ = boundary_faces(mesh_, incident_.offsets.extent(0) > 0 ? incident_ : vertex_cells(mesh_));
+        boundary_built_ = true;
+      }
+      Kokkos::parallel_for(
+          "compound_sparse::p1_boundary", rows,
+          impl::GatherBoundaryRow<Outer, matrix_type, Problem, points_view, BoundaryFaces<MemorySpace>>{
+              matrix_, problem, mesh_.points, boundary_});
     }
     Kokkos::fence();
   }
@@ -412,11 +459,13 @@ class P1Assembly {
   DeviceTetMesh<MemorySpace> mesh_;
   Summation how_;
   matrix_type matrix_;
-  Kokkos::View<P1Tet*, MemorySpace> geometry_;  ///< per cell: per_entry, per_node
-  Kokkos::View<int*, MemorySpace> first_;       ///< per_entry: per non-zero, into list_; nnz + 1
-  Kokkos::View<int*, MemorySpace> list_;        ///< per_entry: element entry ids, by non-zero
-  VertexCells<MemorySpace> incident_;           ///< per_node, per_node_inline
-  CellColouring<MemorySpace> colouring_;        ///< coloured_scatter
+  Kokkos::View<P1Tet*, MemorySpace> geometry_;   ///< per cell: per_entry, per_node
+  Kokkos::View<int*, MemorySpace> first_;        ///< per_entry: per non-zero, into list_; nnz + 1
+  Kokkos::View<int*, MemorySpace> list_;         ///< per_entry: element entry ids, by non-zero
+  VertexCells<MemorySpace> incident_;            ///< per_node, per_node_inline
+  CellColouring<MemorySpace> colouring_;         ///< coloured_scatter
+  mutable BoundaryFaces<MemorySpace> boundary_;  ///< built by the first assemble of a problem with boundary terms
+  mutable bool boundary_built_ = false;
 };
 
 }  // namespace compound_sparse

@@ -8,6 +8,7 @@
 // otherwise contract `a * b + c` into one fused multiply-add that the host does not do.
 
 #include <Kokkos_Core.hpp>
+#include <cmath>
 
 #include "../entries/block.hpp"
 #include "../impl/fused_arithmetic.hpp"
@@ -92,6 +93,33 @@ KOKKOS_INLINE_FUNCTION double p1_helmholtz_entry(const P1Tet& e, int a, int b, d
   const double stiffness = unfused_multiply(e.volume, p1_gradient_dot(e, a, b));
   const double mass = unfused_multiply(e.volume / 20, a == b ? 2.0 : 1.0);
   return stiffness - unfused_multiply(k2, mass);
+}
+
+/// The area of the triangle with corners x[0..2] (from the cross product of x[1] - x[0] and
+/// x[2] - x[0]: which corner comes first changes the last bits).
+KOKKOS_INLINE_FUNCTION double p1_triangle_area(const double (&x)[3][3]) {
+  using impl::unfused_multiply;
+  double u[3], v[3];
+  for (int i = 0; i < 3; ++i) {
+    u[i] = x[1][i] - x[0][i];
+    v[i] = x[2][i] - x[0][i];
+  }
+  const double nx = unfused_multiply(u[1], v[2]) - unfused_multiply(u[2], v[1]);
+  const double ny = unfused_multiply(u[2], v[0]) - unfused_multiply(u[0], v[2]);
+  const double nz = unfused_multiply(u[0], v[1]) - unfused_multiply(u[1], v[0]);
+  const double squared = unfused_multiply(nx, nx) + unfused_multiply(ny, ny) + unfused_multiply(nz, nz);
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+  return 0.5 * ::sqrt(squared);  // correctly rounded, as std::sqrt
+#else
+  return 0.5 * std::sqrt(squared);
+#endif
+}
+
+/// Entry (a, b) of the P1 impedance (absorbing) boundary term of the Helmholtz operator on a
+/// boundary triangle of area `area`: -i k area/12 (1 + delta_ab), its imaginary part.
+KOKKOS_INLINE_FUNCTION double p1_impedance_entry(double area, int a, int b, double wavenumber) {
+  using impl::unfused_multiply;
+  return unfused_multiply(unfused_multiply(-wavenumber, area) / 12, a == b ? 2.0 : 1.0);
 }
 
 }  // namespace compound_sparse

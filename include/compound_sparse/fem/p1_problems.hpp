@@ -7,6 +7,9 @@
 //     using entry_type = ...;                       // the matrix's entry type
 //     void check(int num_cells) const;              // throws InvalidInput for bad coefficients
 //     KOKKOS_FUNCTION entry_type entry(const P1Tet& geometry, int cell, int a, int b) const;
+//     // optional: terms on the boundary faces, entry (a, b) of a triangle of area `area`
+//     static constexpr bool boundary_terms = true;
+//     KOKKOS_FUNCTION entry_type boundary_entry(double area, int a, int b) const;
 //   };
 //
 // Coefficients per cell live in Views on the assembly's memory space, so a refresh with new
@@ -14,6 +17,7 @@
 // problem object passed to assemble(): the pattern, the layout and any map are kept.
 
 #include <Kokkos_Core.hpp>
+#include <type_traits>
 
 #include "../entries/block.hpp"
 #include "../error.hpp"
@@ -53,11 +57,13 @@ P1Elasticity<MemorySpace> uniform_elasticity(int num_cells, double lambda, doubl
   return {lambdas, mus};
 }
 
-/// The volume terms of the Helmholtz operator -Laplace - k^2 with complex scalar entries: the
-/// zoo's helmholtz_matrix without its absorbing boundary term (which is imaginary, on the
-/// boundary faces), so its real part.
+/// The zoo's Helmholtz operator -Laplace - k^2 with complex scalar entries
+/// (zoo::helmholtz_matrix): the volume terms per cell, and an absorbing (impedance) boundary
+/// term -i k area/12 (1 + delta_ab) on every boundary face.
 struct P1Helmholtz {
   using entry_type = Kokkos::complex<double>;
+  /// P1Assembly adds boundary_entry over the mesh's boundary faces after the cells' entries.
+  static constexpr bool boundary_terms = true;
   double wavenumber = 1;
 
   void check(int) const {
@@ -66,6 +72,17 @@ struct P1Helmholtz {
   KOKKOS_INLINE_FUNCTION entry_type entry(const P1Tet& geometry, int, int a, int b) const {
     return entry_type(p1_helmholtz_entry(geometry, a, b, wavenumber * wavenumber), 0.0);
   }
+  KOKKOS_INLINE_FUNCTION entry_type boundary_entry(double area, int a, int b) const {
+    return entry_type(0.0, p1_impedance_entry(area, a, b, wavenumber));
+  }
 };
+
+/// Whether a problem has terms on the mesh's boundary faces: its `boundary_terms`, false where
+/// it declares none.
+template <class Problem, class = void>
+struct has_boundary_terms : std::false_type {};
+template <class Problem>
+struct has_boundary_terms<Problem, std::void_t<decltype(Problem::boundary_terms)>>
+    : std::integral_constant<bool, Problem::boundary_terms> {};
 
 }  // namespace compound_sparse

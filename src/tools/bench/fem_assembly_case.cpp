@@ -19,6 +19,7 @@
 #include <cmath>
 #include <compound_sparse.hpp>
 #include <compound_sparse/zoo/elasticity.hpp>
+#include <compound_sparse/zoo/helmholtz.hpp>
 #include <compound_sparse/zoo/tet_mesh.hpp>
 #include <cstdio>
 #include <iostream>
@@ -72,25 +73,6 @@ double relative_difference(const Matrix& got, const Matrix& want) {
       worst = std::max(worst, std::abs(g(i, c) - w(i, c)));
     }
   return largest > 0 ? worst / largest : worst;
-}
-
-/// The Helmholtz volume contributions of P1Helmholtz (the zoo's terms without the boundary's).
-std::vector<cs::CooEntry<Kokkos::complex<double>>> helmholtz_volume_contributions(const zoo::TetMesh& m,
-                                                                                  double wavenumber) {
-  std::vector<cs::CooEntry<Kokkos::complex<double>>> list;
-  list.reserve(16 * m.tets.size());
-  for (std::size_t t = 0; t < m.tets.size(); ++t) {
-    double x[4][3];
-    for (int a = 0; a < 4; ++a)
-      for (int k = 0; k < 3; ++k) x[a][k] = m.points[m.tets[t][a]][k];
-    cs::P1Tet e;
-    cs::p1_tet(x, e);
-    for (int a = 0; a < 4; ++a)
-      for (int b = 0; b < 4; ++b)
-        list.push_back({m.tets[t][a], m.tets[t][b],
-                        Kokkos::complex<double>(cs::p1_helmholtz_entry(e, a, b, wavenumber * wavenumber), 0)});
-  }
-  return list;
 }
 
 template <class Entry, class Problem>
@@ -238,7 +220,7 @@ json measure_fem_case(const std::string& spec, int samples, bool& all_ok) {
                                               zoo::elasticity_contributions(m, lambda, mu), samples, all_ok);
   // About 10 grid points per wavelength, as helmholtz:N.
   const cs::P1Helmholtz problem{2 * 3.141592653589793 * n / 10};
-  return measure_mesh<Kokkos::complex<double>>(spec, m, problem, helmholtz_volume_contributions(m, problem.wavenumber),
+  return measure_mesh<Kokkos::complex<double>>(spec, m, problem, zoo::helmholtz_contributions(m, problem.wavenumber),
                                                samples, all_ok);
 }
 

@@ -4,7 +4,8 @@
 // paths that start from the element contributions.
 //
 //   fem:N            elasticity, Block<double, 3>, on the box of N^3 cubes (6 N^3 tetrahedra)
-//   fem-helmholtz:N  the Helmholtz volume terms, complex<double>, on the same box
+//   fem-helmholtz:N  the zoo's Helmholtz operator (volume and absorbing boundary), complex<double>,
+//                    on the same box
 //   fem-mesh:BASE    elasticity on the TetGen mesh in BASE.node and BASE.ele
 
 #include <nlohmann/json.hpp>
