@@ -17,6 +17,15 @@ HostCsr<Block<double, 3>> elasticity_matrix(const TetMesh& mesh, double lambda, 
 }
 
 std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& mesh, double lambda, double mu) {
+  return elasticity_contributions(mesh, std::vector<double>(mesh.tets.size(), lambda),
+                                  std::vector<double>(mesh.tets.size(), mu));
+}
+
+std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& mesh, const std::vector<double>& lambda,
+                                                                 const std::vector<double>& mu) {
+  COMPOUND_SPARSE_REQUIRE(lambda.size() == mesh.tets.size() && mu.size() == mesh.tets.size(),
+                          "elasticity_contributions: " << lambda.size() << " lambdas and " << mu.size() << " mus for "
+                                                       << mesh.tets.size() << " tetrahedra");
   using B = Block<double, 3>;
   std::vector<CooEntry<B>> coo;
   coo.reserve(mesh.tets.size() * 16);
@@ -26,8 +35,8 @@ std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& 
     // Blocks (b, a) are blocks (a, b) transposed bit for bit (p1_elasticity_block).
     for (int a = 0; a < 4; ++a)
       for (int b = a; b < 4; ++b) {
-        coo.push_back({c[a], c[b], p1_elasticity_block(e, a, b, lambda, mu)});
-        if (a != b) coo.push_back({c[b], c[a], p1_elasticity_block(e, b, a, lambda, mu)});
+        coo.push_back({c[a], c[b], p1_elasticity_block(e, a, b, lambda[t], mu[t])});
+        if (a != b) coo.push_back({c[b], c[a], p1_elasticity_block(e, b, a, lambda[t], mu[t])});
       }
   }
   return coo;

@@ -28,6 +28,12 @@ HostCsr<Block<double, 3>> elasticity_matrix(const TetMesh& mesh, double lambda, 
 /// assembly (CooAssembly, csr_from_coo) sums into the stiffness matrix.
 std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& mesh, double lambda, double mu);
 
+/// The same with Lamé parameters per tetrahedron (lambda[t], mu[t]: a modulus that varies in
+/// space or changes from step to step), as P1Elasticity assembles on the device. Throws
+/// InvalidInput unless both have one value per tetrahedron.
+std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& mesh, const std::vector<double>& lambda,
+                                                                 const std::vector<double>& mu);
+
 /// Clamps the nodes with fixed[node] != 0 (homogeneous Dirichlet conditions) the
 /// symmetric way: their block rows and columns become zero, their diagonal blocks
 /// the identity. The sparsity pattern is kept, so the matrix stays symmetric.
