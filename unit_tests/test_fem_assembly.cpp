@@ -465,3 +465,27 @@ TEST(fem_assembly, FacesAreTheSortedTriplesWithTheirCells) {
   }
   EXPECT_EQ(boundary, static_cast<int>(zoo::boundary_faces(m).size()));
 }
+
+TEST(fem_assembly, AMeshWithoutCellsAssemblesToEmptyRows) {
+  zoo::TetMesh m;
+  m.points = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}};
+  const auto mesh = on_device(m);
+  for (const auto how : all_summations) {
+    const cs::P1Assembly<C, cs::SlicedEll<32>, cs::Aos, memory_space> assembly(mesh, how);
+    assembly.assemble(cs::P1Helmholtz{1.0});
+    EXPECT_EQ(assembly.matrix().num_rows, 3) << cs::summation_name(how);
+    EXPECT_EQ(assembly.matrix().num_entries, 0u) << cs::summation_name(how);
+    EXPECT_EQ(assembly.num_colours(), 0) << cs::summation_name(how);
+  }
+  const auto p2 = cs::p2_pattern(mesh);
+  EXPECT_EQ(p2.edges.num_edges, 0);
+  EXPECT_EQ(to_host(p2.pattern.row_map), (std::vector<int>{0, 0, 0, 0}));
+}
+
+TEST(fem_assembly, ALayoutOverTheBudgetIsRefusedBeforeAnyValue) {
+  const auto mesh = on_device(zoo::box_mesh(3, 3, 3));
+  const std::string e = compound_sparse_test::error_of_kind<cs::BudgetExceeded>([&] {
+    cs::P1Assembly<Block3, cs::Ell, cs::Soa, memory_space>(mesh, cs::Summation::per_entry, cs::MemoryBudget{1000});
+  });
+  EXPECT_NE(e.find("1000"), std::string::npos) << e;
+}

@@ -147,6 +147,7 @@ CellColouring<MemorySpace> colour_cells(const DeviceTetMesh<MemorySpace>& mesh,
   int num_colours = 0;
   Kokkos::parallel_reduce("compound_sparse::count_colours", all, impl::ColourCount<colours_view>{previous},
                           Kokkos::Max<int>(num_colours));
+  if (num_cells == 0) num_colours = 0;  // Max over nothing is the lowest int
   CellColouring<MemorySpace> r;
   Kokkos::View<int*, MemorySpace> offsets("compound_sparse::colour_offsets", num_colours + 1);
   Kokkos::parallel_for("compound_sparse::count_colour", all,
