@@ -2,12 +2,14 @@
 // and solved with TunedSpmv: no contribution list and no CSR on the host.
 //
 //   - the mesh's points and cells go to the device once (make_device_tet_mesh checks them);
-//   - P1Assembly<Block<double, 3>, Csr, Aos> counts the pattern from the mesh's topology and
-//     lays it out there;
-//   - each step a kernel sets every tetrahedron's Lamé parameters (the modulus changes per step
-//     and tetrahedron, as in example_elasticity_reassembly), assemble() computes and sums the
-//     element matrices, apply_dirichlet() clamps the end x = 0, and tuned.refresh() moves the
-//     values into the layout TunedSpmv chose from the first step's matrix; CG solves.
+//   - the P1 pattern is counted from the mesh's topology, and TunedSpmv chooses its layout
+//     from the pattern's features and builds it, before any value exists
+//     (fem/tuned_assembly.hpp);
+//   - P1Assembly writes into that matrix: each step a kernel sets every tetrahedron's Lamé
+//     parameters (the modulus changes per step and tetrahedron, as in
+//     example_elasticity_reassembly), assemble() computes and sums the element matrices
+//     straight into the tuned layout's slots, apply_dirichlet() clamps the end x = 0; CG solves
+//     with the tuned product. No CSR of values, no refresh.
 //
 // The first and last steps' matrices are checked against the host path (the zoo's contributions
 // with the same Lamé parameters, csr_from_coo, apply_dirichlet): bit for bit for the gathers,
@@ -29,6 +31,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common/beam_reassembly.hpp"
@@ -73,11 +76,11 @@ cs::HostCsr<B> host_matrix(const cs::zoo::TetMesh& mesh, const std::vector<char>
   return k;
 }
 
-/// Whether the device matrix is the host path's: bit for bit, or (exact false) within 1e-13 of
-/// its largest value with the same pattern.
+/// Whether the device matrix is the host path's converted to its layout: bit for bit, or
+/// (exact false) its values within 1e-13 of the largest (P1Assembly checked the pattern).
 template <class Matrix>
 bool matches_host(const Matrix& k, const cs::HostCsr<B>& host, bool exact) {
-  const auto want = cs::to_device<cs::Csr, cs::Aos>(host);
+  const auto want = cs::to_device<typename Matrix::outer_layout, typename Matrix::inner_layout>(host);
   if (exact) return examples::bytes_of(k) == examples::bytes_of(want);
   const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), k.values);
   const auto expected = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), want.values);
@@ -121,38 +124,17 @@ int run(int n, int steps, cs::Summation how) {
   const auto fixed = examples::device_view(clamped, "clamped");
   const double mesh_seconds = seconds_since(start);
 
-  start = std::chrono::steady_clock::now();
-  const cs::P1Assembly<B, cs::Csr, cs::Aos> assembly(mesh, how);
-  const double pattern_seconds = seconds_since(start);
-  const auto& k = assembly.matrix();
-  // The assembled values in CSR order, whole blocks: Csr with Aos stores them so.
-  const Kokkos::View<const B*, memory_space, Kokkos::MemoryTraits<Kokkos::Unmanaged>> csr_values(
-      reinterpret_cast<const B*>(k.values.data()), k.num_entries);
-  std::printf(
-      "beam %d x %d x %d cubes: %d block rows, %zu blocks, %d tetrahedra; mesh to the device and checked %.3f ms; "
-      "pattern and layout (%s) %.3f ms\n",
-      4 * n, n, n, num_nodes, k.num_entries, num_cells, 1e3 * mesh_seconds, cs::summation_name(how),
-      1e3 * pattern_seconds);
-
-  B identity{};
-  for (int d = 0; d < 3; ++d) identity(d, d) = 1;
-  const Kokkos::View<double*, memory_space> lambda("lambda", num_cells), mu("mu", num_cells);
-  const cs::P1Elasticity<memory_space> problem{lambda, mu};
-  const auto assemble = [&](int step) {
-    set_lame(lambda, mu, unit_lambda, unit_mu, step);
-    assembly.assemble(problem);
-    assembly.apply_dirichlet(fixed, identity);
-  };
-
-  // The tuned operator from the first step's matrix, on the device.
+  // The layout TunedSpmv chooses from the pattern's features, built before any value exists.
   cs::TunedSpmvOptions options;
   options.vector_layout = "aos";  // the solver's vectors
   start = std::chrono::steady_clock::now();
-  assemble(0);
-  const cs::TunedSpmv<B> tuned(cs::make_device_csr(num_nodes, k.offsets, k.col_indices, csr_values), options);
-  const double device_path_seconds = seconds_since(start);
+  const auto tuned = cs::tuned_spmv_of_pattern<B>(cs::p1_pattern(mesh), options);
+  const double selection_seconds = seconds_since(start);
+  std::printf("beam %d x %d x %d cubes: %d block rows, %d tetrahedra; mesh to the device and checked %.3f ms\n", 4 * n,
+              n, n, num_nodes, num_cells, 1e3 * mesh_seconds);
+  std::printf("pattern from the topology, TunedSpmv's choice and its layout, before any value: %.3f ms\n",
+              1e3 * selection_seconds);
   std::printf("TunedSpmv: %s\n", tuned.explanation().c_str());
-  std::printf("device path, once (assemble + TunedSpmv of the device CSR): %.3f ms\n", 1e3 * device_path_seconds);
 
   // The host path this replaces: the zoo's contributions, csr_from_coo, the clamp, a TunedSpmv.
   start = std::chrono::steady_clock::now();
@@ -162,6 +144,10 @@ int run(int n, int steps, cs::Summation how) {
   std::printf("host path per step (contributions + csr_from_coo + TunedSpmv): %.3f ms; its choice %s (rule %s)\n",
               1e3 * host_path_seconds, host_tuned.variant().name().c_str(), host_tuned.rule().c_str());
 
+  B identity{};
+  for (int d = 0; d < 3; ++d) identity(d, d) = 1;
+  const Kokkos::View<double*, memory_space> lambda("lambda", num_cells), mu("mu", num_cells);
+  const cs::P1Elasticity<memory_space> problem{lambda, mu};
   using vector = cs::CompoundVector<V, cs::Aos>;
   const auto op = examples::product_operator([&tuned](const vector& x, const vector& y) {
     tuned.apply(cs::real_value<cs::coefficient_type_t<B>>(1), x, cs::real_value<cs::coefficient_type_t<B>>(0), y);
@@ -170,29 +156,35 @@ int run(int n, int steps, cs::Summation how) {
   const bool exact =
       how == cs::Summation::per_entry || how == cs::Summation::per_node || how == cs::Summation::per_node_inline;
   bool ok = true;
-  std::printf("%5s %12s %12s %12s %10s %14s\n", "step", "assemble", "refresh", "solve", "iterations", "rel. residual");
-  for (int step = 0; step < steps; ++step) {
+  // The assembly writes into the tuned operator's own matrix, of the layout it chose.
+  cs::with_tuned_layout(tuned, [&](const auto& matrix) {
+    using M = std::decay_t<decltype(matrix)>;
     start = std::chrono::steady_clock::now();
-    assemble(step);
-    const double assemble_seconds = seconds_since(start);
-    start = std::chrono::steady_clock::now();
-    tuned.refresh(csr_values);
-    const double refresh_seconds = seconds_since(start);
-    if (step == 0 || step == steps - 1) {
-      const bool same = matches_host(k, host_matrix(host_mesh, clamped, unit_lambda, unit_mu, step), exact);
-      std::printf("step %d: assembled matrix %s the host path's%s\n", step, same ? "is" : "is NOT",
-                  exact ? ", bit for bit" : ", within rounding");
-      ok &= same;
+    const cs::P1Assembly<B, typename M::outer_layout, typename M::inner_layout> assembly(mesh, how, matrix);
+    std::printf("P1Assembly (%s) into %s: %.3f ms; %zu blocks\n", cs::summation_name(how),
+                tuned.matrix().layout().c_str(), 1e3 * seconds_since(start), matrix.num_entries);
+    std::printf("%5s %12s %12s %10s %14s\n", "step", "assemble", "solve", "iterations", "rel. residual");
+    for (int step = 0; step < steps; ++step) {
+      start = std::chrono::steady_clock::now();
+      set_lame(lambda, mu, unit_lambda, unit_mu, step);
+      assembly.assemble(problem);
+      assembly.apply_dirichlet(fixed, identity);
+      const double assemble_seconds = seconds_since(start);
+      if (step == 0 || step == steps - 1) {
+        const bool same = matches_host(matrix, host_matrix(host_mesh, clamped, unit_lambda, unit_mu, step), exact);
+        std::printf("step %d: assembled matrix %s the host path's%s\n", step, same ? "is" : "is NOT",
+                    exact ? ", bit for bit" : ", within rounding");
+        ok &= same;
+      }
+      const vector u = examples::zeros_like(b, "u");
+      start = std::chrono::steady_clock::now();
+      const auto solve = examples::cg(op, b, u, 1e-8, 20 * num_nodes + 100);
+      const double solve_seconds = seconds_since(start);
+      std::printf("%5d %9.3f ms %9.3f ms %10d %14.3e  %s\n", step, 1e3 * assemble_seconds, 1e3 * solve_seconds,
+                  solve.iterations, solve.relative_residual, solve.converged ? "converged" : "NOT CONVERGED");
+      ok &= solve.converged;
     }
-    const vector u = examples::zeros_like(b, "u");
-    start = std::chrono::steady_clock::now();
-    const auto solve = examples::cg(op, b, u, 1e-8, 20 * num_nodes + 100);
-    const double solve_seconds = seconds_since(start);
-    std::printf("%5d %9.3f ms %9.3f ms %9.3f ms %10d %14.3e  %s\n", step, 1e3 * assemble_seconds, 1e3 * refresh_seconds,
-                1e3 * solve_seconds, solve.iterations, solve.relative_residual,
-                solve.converged ? "converged" : "NOT CONVERGED");
-    ok &= solve.converged;
-  }
+  });
   std::printf("%s\n", ok ? "PASSED" : "FAILED");
   return ok ? 0 : 1;
 }

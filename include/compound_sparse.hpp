@@ -4,7 +4,7 @@
 //
 //   entries/    complex, quaternion and block entries, mixed precision, your own types
 //   layouts/    HostCsr, the device layouts and their conversion, vectors, reordering
-//   fem/        finite-element meshes and patterns on the device
+//   fem/        finite-element meshes, patterns and assembly on the device
 //   schedules/  how a product's work is split among threads
 //   products/   spmv, spmm, op(A), the host reference
 //   variants/   variant names and the registry of the compiled variants
@@ -20,6 +20,7 @@
 #include "compound_sparse/fem/p1_assembly.hpp"
 #include "compound_sparse/fem/p1_problems.hpp"
 #include "compound_sparse/fem/p2_pattern.hpp"
+#include "compound_sparse/fem/tuned_assembly.hpp"
 #include "compound_sparse/layouts/convert.hpp"
 #include "compound_sparse/layouts/coo_assembly.hpp"
 #include "compound_sparse/layouts/device_csr.hpp"

@@ -10,15 +10,18 @@
 #include <compound_sparse.hpp>
 #include <compound_sparse/fem/p1_assembly.hpp>
 #include <compound_sparse/fem/p1_problems.hpp>
+#include <compound_sparse/fem/tuned_assembly.hpp>
 #include <compound_sparse/layouts/host_csr.hpp>
 #include <compound_sparse/zoo/elasticity.hpp>
 #include <compound_sparse/zoo/helmholtz.hpp>
 #include <compound_sparse/zoo/tet_mesh.hpp>
+#include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "device_arrays.hpp"
@@ -488,4 +491,49 @@ TEST(fem_assembly, ALayoutOverTheBudgetIsRefusedBeforeAnyValue) {
     cs::P1Assembly<Block3, cs::Ell, cs::Soa, memory_space>(mesh, cs::Summation::per_entry, cs::MemoryBudget{1000});
   });
   EXPECT_NE(e.find("1000"), std::string::npos) << e;
+}
+
+// The layout TunedSpmv chooses from the P1 pattern alone (no values yet) is the one it chooses
+// for the assembled host matrix; P1Assembly writes straight into it, and the tuned product then
+// multiplies with the assembled values.
+TEST(fem_assembly, TheTunedLayoutChosenFromThePatternTakesTheAssembly) {
+  const auto m = shuffled(zoo::box_mesh(5, 3, 4), 17u);
+  const auto mesh = on_device(m);
+  const auto host = zoo::elasticity_matrix(m, 1.2, 0.6);
+  cs::TunedSpmvOptions options;
+  options.vector_layout = "aos";
+  const auto tuned = cs::tuned_spmv_of_pattern<Block3>(cs::p1_pattern(mesh), options);
+  const cs::TunedSpmv<Block3> from_host(host, options);
+  EXPECT_EQ(tuned.variant().name(), from_host.variant().name());
+  int calls = 0;
+  cs::with_tuned_layout(tuned, [&](const auto& matrix) {
+    using M = std::decay_t<decltype(matrix)>;
+    using Outer = typename M::outer_layout;
+    using Inner = typename M::inner_layout;
+    ++calls;
+    const cs::P1Assembly<Block3, Outer, Inner, memory_space> assembly(mesh, cs::Summation::per_node_inline, matrix);
+    assembly.assemble(cs::uniform_elasticity<memory_space>(mesh.num_cells(), 1.2, 0.6));
+    EXPECT_TRUE(same_arrays(matrix, cs::to_device<Outer, Inner>(host)));
+    // A matrix of another pattern (another box of as many points) is refused, naming the row.
+    const auto other =
+        cs::to_device<Outer, Inner>(zoo::elasticity_matrix(zoo::box_mesh(3, 4, 5), 1.0, 1.0));  // 120 points too
+    const std::string e = compound_sparse_test::error_of_kind<cs::InvalidInput>(
+        [&] { cs::P1Assembly<Block3, Outer, Inner, memory_space>(mesh, cs::Summation::per_entry, other); });
+    EXPECT_NE(e.find("of the matrix differs from the mesh's P1 pattern"), std::string::npos) << e;
+  });
+  EXPECT_EQ(calls, 1);
+  std::vector<cs::BlockVector<double, 3>> x(m.points.size());
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = {{1.0 + i % 3, -0.5, 0.25 * (i % 7)}};
+  const auto y = tuned.make_vector(std::vector<cs::BlockVector<double, 3>>(x.size()));
+  const auto y_host = from_host.make_vector(std::vector<cs::BlockVector<double, 3>>(x.size()));
+  tuned.apply(1.0, tuned.make_vector(x), 0.0, y);
+  from_host.apply(1.0, from_host.make_vector(x), 0.0, y_host);
+  const auto got = y.to_host(), want = y_host.to_host();
+  EXPECT_EQ(0, std::memcmp(got.data(), want.data(), got.size() * sizeof(got[0])));
+  const std::string refused = compound_sparse_test::error_of_kind<cs::InvalidInput>([&] {
+    cs::TunedSpmvOptions with_transposes;
+    with_transposes.transposes = {cs::Op::T};
+    cs::tuned_spmv_of_pattern<Block3>(cs::p1_pattern(mesh), with_transposes);
+  });
+  EXPECT_NE(refused.find("transposed copies"), std::string::npos) << refused;
 }

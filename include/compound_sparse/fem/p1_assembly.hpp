@@ -303,6 +303,22 @@ struct DirichletRow {
   }
 };
 
+/// The first row whose slots do not hold the pattern's row (Kokkos::Min; num_rows if none).
+template <class Outer, class Matrix, class Pattern>
+struct FirstRowNotInPattern {
+  Matrix m;
+  Pattern pattern;
+  KOKKOS_INLINE_FUNCTION void operator()(int v, int& first) const {
+    const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
+    const int begin = pattern.row_map(v);
+    bool same = s.length == pattern.row_map(v + 1) - begin;
+    const int base = column_base<Outer>(m.column_bases, v);
+    for (int k = 0; same && k < s.length; ++k)
+      same = static_cast<int>(m.col_indices(s.first + k * s.step)) + base == pattern.entries(begin + k);
+    if (!same && v < first) first = v;
+  }
+};
+
 }  // namespace impl
 
 /// P1 assembly of a tetrahedral mesh into a matrix of layout <Outer, Inner> (header comment).
@@ -317,8 +333,7 @@ class P1Assembly {
   /// the pattern or exceeds `budget`, InvalidInput for a mesh whose entries 32-bit indices do
   /// not hold.
   P1Assembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, MemoryBudget budget = {}) : mesh_(mesh), how_(how) {
-    COMPOUND_SPARSE_REQUIRE(mesh.num_cells() <= std::numeric_limits<int>::max() / 16,
-                            "P1Assembly: " << mesh.num_cells() << " cells; at most 2^27 fit its element indices");
+    require_element_indices(mesh);
     const auto incident = vertex_cells(mesh);
     const auto pattern = p1_pattern(mesh, incident);
     const impl::ZeroValues<Entry, MemorySpace> zeros;
@@ -328,13 +343,31 @@ class P1Assembly {
     else
       matrix_ = impl::padded_matrix_from_csr_views<Outer, Inner>(pattern.num_cols, pattern.row_map, pattern.entries,
                                                                  zeros, budget);
-    if (how == Summation::per_entry) build_entry_map(incident, pattern);
-    if (how == Summation::per_node || how == Summation::per_node_inline) incident_ = incident;
-    if (how == Summation::per_entry || how == Summation::per_node)
-      geometry_ = Kokkos::View<P1Tet*, MemorySpace>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::cell_geometry"), mesh.num_cells());
-    if (how == Summation::coloured_scatter) colouring_ = colour_cells(mesh, incident);
-    Kokkos::fence();
+    prepare(incident, pattern);
+  }
+
+  /// The same into `matrix`, a matrix of this layout that holds the mesh's P1 pattern already
+  /// (the one a TunedSpmv chose for it: tuned_assembly.hpp). assemble() writes its values, which
+  /// every copy of `matrix` shares. InvalidInput, naming the first row that differs, if its
+  /// pattern is not the mesh's.
+  P1Assembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, const matrix_type& matrix)
+      : mesh_(mesh), how_(how) {
+    require_element_indices(mesh);
+    const auto incident = vertex_cells(mesh);
+    const auto pattern = p1_pattern(mesh, incident);
+    COMPOUND_SPARSE_REQUIRE(matrix.num_rows == pattern.num_rows && matrix.num_cols == pattern.num_cols,
+                            "P1Assembly: a " << matrix.num_rows << " x " << matrix.num_cols << " matrix for a mesh of "
+                                             << pattern.num_rows << " points");
+    int first_different = matrix.num_rows;
+    Kokkos::parallel_reduce("compound_sparse::p1_same_pattern",
+                            Kokkos::RangePolicy<execution_space>(0, matrix.num_rows),
+                            impl::FirstRowNotInPattern<Outer, matrix_type, DevicePattern<MemorySpace>>{matrix, pattern},
+                            Kokkos::Min<int>(first_different));
+    COMPOUND_SPARSE_REQUIRE(
+        matrix.num_rows == 0 || first_different >= matrix.num_rows,
+        "P1Assembly: row " << first_different << " of the matrix differs from the mesh's P1 pattern");
+    matrix_ = matrix;
+    prepare(incident, pattern);
   }
 
   const matrix_type& matrix() const { return matrix_; }
@@ -437,6 +470,22 @@ class P1Assembly {
   }
 
  private:
+  static void require_element_indices(const DeviceTetMesh<MemorySpace>& mesh) {
+    COMPOUND_SPARSE_REQUIRE(mesh.num_cells() <= std::numeric_limits<int>::max() / 16,
+                            "P1Assembly: " << mesh.num_cells() << " cells; at most 2^27 fit its element indices");
+  }
+
+  /// What the way of summing keeps besides the matrix.
+  void prepare(const VertexCells<MemorySpace>& incident, const DevicePattern<MemorySpace>& pattern) {
+    if (how_ == Summation::per_entry) build_entry_map(incident, pattern);
+    if (how_ == Summation::per_node || how_ == Summation::per_node_inline) incident_ = incident;
+    if (how_ == Summation::per_entry || how_ == Summation::per_node)
+      geometry_ = Kokkos::View<P1Tet*, MemorySpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::cell_geometry"), mesh_.num_cells());
+    if (how_ == Summation::coloured_scatter) colouring_ = colour_cells(mesh_, incident);
+    Kokkos::fence();
+  }
+
   /// The per-entry map: each non-zero's element entries, in cell order (impl::SlotEntries).
   void build_entry_map(const VertexCells<MemorySpace>& incident, const DevicePattern<MemorySpace>& pattern) {
     using index_view = Kokkos::View<int*, MemorySpace>;
