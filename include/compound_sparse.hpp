@@ -19,6 +19,7 @@
 #include "compound_sparse/error.hpp"
 #include "compound_sparse/fem/p1_assembly.hpp"
 #include "compound_sparse/fem/p1_problems.hpp"
+#include "compound_sparse/fem/p2_elements.hpp"
 #include "compound_sparse/fem/p2_pattern.hpp"
 #include "compound_sparse/fem/tuned_assembly.hpp"
 #include "compound_sparse/layouts/convert.hpp"

@@ -336,6 +336,9 @@ TEST(fem_assembly, WrongCoefficientsAndFlagsAreRefusedBeforeAnyWrite) {
   const std::string flags = compound_sparse_test::error_of_kind<cs::InvalidInput>(
       [&] { assembly.apply_dirichlet(compound_sparse_test::device_copy(std::vector<char>(5, 1)), Block3{}); });
   EXPECT_NE(flags.find("apply_dirichlet: 5 flags for 6 points"), std::string::npos) << flags;
+  const std::string way = compound_sparse_test::error_of_kind<cs::InvalidInput>(
+      [&] { cs::P1Assembly<Block3, cs::Csr, cs::Aos, memory_space>(mesh, static_cast<cs::Summation>(7)); });
+  EXPECT_NE(way.find("summation 7 is none of Summation's values"), std::string::npos) << way;
   EXPECT_TRUE(same_bytes(before, assembly.matrix().values));
 }
 
@@ -357,21 +360,10 @@ TEST(fem_assembly, NoTwoCellsOfAColourShareAVertex) {
 
 namespace {
 
-/// The host's edges: every cell's vertex pairs (v, w), v < w, sorted and unique.
-std::vector<std::array<int, 2>> host_edges(const zoo::TetMesh& m) {
-  std::vector<std::array<int, 2>> edges;
-  for (const auto& t : m.tets)
-    for (int a = 0; a < 4; ++a)
-      for (int b = a + 1; b < 4; ++b) edges.push_back({std::min(t[a], t[b]), std::max(t[a], t[b])});
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  return edges;
-}
-
 /// The P2 pattern built by sorting: csr_from_coo of every pair of each cell's ten nodes (its
-/// points, then its edges as num_points + their index in host_edges).
+/// points, then its edges as num_points + their index in zoo::mesh_edges).
 cs::HostCsr<double> sorted_p2_pattern(const zoo::TetMesh& m) {
-  const auto edges = host_edges(m);
+  const auto edges = zoo::mesh_edges(m);
   const int n = static_cast<int>(m.points.size());
   std::vector<cs::CooEntry<double>> pairs;
   for (const auto& t : m.tets) {
@@ -405,7 +397,7 @@ TEST(fem_assembly, P2PatternIsTheSortedPatternOfTheElementMatrices) {
     EXPECT_EQ(to_host(p2.pattern.row_map), want.row_offsets) << named.first;  // the counting formulas
     EXPECT_EQ(to_host(p2.pattern.entries), want.col_indices) << named.first;
     // The edges, in the order of their vertex pairs, and each cell's.
-    const auto edges = host_edges(m);
+    const auto edges = zoo::mesh_edges(m);
     ASSERT_EQ(p2.edges.num_edges, static_cast<int>(edges.size())) << named.first;
     const auto vertices = flat_to_host(p2.edges.vertices);
     const auto cell_edges = flat_to_host(p2.edges.cell_edges);

@@ -358,6 +358,69 @@ TEST(TetMesh, TetgenFillsAClosedSurface) {
   std::filesystem::remove_all(dir);
 }
 
+// P2 (quadratic) elements: symmetric bit for bit, the rigid motions (interpolated at the points
+// and the edges' midpoints) in the null space, and a constant strain's energy exact (the
+// element's quadrature integrates the quadratic stiffness exactly), and a quadratic one's.
+TEST(Elasticity, P2SymmetricWithRigidModesAndExactEnergies) {
+  const double lambda = 1.3, mu = 0.7;
+  for (const auto& mesh : {zoo::box_mesh(2, 2, 2), zoo::cylinder_mesh(3, 2), zoo::l_shape_mesh(4, 1)}) {
+    const auto edges = zoo::mesh_edges(mesh);
+    std::vector<zoo::Point3> nodes = mesh.points;
+    for (const auto& e : edges) {
+      zoo::Point3 mid;
+      for (int d = 0; d < 3; ++d) mid[d] = (mesh.points[e[0]][d] + mesh.points[e[1]][d]) / 2;
+      nodes.push_back(mid);
+    }
+    const int n = static_cast<int>(nodes.size());
+    const auto k = cs::csr_from_coo(n, n, zoo::p2_elasticity_contributions(mesh, lambda, mu));
+    EXPECT_NO_THROW(io::require_symmetry(k, io::Symmetry::symmetric));
+    double scale = 0;
+    for (const auto& b : k.values)
+      for (double v : b.v) scale = std::max(scale, std::abs(v));
+    for (int mode = 0; mode < 6; ++mode) {
+      std::vector<zoo::Point3> u(n);
+      for (int i = 0; i < n; ++i) {
+        const auto& p = nodes[i];
+        zoo::Point3 w{0, 0, 0};
+        w[mode % 3] = 1;
+        u[i] =
+            mode < 3 ? w : zoo::Point3{w[1] * p[2] - w[2] * p[1], w[2] * p[0] - w[0] * p[2], w[0] * p[1] - w[1] * p[0]};
+      }
+      EXPECT_LT(max_abs(multiply(k, u)), 1e-12 * scale * (1 + max_abs(u))) << "mode " << mode;
+    }
+    // u = A x with A symmetric: the strain is A, the energy V (lambda tr(A)^2 + 2 mu A:A).
+    const double a[3][3] = {{1, 0.5, 0}, {0.5, -0.3, 0.2}, {0, 0.2, 0.4}};
+    std::vector<zoo::Point3> u(n);
+    for (int i = 0; i < n; ++i)
+      for (int r = 0; r < 3; ++r) u[i][r] = a[r][0] * nodes[i][0] + a[r][1] * nodes[i][1] + a[r][2] * nodes[i][2];
+    const auto ku = multiply(k, u);
+    double energy = 0;
+    for (int i = 0; i < n; ++i) energy += u[i][0] * ku[i][0] + u[i][1] * ku[i][1] + u[i][2] * ku[i][2];
+    const double trace = a[0][0] + a[1][1] + a[2][2];
+    double contraction = 0;
+    for (const auto& row : a)
+      for (double v : row) contraction += v * v;
+    const double want = total_volume(mesh) * (lambda * trace * trace + 2 * mu * contraction);
+    EXPECT_NEAR(energy, want, 1e-12 * want);
+    // u = (x^2, 0, 0), which P2 holds exactly: strain 2x, energy 4 (lambda + 2 mu) int x^2, the
+    // integrand quadratic (a wrong quadrature point changes it); int_T x^2 = V/20 (sum x_i^2 + (sum x_i)^2).
+    std::vector<zoo::Point3> quadratic(n);
+    for (int i = 0; i < n; ++i) quadratic[i] = {nodes[i][0] * nodes[i][0], 0, 0};
+    const auto kq = multiply(k, quadratic);
+    double quadratic_energy = 0, integral = 0;
+    for (int i = 0; i < n; ++i) quadratic_energy += quadratic[i][0] * kq[i][0];
+    for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
+      double squares = 0, sum = 0;
+      for (int c : mesh.tets[t]) {
+        squares += mesh.points[c][0] * mesh.points[c][0];
+        sum += mesh.points[c][0];
+      }
+      integral += zoo::tet_volume(mesh, t) / 20 * (squares + sum * sum);
+    }
+    EXPECT_NEAR(quadratic_energy, 4 * (lambda + 2 * mu) * integral, 1e-12 * quadratic_energy);
+  }
+}
+
 TEST(Elasticity, SymmetricWithRigidBodyModesInTheNullSpace) {
   for (const auto& mesh : {zoo::box_mesh(3, 3, 3), zoo::cylinder_mesh(4, 3), zoo::l_shape_mesh(4, 2)}) {
     const auto lame = zoo::lame_parameters(200.0, 0.3);

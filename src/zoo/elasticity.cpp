@@ -1,5 +1,8 @@
 #include "compound_sparse/zoo/elasticity.hpp"
 
+#include <algorithm>
+
+#include "compound_sparse/fem/p2_elements.hpp"
 #include "p1_tet.hpp"
 
 namespace compound_sparse {
@@ -38,6 +41,39 @@ std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& 
         coo.push_back({c[a], c[b], p1_elasticity_block(e, a, b, lambda[t], mu[t])});
         if (a != b) coo.push_back({c[b], c[a], p1_elasticity_block(e, b, a, lambda[t], mu[t])});
       }
+  }
+  return coo;
+}
+
+std::vector<std::array<int, 2>> mesh_edges(const TetMesh& mesh) {
+  std::vector<std::array<int, 2>> edges;
+  edges.reserve(6 * mesh.tets.size());
+  for (const auto& t : mesh.tets)
+    for (int a = 0; a < 4; ++a)
+      for (int b = a + 1; b < 4; ++b) edges.push_back({std::min(t[a], t[b]), std::max(t[a], t[b])});
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  return edges;
+}
+
+std::vector<CooEntry<Block<double, 3>>> p2_elasticity_contributions(const TetMesh& mesh, double lambda, double mu) {
+  const auto edges = mesh_edges(mesh);
+  const int num_points = static_cast<int>(mesh.points.size());
+  std::vector<CooEntry<Block<double, 3>>> coo;
+  coo.reserve(mesh.tets.size() * 100);
+  for (int t = 0; t < static_cast<int>(mesh.tets.size()); ++t) {
+    const auto e = detail::p1_tet(mesh, t);
+    const auto& c = mesh.tets[t];
+    int nodes[10];
+    for (int a = 0; a < 4; ++a) nodes[a] = c[a];
+    for (int k = 0; k < 6; ++k) {
+      int i, j;
+      tet_edge_corners(k, i, j);
+      const std::array<int, 2> edge{std::min(c[i], c[j]), std::max(c[i], c[j])};
+      nodes[4 + k] = num_points + static_cast<int>(std::lower_bound(edges.begin(), edges.end(), edge) - edges.begin());
+    }
+    for (int a = 0; a < 10; ++a)
+      for (int b = 0; b < 10; ++b) coo.push_back({nodes[a], nodes[b], p2_elasticity_block(e, a, b, lambda, mu)});
   }
   return coo;
 }

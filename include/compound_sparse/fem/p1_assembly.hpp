@@ -333,7 +333,7 @@ class P1Assembly {
   /// the pattern or exceeds `budget`, InvalidInput for a mesh whose entries 32-bit indices do
   /// not hold.
   P1Assembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, MemoryBudget budget = {}) : mesh_(mesh), how_(how) {
-    require_element_indices(mesh);
+    require_valid(mesh, how);
     const auto incident = vertex_cells(mesh);
     const auto pattern = p1_pattern(mesh, incident);
     const impl::ZeroValues<Entry, MemorySpace> zeros;
@@ -352,7 +352,7 @@ class P1Assembly {
   /// pattern is not the mesh's.
   P1Assembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, const matrix_type& matrix)
       : mesh_(mesh), how_(how) {
-    require_element_indices(mesh);
+    require_valid(mesh, how);
     const auto incident = vertex_cells(mesh);
     const auto pattern = p1_pattern(mesh, incident);
     COMPOUND_SPARSE_REQUIRE(matrix.num_rows == pattern.num_rows && matrix.num_cols == pattern.num_cols,
@@ -470,7 +470,10 @@ class P1Assembly {
   }
 
  private:
-  static void require_element_indices(const DeviceTetMesh<MemorySpace>& mesh) {
+  /// Before any work: a way of summing the enum has, and cells that 32-bit element indices hold.
+  static void require_valid(const DeviceTetMesh<MemorySpace>& mesh, Summation how) {
+    COMPOUND_SPARSE_REQUIRE(std::string(summation_name(how)) != "?",
+                            "P1Assembly: summation " << static_cast<int>(how) << " is none of Summation's values");
     COMPOUND_SPARSE_REQUIRE(mesh.num_cells() <= std::numeric_limits<int>::max() / 16,
                             "P1Assembly: " << mesh.num_cells() << " cells; at most 2^27 fit its element indices");
   }

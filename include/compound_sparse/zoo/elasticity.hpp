@@ -6,6 +6,7 @@
 // K is symmetric (K_ba = K_ab^T, bit for bit) and, before boundary conditions,
 // has the six rigid-body motions in its null space.
 
+#include <array>
 #include <utility>
 #include <vector>
 
@@ -33,6 +34,15 @@ std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& 
 /// InvalidInput unless both have one value per tetrahedron.
 std::vector<CooEntry<Block<double, 3>>> elasticity_contributions(const TetMesh& mesh, const std::vector<double>& lambda,
                                                                  const std::vector<double>& mu);
+
+/// The mesh's edges as vertex pairs (v, w), v < w, in increasing order: the P2 elements' edge
+/// nodes, edge e being node num_points + e (the numbering fem/mesh_edges.hpp gives on the device).
+std::vector<std::array<int, 2>> mesh_edges(const TetMesh& mesh);
+
+/// Quadratic (P2) elasticity: nodes the points, then the edges (mesh_edges); 100 blocks per
+/// tetrahedron, its ten nodes (corners, then edges in tet_edge_index's order) pairwise, from
+/// fem/p2_elements.hpp's element matrix. csr_from_coo of them is the stiffness matrix.
+std::vector<CooEntry<Block<double, 3>>> p2_elasticity_contributions(const TetMesh& mesh, double lambda, double mu);
 
 /// Clamps the nodes with fixed[node] != 0 (homogeneous Dirichlet conditions) the
 /// symmetric way: their block rows and columns become zero, their diagonal blocks
