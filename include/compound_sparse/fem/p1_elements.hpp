@@ -55,6 +55,20 @@ KOKKOS_INLINE_FUNCTION double p1_gradient_dot(const P1Tet& e, int a, int b) {
   return unfused_multiply(ga[0], gb[0]) + unfused_multiply(ga[1], gb[1]) + unfused_multiply(ga[2], gb[2]);
 }
 
+/// An element block K_ab computed for a <= b, made what the element matrix holds: on the
+/// diagonal (a == b) exactly symmetric, its lower triangle the upper one; K_ba (transposed) its
+/// transpose. So the assembled matrix is symmetric bit for bit.
+KOKKOS_INLINE_FUNCTION Block<double, 3> orient_element_block(Block<double, 3> k, bool diagonal, bool transposed) {
+  if (diagonal || transposed)
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < i; ++j) {
+        const double upper = k(j, i);
+        k(j, i) = diagonal ? upper : k(i, j);
+        k(i, j) = upper;
+      }
+  return k;
+}
+
 /// Block (a, b) of the P1 linear-elasticity element matrix with Lamé parameters lambda, mu:
 ///   K_ab = V (lambda g_a g_b^T + mu g_b g_a^T + mu (g_a . g_b) I).
 /// Computed for a <= b; K_ba is K_ab transposed and a diagonal block is made exactly
@@ -76,14 +90,7 @@ KOKKOS_INLINE_FUNCTION Block<double, 3> p1_elasticity_block(const P1Tet& e, int 
       k(i, j) = unfused_multiply(e.volume, unfused_multiply(lambda, unfused_multiply(ga[i], gb[j])) +
                                                unfused_multiply(mu, unfused_multiply(gb[i], ga[j])) +
                                                (i == j ? unfused_multiply(mu, dot) : 0.0));
-  if (a == b || transposed)  // the lower triangle from the upper one
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < i; ++j) {
-        const double upper = k(j, i);
-        k(j, i) = a == b ? upper : k(i, j);
-        k(i, j) = upper;
-      }
-  return k;
+  return orient_element_block(k, a == b, transposed);
 }
 
 /// Entry (a, b) of the P1 Helmholtz element matrix for wavenumber k (k2 = k * k): the

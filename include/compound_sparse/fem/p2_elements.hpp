@@ -73,14 +73,7 @@ KOKKOS_INLINE_FUNCTION Block<double, 3> p2_elasticity_block(const P1Tet& e, int 
   Block<double, 3> k;
   for (int i = 0; i < 3; ++i)
     for (int j = 0; j < 3; ++j) k(i, j) = unfused_multiply(weight, sum[i][j]);
-  if (a == b || transposed)  // the lower triangle from the upper one
-    for (int i = 0; i < 3; ++i)
-      for (int j = 0; j < i; ++j) {
-        const double upper = k(j, i);
-        k(j, i) = a == b ? upper : k(i, j);
-        k(i, j) = upper;
-      }
-  return k;
+  return orient_element_block(k, a == b, transposed);
 }
 
 }  // namespace compound_sparse
