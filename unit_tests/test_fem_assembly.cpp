@@ -8,8 +8,8 @@
 #include <array>
 #include <cmath>
 #include <compound_sparse.hpp>
-#include <compound_sparse/fem/p1_assembly.hpp>
-#include <compound_sparse/fem/p1_problems.hpp>
+#include <compound_sparse/fem/lagrange_assembly.hpp>
+#include <compound_sparse/fem/problems.hpp>
 #include <compound_sparse/fem/tuned_assembly.hpp>
 #include <compound_sparse/layouts/host_csr.hpp>
 #include <compound_sparse/zoo/elasticity.hpp>
@@ -228,10 +228,10 @@ template <class Matrix>
   return ::testing::AssertionFailure() << "values differ by " << worst << " of " << largest;
 }
 
-/// Every way of summing on every layout gives `want` converted: bit for bit for the gathers,
-/// within 1e-14 of the largest value for the scatters; a coloured scatter gives the same bits
-/// every time.
-template <class Entry, class Problem>
+/// Every way of summing elements of order Order on every layout gives `want` converted: bit
+/// for bit for the gathers, within 1e-14 of the largest value for the scatters; a coloured
+/// scatter gives the same bits every time.
+template <int Order, class Entry, class Problem>
 void expect_every_way_gives(const std::string& name, const zoo::TetMesh& m, const Problem& problem,
                             const cs::HostCsr<Entry>& want) {
   const auto mesh = on_device(m);
@@ -243,7 +243,7 @@ void expect_every_way_gives(const std::string& name, const zoo::TetMesh& m, cons
       const auto expected = cs::to_device<Outer, Inner>(want);
       for (const auto how : all_summations) {
         const std::string what = name + " in " + Outer::name() + "." + Inner::name() + " by " + cs::summation_name(how);
-        const cs::P1Assembly<Entry, Outer, Inner, memory_space> assembly(mesh, how);
+        const cs::LagrangeAssembly<Order, Entry, Outer, Inner, memory_space> assembly(mesh, how);
         assembly.assemble(problem);
         if (bit_for_bit(how)) {
           EXPECT_TRUE(same_arrays(assembly.matrix(), expected)) << what;
@@ -264,15 +264,17 @@ void expect_every_way_gives(const std::string& name, const zoo::TetMesh& m, cons
 TEST(fem_assembly, EveryWayGivesTheZoosElasticityMatrixOnEveryLayout) {
   const double lambda = 1.7, mu = 0.45;
   for (const auto& named : assembly_meshes())
-    expect_every_way_gives(named.first, named.second,
-                           cs::uniform_elasticity<memory_space>(static_cast<int>(named.second.tets.size()), lambda, mu),
-                           zoo::elasticity_matrix(named.second, lambda, mu));
+    expect_every_way_gives<1>(
+        named.first, named.second,
+        cs::uniform_elasticity<memory_space>(static_cast<int>(named.second.tets.size()), lambda, mu),
+        zoo::elasticity_matrix(named.second, lambda, mu));
 }
 
 TEST(fem_assembly, EveryWayGivesTheZoosHelmholtzMatrixOnEveryLayout) {
   // The cells' terms and the absorbing boundary's, on every boundary face.
   for (const auto& named : assembly_meshes())
-    expect_every_way_gives(named.first, named.second, cs::P1Helmholtz{2.5}, zoo::helmholtz_matrix(named.second, 2.5));
+    expect_every_way_gives<1>(named.first, named.second, cs::P1Helmholtz{2.5},
+                              zoo::helmholtz_matrix(named.second, 2.5));
 }
 
 // A refresh with new coefficients (Young's modulus per cell) reuses the assembly: pattern,
@@ -335,7 +337,7 @@ TEST(fem_assembly, WrongCoefficientsAndFlagsAreRefusedBeforeAnyWrite) {
   EXPECT_NE(e.find("P1Elasticity: 3 lambdas and 3 mus for 2 cells"), std::string::npos) << e;
   const std::string flags = compound_sparse_test::error_of_kind<cs::InvalidInput>(
       [&] { assembly.apply_dirichlet(compound_sparse_test::device_copy(std::vector<char>(5, 1)), Block3{}); });
-  EXPECT_NE(flags.find("apply_dirichlet: 5 flags for 6 points"), std::string::npos) << flags;
+  EXPECT_NE(flags.find("apply_dirichlet: 5 flags for 6 nodes"), std::string::npos) << flags;
   const std::string way = compound_sparse_test::error_of_kind<cs::InvalidInput>(
       [&] { cs::P1Assembly<Block3, cs::Csr, cs::Aos, memory_space>(mesh, static_cast<cs::Summation>(7)); });
   EXPECT_NE(way.find("summation 7 is none of Summation's values"), std::string::npos) << way;
@@ -411,6 +413,58 @@ TEST(fem_assembly, P2PatternIsTheSortedPatternOfTheElementMatrices) {
           EXPECT_EQ(std::max(vertices[2 * e], vertices[2 * e + 1]), std::max(m.tets[t][a], m.tets[t][b]));
         }
   }
+}
+
+TEST(fem_assembly, EveryWayGivesTheZoosP2ElasticityMatrixOnEveryLayout) {
+  // Rows: the points, then the edges; each slot sums its cells' entries in cell order, as the
+  // host's csr_from_coo of zoo::p2_elasticity_contributions does.
+  const double lambda = 1.7, mu = 0.45;
+  for (const auto& named : assembly_meshes()) {
+    const auto& m = named.second;
+    const int nodes = static_cast<int>(m.points.size() + zoo::mesh_edges(m).size());
+    const auto p1 = cs::uniform_elasticity<memory_space>(static_cast<int>(m.tets.size()), lambda, mu);
+    expect_every_way_gives<2>(named.first, m, cs::P2Elasticity<memory_space>{p1.lambda, p1.mu},
+                              cs::csr_from_coo(nodes, nodes, zoo::p2_elasticity_contributions(m, lambda, mu)));
+  }
+}
+
+// New coefficients per cell and Dirichlet rows on P2 nodes (points and edges), as the host's.
+TEST(fem_assembly, P2CoefficientsPerCellAndDirichletRowsAsTheHosts) {
+  const auto m = shuffled(zoo::box_mesh(3, 4, 2), 7u);
+  const int cells = static_cast<int>(m.tets.size()), n = static_cast<int>(m.points.size());
+  const auto edges = zoo::mesh_edges(m);
+  const int nodes = n + static_cast<int>(edges.size());
+  const auto mesh = on_device(m);
+  const cs::P2Assembly<Block3, cs::SlicedEll<16>, cs::Soa, memory_space> assembly(mesh, cs::Summation::per_entry);
+  EXPECT_EQ(assembly.matrix().num_rows, nodes);
+  // A node is fixed where it lies on the face z = 0: a point there, or an edge with both ends there.
+  std::vector<char> fixed(nodes);
+  for (int p = 0; p < n; ++p) fixed[p] = m.points[p][2] == 0;
+  for (std::size_t e = 0; e < edges.size(); ++e) fixed[n + e] = fixed[edges[e][0]] && fixed[edges[e][1]];
+  Block3 identity{};
+  for (int i = 0; i < 3; ++i) identity(i, i) = 1;
+  for (int step = 0; step < 2; ++step) {
+    std::vector<double> lambda(cells), mu(cells);
+    for (int t = 0; t < cells; ++t) {
+      const auto lame = zoo::lame_parameters(1.0 + 0.5 * std::sin(t + 3.0 * step), 0.3);
+      lambda[t] = lame.first;
+      mu[t] = lame.second;
+    }
+    assembly.assemble(cs::P2Elasticity<memory_space>{compound_sparse_test::device_copy(lambda),
+                                                     compound_sparse_test::device_copy(mu)});
+    assembly.apply_dirichlet(compound_sparse_test::device_copy(fixed), identity);
+    auto want = cs::csr_from_coo(nodes, nodes, zoo::p2_elasticity_contributions(m, lambda, mu));
+    zoo::apply_dirichlet(want, fixed);
+    EXPECT_TRUE(same_arrays(assembly.matrix(), cs::to_device<cs::SlicedEll<16>, cs::Soa>(want))) << "step " << step;
+  }
+  // A P2 assembly adopts a matrix with the P2 pattern, and refuses the P1 one (its size).
+  const cs::P2Assembly<Block3, cs::SlicedEll<16>, cs::Soa, memory_space> adopted(mesh, cs::Summation::atomic_scatter,
+                                                                                 assembly.matrix());
+  const cs::P1Assembly<Block3, cs::SlicedEll<16>, cs::Soa, memory_space> p1(mesh, cs::Summation::per_node);
+  const std::string e = compound_sparse_test::error_of_kind<cs::InvalidInput>([&] {
+    cs::P2Assembly<Block3, cs::SlicedEll<16>, cs::Soa, memory_space>(mesh, cs::Summation::per_node, p1.matrix());
+  });
+  EXPECT_NE(e.find("matrix for a mesh of " + std::to_string(nodes) + " nodes"), std::string::npos) << e;
 }
 
 TEST(fem_assembly, P2RowLengthsFollowTheCountingFormulas) {

@@ -57,6 +57,16 @@ std::vector<std::array<int, 2>> mesh_edges(const TetMesh& mesh) {
 }
 
 std::vector<CooEntry<Block<double, 3>>> p2_elasticity_contributions(const TetMesh& mesh, double lambda, double mu) {
+  return p2_elasticity_contributions(mesh, std::vector<double>(mesh.tets.size(), lambda),
+                                     std::vector<double>(mesh.tets.size(), mu));
+}
+
+std::vector<CooEntry<Block<double, 3>>> p2_elasticity_contributions(const TetMesh& mesh,
+                                                                    const std::vector<double>& lambda,
+                                                                    const std::vector<double>& mu) {
+  COMPOUND_SPARSE_REQUIRE(lambda.size() == mesh.tets.size() && mu.size() == mesh.tets.size(),
+                          "p2_elasticity_contributions: " << lambda.size() << " lambdas and " << mu.size()
+                                                          << " mus for " << mesh.tets.size() << " tetrahedra");
   const auto edges = mesh_edges(mesh);
   const int num_points = static_cast<int>(mesh.points.size());
   std::vector<CooEntry<Block<double, 3>>> coo;
@@ -73,7 +83,7 @@ std::vector<CooEntry<Block<double, 3>>> p2_elasticity_contributions(const TetMes
       nodes[4 + k] = num_points + static_cast<int>(std::lower_bound(edges.begin(), edges.end(), edge) - edges.begin());
     }
     for (int a = 0; a < 10; ++a)
-      for (int b = 0; b < 10; ++b) coo.push_back({nodes[a], nodes[b], p2_elasticity_block(e, a, b, lambda, mu)});
+      for (int b = 0; b < 10; ++b) coo.push_back({nodes[a], nodes[b], p2_elasticity_block(e, a, b, lambda[t], mu[t])});
   }
   return coo;
 }

@@ -3,7 +3,7 @@
 // its four barycentric basis functions) and the entries of the element matrices that the zoo's
 // elasticity and Helmholtz problems sum. The same functions run in the host reference
 // (zoo::elasticity_contributions, zoo::helmholtz_contributions) and in the device assembly
-// (p1_assembly.hpp), so the two agree bit for bit as long as no compiler changes the rounding:
+// (lagrange_assembly.hpp), so the two agree bit for bit as long as no compiler changes the rounding:
 // every product is an unfused_multiply (impl/fused_arithmetic.hpp), because nvcc would
 // otherwise contract `a * b + c` into one fused multiply-add that the host does not do.
 

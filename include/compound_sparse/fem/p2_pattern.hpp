@@ -117,13 +117,13 @@ struct FillP2Row {
 
 }  // namespace impl
 
-/// The P2 pattern of a checked mesh (make_device_tet_mesh), with its edges. Throws InvalidInput
-/// for a mesh whose pattern 32-bit offsets do not hold.
+/// The P2 pattern of a checked mesh (make_device_tet_mesh) with its vertex-to-cell relation
+/// (vertex_cells), and its edges. Throws InvalidInput for a mesh whose pattern 32-bit offsets do
+/// not hold.
 template <class MemorySpace>
-P2Pattern<MemorySpace> p2_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
+P2Pattern<MemorySpace> p2_pattern(const DeviceTetMesh<MemorySpace>& mesh, const VertexCells<MemorySpace>& incident) {
   using execution_space = typename MemorySpace::execution_space;
   using counts_view = Kokkos::View<int*, MemorySpace>;
-  const auto incident = vertex_cells(mesh);
   const auto p1 = p1_pattern(mesh, incident);
   P2Pattern<MemorySpace> r;
   r.edges = mesh_edges(mesh, p1);
@@ -171,6 +171,12 @@ P2Pattern<MemorySpace> p2_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
                                                           << " rows differ from their counted lengths; is the mesh "
                                                              "conforming?");
   return r;
+}
+
+/// The same, building the vertex-to-cell relation.
+template <class MemorySpace>
+P2Pattern<MemorySpace> p2_pattern(const DeviceTetMesh<MemorySpace>& mesh) {
+  return p2_pattern(mesh, vertex_cells(mesh));
 }
 
 }  // namespace compound_sparse

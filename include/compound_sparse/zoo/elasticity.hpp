@@ -44,6 +44,12 @@ std::vector<std::array<int, 2>> mesh_edges(const TetMesh& mesh);
 /// fem/p2_elements.hpp's element matrix. csr_from_coo of them is the stiffness matrix.
 std::vector<CooEntry<Block<double, 3>>> p2_elasticity_contributions(const TetMesh& mesh, double lambda, double mu);
 
+/// The same with Lamé parameters per tetrahedron, as P2Elasticity assembles on the device.
+/// Throws InvalidInput unless both have one value per tetrahedron.
+std::vector<CooEntry<Block<double, 3>>> p2_elasticity_contributions(const TetMesh& mesh,
+                                                                    const std::vector<double>& lambda,
+                                                                    const std::vector<double>& mu);
+
 /// Clamps the nodes with fixed[node] != 0 (homogeneous Dirichlet conditions) the
 /// symmetric way: their block rows and columns become zero, their diagonal blocks
 /// the identity. The sparsity pattern is kept, so the matrix stays symmetric.

@@ -1,6 +1,6 @@
 #pragma once
 // compound-assembly-bench's finite-element cases (fem_assembly_case.cpp): P1 assembly on the
-// device from a tetrahedral mesh (fem/p1_assembly.hpp), every way of summing, against the COO
+// device from a tetrahedral mesh (fem/lagrange_assembly.hpp), every way of summing, against the COO
 // paths that start from the element contributions.
 //
 //   fem:N            elasticity, Block<double, 3>, on the box of N^3 cubes (6 N^3 tetrahedra)

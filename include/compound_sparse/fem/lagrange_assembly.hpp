@@ -1,16 +1,19 @@
 #pragma once
-// P1 finite-element assembly on the device, from a tetrahedral mesh straight into a layout:
+// Finite-element assembly on the device with linear (P1) or quadratic (P2) Lagrange elements,
+// from a tetrahedral mesh straight into a layout:
 //
 //   P1Assembly<Block<double, 3>, SlicedEll<32>, Soa> assembly(mesh, Summation::per_entry);  // once
 //   assembly.assemble(uniform_elasticity(mesh.num_cells(), lambda, mu));  // every step
 //   assembly.apply_dirichlet(fixed, identity);
 //   spmv(schedule, alpha, assembly.matrix(), x, beta, y);
 //
-// The constructor builds the pattern from the mesh's topology with exact allocation
-// (p1_pattern.hpp), writes it into the layout (device_build.hpp) with zero values, and keeps
-// what its way of summing needs. assemble(problem) then computes every cell's element matrix
-// entries (p1_problems.hpp) on the device and sums them into the layout's slots. There is no
-// matrix in between: no list of (row, column, value) contributions and no CSR of values.
+// P2Assembly is the same with P2 problems (P2Elasticity): its rows are the mesh's points, then
+// its edges (lagrange_nodes.hpp). The constructor builds the pattern from the mesh's topology
+// with exact allocation (p1_pattern.hpp, p2_pattern.hpp), writes it into the layout
+// (device_build.hpp) with zero values, and keeps what its way of summing needs.
+// assemble(problem) then computes every cell's element matrix entries (problems.hpp) on the
+// device and sums them into the layout's slots. There is no matrix in between: no list of
+// (row, column, value) contributions and no CSR of values.
 //
 // The ways of summing (Summation), after "GPU-based Polynomial Finite Element Matrix Assembly
 // for Simplex Meshes" (Mueller-Roemer, Altenhofen, Stork, 2018), plus two scatters:
@@ -30,7 +33,7 @@
 // atomic scatter adds them in whatever order the device's atomics ran: close to the host's
 // within rounding, not bit for bit, and not the same from run to run.
 //
-// A problem with terms on the boundary faces (P1Helmholtz's absorbing boundary) has them added
+// A P1 problem with terms on the boundary faces (P1Helmholtz's absorbing boundary) has them added
 // after the cells' by a row gather over each vertex's boundary faces (boundary_faces.hpp), in
 // the host's order, whatever the way of summing; the first such assemble() builds the faces.
 //
@@ -55,13 +58,13 @@
 #include "boundary_faces.hpp"
 #include "cell_colouring.hpp"
 #include "device_tet_mesh.hpp"
+#include "lagrange_nodes.hpp"
 #include "p1_elements.hpp"
-#include "p1_pattern.hpp"
-#include "p1_problems.hpp"
+#include "problems.hpp"
 
 namespace compound_sparse {
 
-/// How P1Assembly sums the element matrices (p1_assembly.hpp's table).
+/// How a LagrangeAssembly sums the element matrices (lagrange_assembly.hpp's table).
 enum class Summation { per_entry, per_node, per_node_inline, atomic_scatter, coloured_scatter };
 
 /// "per_entry", "per_node", "per_node_inline", "atomic_scatter", "coloured_scatter".
@@ -103,14 +106,6 @@ struct ComputeGeometry {
   KOKKOS_INLINE_FUNCTION void operator()(int t) const { geometry(t) = cell_geometry(points, cells, t); }
 };
 
-/// Which corner of cell t is vertex v (the cell has it).
-template <class Cells>
-KOKKOS_INLINE_FUNCTION int corner_of(const Cells& cells, int t, int v) {
-  int a = 0;
-  while (cells(t, a) != v) ++a;
-  return a;
-}
-
 /// The k of the slot of `column` among a layout row's slots (its columns increase with k).
 template <class Outer, class Matrix>
 KOKKOS_INLINE_FUNCTION int slot_position(const Matrix& m, const RowSlots& slots, int row, int column) {
@@ -120,19 +115,19 @@ KOKKOS_INLINE_FUNCTION int slot_position(const Matrix& m, const RowSlots& slots,
   });
 }
 
-/// A slot's entries: its cells' element entries (a, b) as 16 t + 4 a + b, the order of the
-/// problem's entry(geometry, t, a, b).
+/// A slot's entries: its cells' element entries (a, b) as n^2 t + n a + b for n nodes per cell,
+/// the order of the problem's entry(geometry, t, a, b).
+template <int nodes_per_cell>
 KOKKOS_INLINE_FUNCTION int element_entry_id(int t, int a, int b) {
-  return 16 * t + 4 * a + b;
+  return nodes_per_cell * (nodes_per_cell * t + a) + b;
 }
 
 /// The per-entry map, row v's part: counts(p + 1) = the entries slot p of the pattern sums (fill
 /// false), or their ids in cell order at list(cursor(p)++) (fill true). Row v's slots are its
 /// thread's alone.
-template <class Cells, class Incident, class Pattern, class Index>
+template <class Nodes, class Pattern, class Index>
 struct SlotEntries {
-  Cells cells;
-  Incident incident;
+  Nodes nodes;
   Pattern pattern;
   Index counts;
   Index cursors;
@@ -140,23 +135,21 @@ struct SlotEntries {
   bool fill;
   KOKKOS_INLINE_FUNCTION void operator()(int v) const {
     const int begin = pattern.row_map(v), end = pattern.row_map(v + 1);
-    for (int j = incident.offsets(v); j < incident.offsets(v + 1); ++j) {
-      const int t = incident.cells(j);
-      const int a = corner_of(cells, t, v);
-      for (int b = 0; b < 4; ++b) {
-        const int p = begin + pattern_position(pattern.entries, begin, end, cells(t, b));
+    nodes.for_each_cell(v, [&](int t, int a) {
+      for (int b = 0; b < Nodes::per_cell; ++b) {
+        const int p = begin + pattern_position(pattern.entries, begin, end, nodes.node(t, b));
         if (fill)
-          list(cursors(p)++) = element_entry_id(t, a, b);
+          list(cursors(p)++) = element_entry_id<Nodes::per_cell>(t, a, b);
         else
           ++counts(p + 1);
       }
-    }
+    });
   }
 };
 
 /// Non-zero p (source position for impl/slot_writes.hpp): the sum of its element entries, first
 /// to last.
-template <class Problem, class Geometry, class Index>
+template <int nodes_per_cell, class Problem, class Geometry, class Index>
 struct SummedElementEntries {
   using entry_type = typename Problem::entry_type;
   Problem problem;
@@ -174,8 +167,9 @@ struct SummedElementEntries {
     return sum;
   }
   KOKKOS_INLINE_FUNCTION entry_type element_entry(int id) const {
-    const int t = id / 16;
-    return problem.entry(geometry(t), t, (id / 4) % 4, id % 4);
+    constexpr int n = nodes_per_cell;
+    const int t = id / (n * n);
+    return problem.entry(geometry(t), t, (id / n) % n, id % n);
   }
 };
 
@@ -204,29 +198,26 @@ KOKKOS_INLINE_FUNCTION void add_into_slot(const Values& values, int slot, const 
   }
 }
 
-/// Row v gathered: its cells in increasing order, each one's entries (a, b) for v's corner a
-/// added into the slots of the cell's corners b. The geometry is read from `geometry`
+/// Row v gathered: node v's cells in increasing order, each one's entries (a, b) for v's place
+/// a added into the slots of the cell's nodes b. The geometry is read from `geometry`
 /// (stored_geometry) or computed from the mesh.
-template <class Outer, class Matrix, class Problem, class Points, class Cells, class Incident, class Geometry>
+template <class Outer, class Matrix, class Problem, class Points, class Nodes, class Geometry>
 struct GatherRow {
   Matrix m;
   Problem problem;
   Points points;
-  Cells cells;
-  Incident incident;
+  Nodes nodes;
   Geometry geometry;  ///< per cell; unused when computed in place
   bool stored_geometry;
   KOKKOS_INLINE_FUNCTION void operator()(int v) const {
     const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
-    for (int j = incident.offsets(v); j < incident.offsets(v + 1); ++j) {
-      const int t = incident.cells(j);
-      const int a = corner_of(cells, t, v);
-      const P1Tet e = stored_geometry ? geometry(t) : cell_geometry(points, cells, t);
-      for (int b = 0; b < 4; ++b) {
-        const int k = slot_position<Outer>(m, s, v, cells(t, b));
+    nodes.for_each_cell(v, [&](int t, int a) {
+      const P1Tet e = stored_geometry ? geometry(t) : cell_geometry(points, nodes.cells, t);
+      for (int b = 0; b < Nodes::per_cell; ++b) {
+        const int k = slot_position<Outer>(m, s, v, nodes.node(t, b));
         add_into_slot<false>(m.values, s.first + k * s.step, problem.entry(e, t, a, b));
       }
-    }
+    });
   }
 };
 
@@ -259,24 +250,24 @@ struct GatherBoundaryRow {
   }
 };
 
-/// Cell list(i) scattered: its 16 element entries added into their slots, atomically or (a
-/// colour's cells, which share no vertex) not.
-template <bool atomic, class Outer, class Matrix, class Problem, class Points, class Cells, class List>
+/// Cell list(i) scattered: its element entries added into their slots, atomically or (a
+/// colour's cells, which share no vertex and so no node) not.
+template <bool atomic, class Outer, class Matrix, class Problem, class Points, class Nodes, class List>
 struct ScatterCell {
   Matrix m;
   Problem problem;
   Points points;
-  Cells cells;
+  Nodes nodes;
   List list;  ///< cell indices; empty: cell i
   int first;
   KOKKOS_INLINE_FUNCTION void operator()(int i) const {
     const int t = list.extent(0) > 0 ? list(first + i) : first + i;
-    const P1Tet e = cell_geometry(points, cells, t);
-    for (int a = 0; a < 4; ++a) {
-      const int v = cells(t, a);
+    const P1Tet e = cell_geometry(points, nodes.cells, t);
+    for (int a = 0; a < Nodes::per_cell; ++a) {
+      const int v = nodes.node(t, a);
       const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
-      for (int b = 0; b < 4; ++b) {
-        const int k = slot_position<Outer>(m, s, v, cells(t, b));
+      for (int b = 0; b < Nodes::per_cell; ++b) {
+        const int k = slot_position<Outer>(m, s, v, nodes.node(t, b));
         add_into_slot<atomic>(m.values, s.first + k * s.step, problem.entry(e, t, a, b));
       }
     }
@@ -319,23 +310,34 @@ struct FirstRowNotInPattern {
   }
 };
 
+/// A problem's element order: its `order`, 1 where it declares none.
+template <class Problem, class = void>
+struct problem_order : std::integral_constant<int, 1> {};
+template <class Problem>
+struct problem_order<Problem, std::void_t<decltype(Problem::order)>> : std::integral_constant<int, Problem::order> {};
+
 }  // namespace impl
 
-/// P1 assembly of a tetrahedral mesh into a matrix of layout <Outer, Inner> (header comment).
-template <class Entry, class Outer, class Inner, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-class P1Assembly {
+/// Assembly of a tetrahedral mesh's Lagrange elements of order `Order` (1 or 2) into a matrix of
+/// layout <Outer, Inner> (header comment).
+template <int Order, class Entry, class Outer, class Inner,
+          class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+class LagrangeAssembly {
  public:
   using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
   using execution_space = typename MemorySpace::execution_space;
+  using nodes_type = LagrangeNodes<Order, MemorySpace>;
+  static constexpr int nodes_per_cell = nodes_type::per_cell;
 
   /// The pattern of `mesh` (checked by make_device_tet_mesh) in the layout, values zero, and
   /// what `how` sums with. Throws BudgetExceeded as to_device does when the layout cannot hold
   /// the pattern or exceeds `budget`, InvalidInput for a mesh whose entries 32-bit indices do
   /// not hold.
-  P1Assembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, MemoryBudget budget = {}) : mesh_(mesh), how_(how) {
+  LagrangeAssembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, MemoryBudget budget = {})
+      : mesh_(mesh), how_(how) {
     require_valid(mesh, how);
-    const auto incident = vertex_cells(mesh);
-    const auto pattern = p1_pattern(mesh, incident);
+    const auto topology = lagrange_topology<Order>(mesh);
+    const auto& pattern = topology.pattern;
     const impl::ZeroValues<Entry, MemorySpace> zeros;
     if constexpr (std::is_same<Outer, Csr>::value)
       matrix_ =
@@ -343,72 +345,76 @@ class P1Assembly {
     else
       matrix_ = impl::padded_matrix_from_csr_views<Outer, Inner>(pattern.num_cols, pattern.row_map, pattern.entries,
                                                                  zeros, budget);
-    prepare(incident, pattern);
+    prepare(topology);
   }
 
-  /// The same into `matrix`, a matrix of this layout that holds the mesh's P1 pattern already
-  /// (the one a TunedSpmv chose for it: tuned_assembly.hpp). assemble() writes its values, which
-  /// every copy of `matrix` shares. InvalidInput, naming the first row that differs, if its
-  /// pattern is not the mesh's.
-  P1Assembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, const matrix_type& matrix)
+  /// The same into `matrix`, a matrix of this layout that holds the mesh's pattern of this order
+  /// already (the one a TunedSpmv chose for it: tuned_assembly.hpp). assemble() writes its
+  /// values, which every copy of `matrix` shares. InvalidInput, naming the first row that
+  /// differs, if its pattern is not the mesh's.
+  LagrangeAssembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, const matrix_type& matrix)
       : mesh_(mesh), how_(how) {
     require_valid(mesh, how);
-    const auto incident = vertex_cells(mesh);
-    const auto pattern = p1_pattern(mesh, incident);
+    const auto topology = lagrange_topology<Order>(mesh);
+    const auto& pattern = topology.pattern;
     COMPOUND_SPARSE_REQUIRE(matrix.num_rows == pattern.num_rows && matrix.num_cols == pattern.num_cols,
-                            "P1Assembly: a " << matrix.num_rows << " x " << matrix.num_cols << " matrix for a mesh of "
-                                             << pattern.num_rows << " points");
+                            "P" << Order << " assembly: a " << matrix.num_rows << " x " << matrix.num_cols
+                                << " matrix for a mesh of " << pattern.num_rows << " nodes");
     int first_different = matrix.num_rows;
-    Kokkos::parallel_reduce("compound_sparse::p1_same_pattern",
+    Kokkos::parallel_reduce("compound_sparse::fem_same_pattern",
                             Kokkos::RangePolicy<execution_space>(0, matrix.num_rows),
                             impl::FirstRowNotInPattern<Outer, matrix_type, DevicePattern<MemorySpace>>{matrix, pattern},
                             Kokkos::Min<int>(first_different));
-    COMPOUND_SPARSE_REQUIRE(
-        matrix.num_rows == 0 || first_different >= matrix.num_rows,
-        "P1Assembly: row " << first_different << " of the matrix differs from the mesh's P1 pattern");
+    COMPOUND_SPARSE_REQUIRE(matrix.num_rows == 0 || first_different >= matrix.num_rows,
+                            "P" << Order << " assembly: row " << first_different
+                                << " of the matrix differs from the mesh's P" << Order << " pattern");
     matrix_ = matrix;
-    prepare(incident, pattern);
+    prepare(topology);
   }
 
   const matrix_type& matrix() const { return matrix_; }
   Summation summation() const { return how_; }
   /// Colours of a coloured scatter (0 for the other ways).
   int num_colours() const { return how_ == Summation::coloured_scatter ? colouring_.num_colours() : 0; }
-  /// Device bytes kept besides the matrix: the geometry, the map, the vertex-to-cell relation or
+  /// Device bytes kept besides the matrix: the geometry, the map, the node-to-cell relation or
   /// the colouring, and the boundary faces once a problem with boundary terms built them.
   std::size_t extra_bytes() const {
-    return geometry_.span() * sizeof(P1Tet) +
-           (first_.span() + list_.span() + incident_.offsets.span() + incident_.cells.span() + colouring_.cells.span() +
-            boundary_.corners.span() + boundary_.vertex_offsets.span() + boundary_.vertex_faces.span()) *
+    return geometry_.span() * sizeof(P1Tet) + nodes_.bytes() +
+           (first_.span() + list_.span() + colouring_.cells.span() + boundary_.corners.span() +
+            boundary_.vertex_offsets.span() + boundary_.vertex_faces.span()) *
                sizeof(int);
   }
 
-  /// Sums the element matrices of `problem` (p1_problems.hpp; its entry_type is Entry) into the
-  /// matrix, replacing every stored value; the padding stays zero. Throws what problem.check
-  /// throws before anything is written.
+  /// Sums the element matrices of `problem` (problems.hpp; its entry_type is Entry, its order
+  /// this assembly's) into the matrix, replacing every stored value; the padding stays zero.
+  /// Throws what problem.check throws before anything is written.
   template <class Problem>
   void assemble(const Problem& problem) const {
     static_assert(std::is_same<typename Problem::entry_type, Entry>::value,
-                  "P1Assembly::assemble: the problem's entry_type must be the matrix's entry type");
+                  "LagrangeAssembly::assemble: the problem's entry_type must be the matrix's entry type");
+    static_assert(impl::problem_order<Problem>::value == Order,
+                  "LagrangeAssembly::assemble: the problem's element order must be the assembly's");
+    static_assert(Order == 1 || !has_boundary_terms<Problem>::value,
+                  "LagrangeAssembly::assemble: boundary terms are assembled for P1 problems only");
     problem.check(mesh_.num_cells());
     const int num_cells = mesh_.num_cells();
     const Kokkos::RangePolicy<execution_space> cells(0, num_cells), rows(0, matrix_.num_rows);
     using points_view = decltype(mesh_.points);
-    using cells_view = decltype(mesh_.cells);
     using geometry_view = Kokkos::View<P1Tet*, MemorySpace>;
     using index_view = Kokkos::View<int*, MemorySpace>;
     if (geometry_.extent(0) > 0)
-      Kokkos::parallel_for(
-          "compound_sparse::p1_geometry", cells,
-          impl::ComputeGeometry<points_view, cells_view, geometry_view>{mesh_.points, mesh_.cells, geometry_});
+      Kokkos::parallel_for("compound_sparse::fem_geometry", cells,
+                           impl::ComputeGeometry<points_view, decltype(mesh_.cells), geometry_view>{
+                               mesh_.points, mesh_.cells, geometry_});
     if (how_ == Summation::per_entry) {
-      const impl::SummedElementEntries<Problem, geometry_view, index_view> sums{problem, geometry_, first_, list_};
+      const impl::SummedElementEntries<nodes_per_cell, Problem, geometry_view, index_view> sums{problem, geometry_,
+                                                                                                first_, list_};
       if constexpr (std::is_same<Outer, Csr>::value)
-        impl::copy_csr_values<execution_space>("compound_sparse::p1_per_entry", matrix_.values, sums,
+        impl::copy_csr_values<execution_space>("compound_sparse::fem_per_entry", matrix_.values, sums,
                                                matrix_.num_entries);
       else
         impl::run_tiled_slot_write(
-            "compound_sparse::p1_per_entry",
+            "compound_sparse::fem_per_entry",
             impl::TiledSlotWrite<Outer, matrix_type, index_view, decltype(sums)>{matrix_.num_rows,
                                                                                  matrix_.ell_stride,
                                                                                  matrix_.ell_width,
@@ -418,36 +424,33 @@ class P1Assembly {
                                                                                  sums,
                                                                                  {}});
     } else {
-      Kokkos::parallel_for("compound_sparse::p1_negative_zeros", rows,
+      Kokkos::parallel_for("compound_sparse::fem_negative_zeros", rows,
                            impl::FillRowSlots<Outer, matrix_type>{matrix_, -0.0});
     }
-    if (how_ == Summation::per_entry) {
-      // summed above
-    } else if (how_ == Summation::per_node || how_ == Summation::per_node_inline) {
-      Kokkos::parallel_for(
-          "compound_sparse::p1_gather", rows,
-          impl::GatherRow<Outer, matrix_type, Problem, points_view, cells_view, VertexCells<MemorySpace>,
-                          geometry_view>{matrix_, problem, mesh_.points, mesh_.cells, incident_, geometry_,
-                                         how_ == Summation::per_node});
+    if (how_ == Summation::per_node || how_ == Summation::per_node_inline) {
+      Kokkos::parallel_for("compound_sparse::fem_gather", rows,
+                           impl::GatherRow<Outer, matrix_type, Problem, points_view, nodes_type, geometry_view>{
+                               matrix_, problem, mesh_.points, nodes_, geometry_, how_ == Summation::per_node});
     } else if (how_ == Summation::atomic_scatter) {
-      Kokkos::parallel_for("compound_sparse::p1_atomic_scatter", cells,
-                           impl::ScatterCell<true, Outer, matrix_type, Problem, points_view, cells_view, index_view>{
-                               matrix_, problem, mesh_.points, mesh_.cells, {}, 0});
-    } else {
+      Kokkos::parallel_for("compound_sparse::fem_atomic_scatter", cells,
+                           impl::ScatterCell<true, Outer, matrix_type, Problem, points_view, nodes_type, index_view>{
+                               matrix_, problem, mesh_.points, nodes_, {}, 0});
+    } else if (how_ == Summation::coloured_scatter) {
       for (int c = 0; c < colouring_.num_colours(); ++c) {
         const int first = colouring_.offsets[c], count = colouring_.offsets[c + 1] - first;
-        Kokkos::parallel_for("compound_sparse::p1_coloured_scatter", Kokkos::RangePolicy<execution_space>(0, count),
-                             impl::ScatterCell<false, Outer, matrix_type, Problem, points_view, cells_view, index_view>{
-                                 matrix_, problem, mesh_.points, mesh_.cells, colouring_.cells, first});
+        Kokkos::parallel_for("compound_sparse::fem_coloured_scatter", Kokkos::RangePolicy<execution_space>(0, count),
+                             impl::ScatterCell<false, Outer, matrix_type, Problem, points_view, nodes_type, index_view>{
+                                 matrix_, problem, mesh_.points, nodes_, colouring_.cells, first});
       }
     }
     if constexpr (has_boundary_terms<Problem>::value) {
       if (!boundary_built_) {  // the first problem with boundary terms builds the boundary, once
-        boundary_ = boundary_faces(mesh_, incident_.offsets.extent(0) > 0 ? incident_ : vertex_cells(mesh_));
+        boundary_ =
+            boundary_faces(mesh_, nodes_.incident.offsets.extent(0) > 0 ? nodes_.incident : vertex_cells(mesh_));
         boundary_built_ = true;
       }
       Kokkos::parallel_for(
-          "compound_sparse::p1_boundary", rows,
+          "compound_sparse::fem_boundary", rows,
           impl::GatherBoundaryRow<Outer, matrix_type, Problem, points_view, BoundaryFaces<MemorySpace>>{
               matrix_, problem, mesh_.points, boundary_});
     }
@@ -455,16 +458,17 @@ class P1Assembly {
   }
 
   /// Homogeneous Dirichlet conditions, the symmetric way (zoo::apply_dirichlet): the stored
-  /// entries in the rows and columns of the points with fixed(point) != 0 become zero, and those
-  /// points' diagonal entries `diagonal` (the identity block for elasticity). The pattern is
-  /// kept. `fixed` has one flag per mesh point, on MemorySpace; InvalidInput otherwise.
+  /// entries in the rows and columns of the nodes with fixed(node) != 0 become zero, and those
+  /// nodes' diagonal entries `diagonal` (the identity block for elasticity). The pattern is
+  /// kept. `fixed` has one flag per node (per row: P1's points, P2's points then edges), on
+  /// MemorySpace; InvalidInput otherwise.
   template <class Fixed>
   void apply_dirichlet(const Fixed& fixed, const Entry& diagonal) const {
     static_assert(Fixed::rank == 1 && std::is_same<typename Fixed::memory_space, MemorySpace>::value,
-                  "apply_dirichlet: one flag per point, a rank-1 View on the assembly's memory space");
+                  "apply_dirichlet: one flag per node, a rank-1 View on the assembly's memory space");
     COMPOUND_SPARSE_REQUIRE(fixed.extent(0) == static_cast<std::size_t>(matrix_.num_rows),
-                            "apply_dirichlet: " << fixed.extent(0) << " flags for " << matrix_.num_rows << " points");
-    Kokkos::parallel_for("compound_sparse::p1_dirichlet", Kokkos::RangePolicy<execution_space>(0, matrix_.num_rows),
+                            "apply_dirichlet: " << fixed.extent(0) << " flags for " << matrix_.num_rows << " nodes");
+    Kokkos::parallel_for("compound_sparse::fem_dirichlet", Kokkos::RangePolicy<execution_space>(0, matrix_.num_rows),
                          impl::DirichletRow<Outer, matrix_type, Fixed, Entry>{matrix_, fixed, diagonal});
     Kokkos::fence();
   }
@@ -472,40 +476,56 @@ class P1Assembly {
  private:
   /// Before any work: a way of summing the enum has, and cells that 32-bit element indices hold.
   static void require_valid(const DeviceTetMesh<MemorySpace>& mesh, Summation how) {
-    COMPOUND_SPARSE_REQUIRE(std::string(summation_name(how)) != "?",
-                            "P1Assembly: summation " << static_cast<int>(how) << " is none of Summation's values");
-    COMPOUND_SPARSE_REQUIRE(mesh.num_cells() <= std::numeric_limits<int>::max() / 16,
-                            "P1Assembly: " << mesh.num_cells() << " cells; at most 2^27 fit its element indices");
+    COMPOUND_SPARSE_REQUIRE(std::string(summation_name(how)) != "?", "P" << Order << " assembly: summation "
+                                                                         << static_cast<int>(how)
+                                                                         << " is none of Summation's values");
+    constexpr int per_cell_entries = nodes_per_cell * nodes_per_cell;
+    COMPOUND_SPARSE_REQUIRE(mesh.num_cells() <= std::numeric_limits<int>::max() / per_cell_entries,
+                            "P" << Order << " assembly: " << mesh.num_cells() << " cells; at most "
+                                << std::numeric_limits<int>::max() / per_cell_entries << " fit its element indices");
   }
 
   /// What the way of summing keeps besides the matrix.
-  void prepare(const VertexCells<MemorySpace>& incident, const DevicePattern<MemorySpace>& pattern) {
-    if (how_ == Summation::per_entry) build_entry_map(incident, pattern);
-    if (how_ == Summation::per_node || how_ == Summation::per_node_inline) incident_ = incident;
+  void prepare(const LagrangeTopology<Order, MemorySpace>& topology) {
+    if (how_ == Summation::per_entry) build_entry_map(topology);
+    if (how_ == Summation::per_node || how_ == Summation::per_node_inline || how_ == Summation::atomic_scatter ||
+        how_ == Summation::coloured_scatter) {
+      nodes_ = topology.nodes;
+      // The scatters need a cell's nodes only: P1's are the cells, P2's also the cells' edges.
+      if (how_ == Summation::atomic_scatter || how_ == Summation::coloured_scatter) {
+        if (how_ == Summation::coloured_scatter) colouring_ = colour_cells(mesh_, topology.nodes.incident);
+        nodes_.incident = {};
+        if constexpr (Order == 2) {
+          nodes_.edges.offsets = {};
+          nodes_.edges.vertices = {};
+        }
+      }
+    } else {
+      nodes_.cells = mesh_.cells;
+    }
     if (how_ == Summation::per_entry || how_ == Summation::per_node)
       geometry_ = Kokkos::View<P1Tet*, MemorySpace>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::cell_geometry"), mesh_.num_cells());
-    if (how_ == Summation::coloured_scatter) colouring_ = colour_cells(mesh_, incident);
     Kokkos::fence();
   }
 
   /// The per-entry map: each non-zero's element entries, in cell order (impl::SlotEntries).
-  void build_entry_map(const VertexCells<MemorySpace>& incident, const DevicePattern<MemorySpace>& pattern) {
+  void build_entry_map(const LagrangeTopology<Order, MemorySpace>& topology) {
     using index_view = Kokkos::View<int*, MemorySpace>;
+    const auto& pattern = topology.pattern;
     const int nnz = static_cast<int>(pattern.entries.extent(0));
     const Kokkos::RangePolicy<execution_space> rows(0, pattern.num_rows);
-    first_ = index_view("compound_sparse::p1_entry_offsets", static_cast<std::size_t>(nnz) + 1);
-    using map_kernel =
-        impl::SlotEntries<decltype(mesh_.cells), VertexCells<MemorySpace>, DevicePattern<MemorySpace>, index_view>;
-    Kokkos::parallel_for("compound_sparse::p1_count_entries", rows,
-                         map_kernel{mesh_.cells, incident, pattern, first_, {}, {}, false});
+    first_ = index_view("compound_sparse::fem_entry_offsets", static_cast<std::size_t>(nnz) + 1);
+    using map_kernel = impl::SlotEntries<nodes_type, DevicePattern<MemorySpace>, index_view>;
+    Kokkos::parallel_for("compound_sparse::fem_count_entries", rows,
+                         map_kernel{topology.nodes, pattern, first_, {}, {}, false});
     impl::exclusive_sum_in_place<execution_space>(first_, nnz);
-    list_ = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p1_entry_list"),
-                       16 * static_cast<std::size_t>(mesh_.num_cells()));
-    index_view cursors(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p1_entry_cursors"), nnz);
+    list_ = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::fem_entry_list"),
+                       static_cast<std::size_t>(nodes_per_cell * nodes_per_cell) * mesh_.num_cells());
+    index_view cursors(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::fem_entry_cursors"), nnz);
     Kokkos::deep_copy(cursors, Kokkos::subview(first_, std::make_pair(0, nnz)));
-    Kokkos::parallel_for("compound_sparse::p1_fill_entries", rows,
-                         map_kernel{mesh_.cells, incident, pattern, {}, cursors, list_, true});
+    Kokkos::parallel_for("compound_sparse::fem_fill_entries", rows,
+                         map_kernel{topology.nodes, pattern, {}, cursors, list_, true});
   }
 
   DeviceTetMesh<MemorySpace> mesh_;
@@ -514,10 +534,18 @@ class P1Assembly {
   Kokkos::View<P1Tet*, MemorySpace> geometry_;   ///< per cell: per_entry, per_node
   Kokkos::View<int*, MemorySpace> first_;        ///< per_entry: per non-zero, into list_; nnz + 1
   Kokkos::View<int*, MemorySpace> list_;         ///< per_entry: element entry ids, by non-zero
-  VertexCells<MemorySpace> incident_;            ///< per_node, per_node_inline
+  nodes_type nodes_;                             ///< the cells always; the node-to-cell relation for the gathers
   CellColouring<MemorySpace> colouring_;         ///< coloured_scatter
   mutable BoundaryFaces<MemorySpace> boundary_;  ///< built by the first assemble of a problem with boundary terms
   mutable bool boundary_built_ = false;
 };
+
+/// P1 (linear) elements: the matrix's rows are the mesh's points.
+template <class Entry, class Outer, class Inner, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+using P1Assembly = LagrangeAssembly<1, Entry, Outer, Inner, MemorySpace>;
+
+/// P2 (quadratic) elements: the matrix's rows are the mesh's points, then its edges.
+template <class Entry, class Outer, class Inner, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+using P2Assembly = LagrangeAssembly<2, Entry, Outer, Inner, MemorySpace>;
 
 }  // namespace compound_sparse

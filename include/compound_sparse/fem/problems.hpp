@@ -1,13 +1,15 @@
 #pragma once
-// The problems P1Assembly (p1_assembly.hpp) assembles: each says its entry type and gives entry
-// (a, b) of cell t's element matrix from the cell's geometry. A problem of your own is a struct
-// with the same two members:
+// The problems a LagrangeAssembly (lagrange_assembly.hpp) assembles: each says its entry type
+// and element order, and gives entry (a, b) of cell t's element matrix from the cell's geometry,
+// a and b being the cell's nodes (P1: corners 0..3; P2: corners, then edges 4..9). A problem of
+// your own is a struct with the same members:
 //
 //   struct MyProblem {
 //     using entry_type = ...;                       // the matrix's entry type
+//     static constexpr int order = 1;               // 1 (the default) or 2
 //     void check(int num_cells) const;              // throws InvalidInput for bad coefficients
 //     KOKKOS_FUNCTION entry_type entry(const P1Tet& geometry, int cell, int a, int b) const;
-//     // optional: terms on the boundary faces, entry (a, b) of a triangle of area `area`
+//     // optional, P1 only: terms on the boundary faces, entry (a, b) of a triangle of area `area`
 //     static constexpr bool boundary_terms = true;
 //     KOKKOS_FUNCTION entry_type boundary_entry(double area, int a, int b) const;
 //   };
@@ -22,27 +24,39 @@
 #include "../entries/block.hpp"
 #include "../error.hpp"
 #include "p1_elements.hpp"
+#include "p2_elements.hpp"
 
 namespace compound_sparse {
 
-/// Linear elasticity in 3x3 blocks, with Lamé parameters per cell (zoo::lame_parameters turns
-/// Young's modulus and Poisson's ratio into them).
-template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
-struct P1Elasticity {
+/// Linear elasticity in 3x3 blocks with P1 or P2 elements (Order 1 or 2), with Lamé parameters
+/// per cell (zoo::lame_parameters turns Young's modulus and Poisson's ratio into them). The same
+/// coefficients serve both orders: P2Elasticity<M>{p1.lambda, p1.mu}.
+template <int Order, class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+struct LagrangeElasticity {
+  static_assert(Order == 1 || Order == 2, "LagrangeElasticity: P1 and P2 elements only");
   using entry_type = Block<double, 3>;
+  static constexpr int order = Order;
   Kokkos::View<const double*, MemorySpace> lambda;  ///< per cell
   Kokkos::View<const double*, MemorySpace> mu;      ///< per cell
 
   void check(int num_cells) const {
     COMPOUND_SPARSE_REQUIRE(
         lambda.extent(0) == static_cast<std::size_t>(num_cells) && mu.extent(0) == static_cast<std::size_t>(num_cells),
-        "P1Elasticity: " << lambda.extent(0) << " lambdas and " << mu.extent(0) << " mus for " << num_cells
-                         << " cells");
+        "P" << Order << "Elasticity: " << lambda.extent(0) << " lambdas and " << mu.extent(0) << " mus for "
+            << num_cells << " cells");
   }
   KOKKOS_INLINE_FUNCTION entry_type entry(const P1Tet& geometry, int cell, int a, int b) const {
-    return p1_elasticity_block(geometry, a, b, lambda(cell), mu(cell));
+    if constexpr (Order == 1)
+      return p1_elasticity_block(geometry, a, b, lambda(cell), mu(cell));
+    else
+      return p2_elasticity_block(geometry, a, b, lambda(cell), mu(cell));
   }
 };
+
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+using P1Elasticity = LagrangeElasticity<1, MemorySpace>;
+template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
+using P2Elasticity = LagrangeElasticity<2, MemorySpace>;
 
 /// P1Elasticity with the same Lamé parameters in every cell.
 template <class MemorySpace = Kokkos::DefaultExecutionSpace::memory_space>
@@ -62,7 +76,7 @@ P1Elasticity<MemorySpace> uniform_elasticity(int num_cells, double lambda, doubl
 /// term -i k area/12 (1 + delta_ab) on every boundary face.
 struct P1Helmholtz {
   using entry_type = Kokkos::complex<double>;
-  /// P1Assembly adds boundary_entry over the mesh's boundary faces after the cells' entries.
+  /// LagrangeAssembly adds boundary_entry over the mesh's boundary faces after the cells' entries.
   static constexpr bool boundary_terms = true;
   double wavenumber = 1;
 
