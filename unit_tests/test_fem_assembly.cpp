@@ -94,6 +94,23 @@ zoo::TetMesh two_tetrahedra_and_an_unused_point() {
   return {{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {5, 5, 5}, {1, 1, 1}}, {{0, 1, 2, 3}, {5, 3, 2, 1}}};
 }
 
+/// A fan: `spokes` points on a circle around a centre, each pair of neighbours joined to the
+/// centre and to a point above and one below. The centre has 2 spokes cells, more than a team's
+/// scratch takes when spokes > 64 (p1_pattern's one-thread walk): a single huge row.
+zoo::TetMesh fan(int spokes) {
+  zoo::TetMesh m{{{0, 0, 0}, {0, 0, 1}, {0, 0, -1}}, {}};
+  for (int i = 0; i < spokes; ++i) {
+    const double angle = 2 * 3.141592653589793 * i / spokes;
+    m.points.push_back({std::cos(angle), std::sin(angle), 0});
+  }
+  for (int i = 0; i < spokes; ++i) {
+    const int a = 3 + i, b = 3 + (i + 1) % spokes;
+    m.tets.push_back({0, a, b, 1});
+    m.tets.push_back({0, b, a, 2});
+  }
+  return m;
+}
+
 /// The mesh with its cells in another order and each cell's vertices rotated: the same
 /// element matrices' positions, so the same pattern.
 zoo::TetMesh shuffled(zoo::TetMesh m, unsigned seed) {
@@ -117,6 +134,8 @@ TEST(fem_assembly, P1PatternIsTheSortedPatternOfTheElementMatrices) {
   expect_p1_pattern_as_sorted(zoo::l_shape_mesh(4, 2));
   expect_p1_pattern_as_sorted(zoo::cylinder_mesh(4, 3));
   expect_p1_pattern_as_sorted(shuffled(zoo::box_mesh(4, 3, 3), 7u));
+  expect_p1_pattern_as_sorted(fan(70));
+  expect_p1_pattern_as_sorted(shuffled(fan(40), 3u));
 }
 
 TEST(fem_assembly, P1RowLengthsAreOnePlusTheVertexDegree) {
@@ -197,8 +216,8 @@ bool bit_for_bit(cs::Summation how) {
 }
 
 /// The meshes every way of summing is checked on: one cell, two sharing a face with a point no
-/// cell uses, boxes (with row counts that are no multiple of a slice), an L, a cylinder, and a
-/// box with its cells shuffled and turned.
+/// cell uses, boxes (with row counts that are no multiple of a slice), an L, a cylinder, a
+/// box with its cells shuffled and turned, and a fan (one huge row).
 std::vector<std::pair<std::string, zoo::TetMesh>> assembly_meshes() {
   return {{"one tetrahedron", one_tetrahedron()},
           {"two tetrahedra", two_tetrahedra_and_an_unused_point()},
@@ -206,7 +225,8 @@ std::vector<std::pair<std::string, zoo::TetMesh>> assembly_meshes() {
           {"box 5x4x3", zoo::box_mesh(5, 4, 3, 2.0, 1.0, 0.5)},
           {"L", zoo::l_shape_mesh(4, 2)},
           {"cylinder", zoo::cylinder_mesh(4, 3)},
-          {"shuffled box", shuffled(zoo::box_mesh(4, 3, 3), 5u)}};
+          {"shuffled box", shuffled(zoo::box_mesh(4, 3, 3), 5u)},
+          {"fan", fan(70)}};
 }
 
 /// Whether two matrices of one layout have the same pattern and values that differ by at most

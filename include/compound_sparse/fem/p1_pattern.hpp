@@ -2,11 +2,12 @@
 // The pattern of a P1 (linear Lagrange) finite-element matrix on a tetrahedral mesh, built on the
 // device from the mesh's topology with exact allocation: row v holds v and every vertex that
 // shares a cell with v, so its length is 1 + the degree of v (0 for a vertex no cell uses).
-// The lengths are counted first, from the vertex-to-cell relation (device_tet_mesh.hpp): a
-// vertex of one of v's cells counts where no earlier cell of v has it, which needs no sort and
-// no list of the (row, column) pairs of the element matrices (16 per cell, the intermediate that
-// CooAssembly sorts). A scan makes them offsets; the same walk then writes each row's columns
-// into exactly its place, and one thread puts the row's few columns in increasing order.
+// The lengths are counted first, from the vertex-to-cell relation (device_tet_mesh.hpp), by a
+// team per vertex: the corners of v's cells go to scratch, and a corner counts where no earlier
+// corner is the same vertex. That needs no list of the (row, column) pairs of the element
+// matrices (16 per cell, the intermediate that CooAssembly sorts). A scan makes the lengths
+// offsets; the same team then writes each counted vertex at its rank among them, so the row
+// comes out in increasing order without a sort.
 //
 // The result is the pattern that csr_from_coo makes of the element matrices' positions, array
 // for array; matrix_from_csr_views (or TunedSpmv's make_device_csr) takes it to any layout.
@@ -16,6 +17,7 @@
 
 #include "../error.hpp"
 #include "../impl/device_scan_sort.hpp"
+#include "../impl/team_launch.hpp"
 #include "device_tet_mesh.hpp"
 
 namespace compound_sparse {
@@ -59,31 +61,70 @@ KOKKOS_INLINE_FUNCTION void for_each_neighbour(const Cells& cells, const Inciden
   }
 }
 
-/// row_map(v + 1) = the length of row v.
-template <class Cells, class Incident, class RowMap>
-struct CountP1Row {
-  Cells cells;
-  Incident incident;
-  RowMap row_map;
-  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
-    int length = 0;
-    for_each_neighbour(cells, incident, v, [&](int) { ++length; });
-    row_map(v + 1) = length;
-  }
-};
-
-/// Row v's columns into its place, then in increasing order.
-template <class Cells, class Incident, class RowMap, class Entries>
-struct FillP1Row {
+/// Row v of the pattern by a team: counted (fill false: row_map(v + 1) = its length) or written
+/// in increasing order from row_map(v) (fill true). The corners of v's cells are copied to
+/// scratch; a corner is kept where no earlier corner is the same vertex, and a kept vertex's
+/// place in the row is the number of kept vertices smaller than it. The comparisons are
+/// quadratic in v's cells (tens on a mesh) but run in parallel from scratch, where one thread's
+/// walk would be a chain of dependent loads. A vertex of more than capacity / 4 cells (a fan)
+/// is walked by one thread of its team and its row heap-sorted.
+template <class ExecutionSpace, class Cells, class Incident, class RowMap, class Entries>
+struct P1RowByTeam {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using int_scratch = Kokkos::View<int*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr int capacity = 512;
   Cells cells;
   Incident incident;
   RowMap row_map;
   Entries entries;
-  KOKKOS_INLINE_FUNCTION void operator()(int v) const {
+  bool fill;
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
+    const int v = team.league_rank();
+    const int begin = incident.offsets(v), n = 4 * (incident.offsets(v + 1) - begin);
+    if (n > capacity) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { walk_row(v); });
+      return;
+    }
+    const int_scratch corner(team.team_scratch(0), capacity), kept(team.team_scratch(0), capacity);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
+                         [&](int i) { corner(i) = cells(incident.cells(begin + i / 4), i % 4); });
+    team.team_barrier();
+    int length = 0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, n),
+        [&](int i, int& count) {
+          int j = 0;
+          while (j < i && corner(j) != corner(i)) ++j;
+          kept(i) = j == i ? 1 : 0;
+          count += kept(i);
+        },
+        length);
+    if (!fill) {
+      Kokkos::single(Kokkos::PerTeam(team), [&]() { row_map(v + 1) = length; });
+      return;
+    }
+    team.team_barrier();
+    const int start = row_map(v);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {
+      if (!kept(i)) return;
+      int rank = 0;
+      for (int j = 0; j < n; ++j) rank += kept(j) && corner(j) < corner(i) ? 1 : 0;
+      entries(start + rank) = corner(i);
+    });
+  }
+  /// Row v by one thread: each vertex of v's cells at its first cell, then sorted.
+  KOKKOS_INLINE_FUNCTION void walk_row(int v) const {
+    if (!fill) {
+      int length = 0;
+      for_each_neighbour(cells, incident, v, [&](int) { ++length; });
+      row_map(v + 1) = length;
+      return;
+    }
     int at = row_map(v);
     for_each_neighbour(cells, incident, v, [&](int w) { entries(at++) = w; });
     heap_sort(entries, row_map(v), row_map(v + 1));
   }
+  static std::size_t scratch_bytes() { return 2 * int_scratch::shmem_size(capacity); }
 };
 
 /// The sum of the rows' lengths in 64 bits: whether 32-bit offsets hold the pattern.
@@ -105,9 +146,19 @@ DevicePattern<MemorySpace> p1_pattern(const DeviceTetMesh<MemorySpace>& mesh,
   p.num_rows = p.num_cols = mesh.num_points;
   p.row_map = Kokkos::View<int*, MemorySpace>("compound_sparse::p1_row_map", mesh.num_points + 1);
   const Kokkos::RangePolicy<execution_space> vertices(0, mesh.num_points);
-  Kokkos::parallel_for("compound_sparse::p1_row_lengths", vertices,
-                       impl::CountP1Row<decltype(mesh.cells), VertexCells<MemorySpace>, decltype(p.row_map)>{
-                           mesh.cells, incident, p.row_map});
+  using row_kernel = impl::P1RowByTeam<execution_space, decltype(mesh.cells), VertexCells<MemorySpace>,
+                                       decltype(p.row_map), decltype(p.entries)>;
+  using team_policy = Kokkos::TeamPolicy<execution_space>;
+  // A warp a row: an interior vertex of a tetrahedral mesh has 20-30 cells, 80-120 corners.
+  const int threads = impl::launch_team_size<team_policy>(execution_space(), row_kernel{}, 32);
+  const auto rows = [&](const row_kernel& kernel) {
+    if (mesh.num_points > 0)
+      Kokkos::parallel_for(
+          kernel.fill ? "compound_sparse::p1_fill" : "compound_sparse::p1_row_lengths",
+          team_policy(mesh.num_points, threads).set_scratch_size(0, Kokkos::PerTeam(row_kernel::scratch_bytes())),
+          kernel);
+  };
+  rows(row_kernel{mesh.cells, incident, p.row_map, {}, false});
   long long total = 0;
   Kokkos::parallel_reduce("compound_sparse::p1_non_zeros", vertices,
                           impl::SumRowLengths<decltype(p.row_map)>{p.row_map}, total);
@@ -118,10 +169,7 @@ DevicePattern<MemorySpace> p1_pattern(const DeviceTetMesh<MemorySpace>& mesh,
   impl::exclusive_sum_in_place<execution_space>(p.row_map, mesh.num_points);
   p.entries = Kokkos::View<int*, MemorySpace>(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p1_entries"), static_cast<std::size_t>(total));
-  Kokkos::parallel_for(
-      "compound_sparse::p1_fill", vertices,
-      impl::FillP1Row<decltype(mesh.cells), VertexCells<MemorySpace>, decltype(p.row_map), decltype(p.entries)>{
-          mesh.cells, incident, p.row_map, p.entries});
+  rows(row_kernel{mesh.cells, incident, p.row_map, p.entries, true});
   return p;
 }
 
