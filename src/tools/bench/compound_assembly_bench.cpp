@@ -22,11 +22,12 @@
 //   kokkos_kernels Kokkos Kernels' path from it (kokkos_kernels_coo_path.hpp: sort_and_merge_matrix,
 //                 then sumIntoValues per step), checked against the host path's matrix
 //   host_assembly csr_from_coo's time on the host, where the case has one
-// The cases fem:N, fem-helmholtz:N and fem-mesh:BASE assemble a tetrahedral mesh's P1 matrix on
-// the device by every way of summing (fem_assembly_case.hpp). The case reassembly:N is different: the loop of
-// example_elasticity_reassembly (its clamped beam of 4N x N x N cubes), assembled and solved --steps times (default 5)
-// on CompoundSparse and on cuSPARSE (reassembly_loop.hpp). Peaks are the most device memory (Kokkos allocations) held
-// at once during the step, over what was held before it (the contributions, the CSR).
+// The cases fem:N, fem-helmholtz:N and fem-mesh:BASE assemble a tetrahedral mesh's P1 matrix, fem-p2:N and
+// fem-p2-mesh:BASE its P2 elasticity matrix, on the device by every way of summing (fem_assembly_case.hpp). The case
+// reassembly:N is different: the loop of example_elasticity_reassembly (its clamped beam of 4N x N x N cubes),
+// assembled and solved --steps times (default 5) on CompoundSparse and on cuSPARSE (reassembly_loop.hpp). Peaks are the
+// most device memory (Kokkos allocations) held at once during the step, over what was held before it (the
+// contributions, the CSR).
 //
 // Times are medians of --samples (default 5) after a warm-up; the host build is timed
 // --host-samples times (default 1: at 50M non-zeros it takes seconds). Writes FILE.json
@@ -340,16 +341,17 @@ json run_case(const std::string& spec, const Options& options, bool& all_ok) {
   return measure_case(compound_bench::stencil_case(spec, n), options, all_ok);
 }
 
-/// Checks a case name before any work: "elasticity|helmholtz|stencil|reassembly|fem|fem-helmholtz:N",
-/// N >= 1, or "fem-mesh:BASE".
+/// Checks a case name before any work: "elasticity|helmholtz|stencil|reassembly|fem|fem-helmholtz|fem-p2:N",
+/// N >= 1, or "fem-mesh|fem-p2-mesh:BASE".
 void check_case(const std::string& spec) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon);
   if (colon == std::string::npos || (kind != "elasticity" && kind != "helmholtz" && kind != "stencil" &&
                                      kind != "reassembly" && !compound_bench::is_fem_case(kind)))
     throw std::invalid_argument(
-        "cases are elasticity:N, helmholtz:N, stencil:N, reassembly:N, fem:N, fem-helmholtz:N or fem-mesh:BASE");
-  if (kind != "fem-mesh") compound_tools::integer_at_least(spec.substr(colon + 1), 1);
+        "cases are elasticity:N, helmholtz:N, stencil:N, reassembly:N, fem:N, fem-helmholtz:N, fem-p2:N, "
+        "fem-mesh:BASE or fem-p2-mesh:BASE");
+  if (kind != "fem-mesh" && kind != "fem-p2-mesh") compound_tools::integer_at_least(spec.substr(colon + 1), 1);
 }
 
 }  // namespace
@@ -357,7 +359,7 @@ void check_case(const std::string& spec) {
 int main(int argc, char** argv) {
   const char* usage =
       "usage: compound-assembly-bench [--cases elasticity:N,helmholtz:N,stencil:N,reassembly:N,fem:N,fem-helmholtz:N,"
-      "fem-mesh:BASE] [--out FILE.json] "
+      "fem-p2:N,fem-mesh:BASE,fem-p2-mesh:BASE] [--out FILE.json] "
       "[--samples N] [--host-samples N] [--steps N]\n";
   if (compound_tools::wants_help(argc, argv)) {
     std::cout << usage;

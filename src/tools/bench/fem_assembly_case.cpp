@@ -1,6 +1,7 @@
 // compound-assembly-bench's finite-element cases (fem_assembly_case.hpp). Per case:
 //   host          the zoo's assembly on one core: the element contributions, csr_from_coo
-//   per way of summing (P1Assembly into SlicedEll<32>.soa, the Bin-BCSR* of the method):
+//   per way of summing (P1Assembly or P2Assembly into SlicedEll<32>.soa, the Bin-BCSR* of the
+//   method):
 //     build       the constructor: the pattern from the topology, the layout, the way's arrays
 //     assemble    assemble(problem): every element entry computed and summed into the layout
 //     peak        the most device memory held at once by the constructor and one assemble
@@ -75,7 +76,9 @@ double relative_difference(const Matrix& got, const Matrix& want) {
   return largest > 0 ? worst / largest : worst;
 }
 
-template <class Entry, class Problem>
+/// The case on one mesh: elements of order Order, `contributions` the host's element entries
+/// over the order's nodes (P1: the points; P2: the points, then the edges).
+template <int Order, class Entry, class Problem>
 json measure_mesh(const std::string& name, const zoo::TetMesh& m, const Problem& problem,
                   std::vector<cs::CooEntry<Entry>> contributions, int samples, bool& all_ok) {
   using matrix_type = cs::SparseMatrix<Entry, Outer, Inner, memory_space>;
@@ -83,6 +86,7 @@ json measure_mesh(const std::string& name, const zoo::TetMesh& m, const Problem&
   r["case"] = name;
   r["entry"] = cs::entry_type_name<Entry>() + " " + cs::precision_name<Entry>();
   r["layout"] = Outer::name() + "." + Inner::name();
+  r["order"] = Order;
   r["points"] = m.points.size();
   r["cells"] = m.tets.size();
   const auto fail = [&](json& where, const std::string& what) {
@@ -91,13 +95,15 @@ json measure_mesh(const std::string& name, const zoo::TetMesh& m, const Problem&
     std::cerr << "compound-assembly-bench: " << name << ": " << what << "\n";
   };
   // The host's assembly: csr_from_coo of the contributions, timed.
-  const int n = static_cast<int>(m.points.size());
+  const int n =
+      Order == 1 ? static_cast<int>(m.points.size()) : static_cast<int>(m.points.size() + zoo::mesh_edges(m).size());
   const auto host = case_of_contributions(name, n, std::move(contributions));
+  r["nodes"] = n;
   r["host_assembly_s"] = host.host_assembly_seconds;
   r["nnz"] = host.matrix.num_entries();
   r["contributions"] = host.rows.size();
-  std::printf("%s: %s, %zu points, %zu cells, %zu non-zeros\n", name.c_str(), r["entry"].get<std::string>().c_str(),
-              m.points.size(), m.tets.size(), host.matrix.num_entries());
+  std::printf("%s: P%d, %s, %zu points, %d nodes, %zu cells, %zu non-zeros\n", name.c_str(), Order,
+              r["entry"].get<std::string>().c_str(), m.points.size(), n, m.tets.size(), host.matrix.num_entries());
   std::fflush(stdout);
 
   const auto mesh_start = std::chrono::steady_clock::now();
@@ -120,7 +126,7 @@ json measure_mesh(const std::string& name, const zoo::TetMesh& m, const Problem&
 
   json ways = json::array();
   for (const auto how : summations) {
-    using assembly_type = cs::P1Assembly<Entry, Outer, Inner, memory_space>;
+    using assembly_type = cs::LagrangeAssembly<Order, Entry, Outer, Inner, memory_space>;
     json w;
     w["summation"] = cs::summation_name(how);
     w["build_s"] = median_seconds(samples, [&] { assembly_type a(mesh, how); });
@@ -199,29 +205,30 @@ json measure_mesh(const std::string& name, const zoo::TetMesh& m, const Problem&
 }  // namespace
 
 bool is_fem_case(const std::string& kind) {
-  return kind == "fem" || kind == "fem-helmholtz" || kind == "fem-mesh";
+  return kind == "fem" || kind == "fem-helmholtz" || kind == "fem-mesh" || kind == "fem-p2" || kind == "fem-p2-mesh";
 }
 
 json measure_fem_case(const std::string& spec, int samples, bool& all_ok) {
   const auto colon = spec.find(':');
   const std::string kind = spec.substr(0, colon), argument = spec.substr(colon + 1);
   const auto [lambda, mu] = zoo::lame_parameters(1.0, 0.3);
-  if (kind == "fem-mesh") {
-    const auto m = zoo::read_tetgen_mesh(argument);
-    return measure_mesh<cs::Block<double, 3>>(spec, m,
-                                              cs::uniform_elasticity(static_cast<int>(m.tets.size()), lambda, mu),
-                                              zoo::elasticity_contributions(m, lambda, mu), samples, all_ok);
-  }
+  const bool from_file = kind == "fem-mesh" || kind == "fem-p2-mesh";
+  const auto m = from_file ? zoo::read_tetgen_mesh(argument) : [&] {
+    const int n = compound_tools::integer_at_least(argument, 1);
+    return zoo::box_mesh(n, n, n);
+  }();
+  const auto p1 = cs::uniform_elasticity(static_cast<int>(m.tets.size()), lambda, mu);
+  if (kind == "fem" || kind == "fem-mesh")
+    return measure_mesh<1, cs::Block<double, 3>>(spec, m, p1, zoo::elasticity_contributions(m, lambda, mu), samples,
+                                                 all_ok);
+  if (kind == "fem-p2" || kind == "fem-p2-mesh")
+    return measure_mesh<2, cs::Block<double, 3>>(spec, m, cs::P2Elasticity<memory_space>{p1.lambda, p1.mu},
+                                                 zoo::p2_elasticity_contributions(m, lambda, mu), samples, all_ok);
   const int n = compound_tools::integer_at_least(argument, 1);
-  const auto m = zoo::box_mesh(n, n, n);
-  if (kind == "fem")
-    return measure_mesh<cs::Block<double, 3>>(spec, m,
-                                              cs::uniform_elasticity(static_cast<int>(m.tets.size()), lambda, mu),
-                                              zoo::elasticity_contributions(m, lambda, mu), samples, all_ok);
   // About 10 grid points per wavelength, as helmholtz:N.
   const cs::P1Helmholtz problem{2 * 3.141592653589793 * n / 10};
-  return measure_mesh<Kokkos::complex<double>>(spec, m, problem, zoo::helmholtz_contributions(m, problem.wavenumber),
-                                               samples, all_ok);
+  return measure_mesh<1, Kokkos::complex<double>>(spec, m, problem, zoo::helmholtz_contributions(m, problem.wavenumber),
+                                                  samples, all_ok);
 }
 
 void print_fem_case(const json& r) {
