@@ -61,13 +61,45 @@ KOKKOS_INLINE_FUNCTION void for_each_neighbour(const Cells& cells, const Inciden
   }
 }
 
+/// A row's distinct nodes from the team's scratch: kept(i) = 1 where values(i) is a node (not
+/// negative) and no earlier value is the same; returns how many were kept. The comparisons are
+/// quadratic in the row's candidates (tens to hundreds on a mesh) but run in parallel from
+/// scratch, where one thread's walk would be a chain of dependent loads.
+template <class Member, class Scratch>
+KOKKOS_INLINE_FUNCTION int team_keep_first_occurrences(const Member& team, const Scratch& values, const Scratch& kept,
+                                                       int n) {
+  int count = 0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, n),
+      [&](int i, int& kept_so_far) {
+        int j = 0;
+        while (j < i && values(j) != values(i)) ++j;
+        kept(i) = j == i && values(i) >= 0 ? 1 : 0;
+        kept_so_far += kept(i);
+      },
+      count);
+  team.team_barrier();
+  return count;
+}
+
+/// Each kept value written at entries(start + its rank among the kept values): the row in
+/// increasing order, without a sort. Writes nothing at or past `end`.
+template <class Member, class Scratch, class Entries>
+KOKKOS_INLINE_FUNCTION void team_write_kept_in_order(const Member& team, const Scratch& values, const Scratch& kept,
+                                                     int n, const Entries& entries, int start, int end) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {
+    if (!kept(i)) return;
+    int rank = 0;
+    for (int j = 0; j < n; ++j) rank += kept(j) && values(j) < values(i) ? 1 : 0;
+    if (start + rank < end) entries(start + rank) = values(i);
+  });
+}
+
 /// Row v of the pattern by a team: counted (fill false: row_map(v + 1) = its length) or written
 /// in increasing order from row_map(v) (fill true). The corners of v's cells are copied to
 /// scratch; a corner is kept where no earlier corner is the same vertex, and a kept vertex's
-/// place in the row is the number of kept vertices smaller than it. The comparisons are
-/// quadratic in v's cells (tens on a mesh) but run in parallel from scratch, where one thread's
-/// walk would be a chain of dependent loads. A vertex of more than capacity / 4 cells (a fan)
-/// is walked by one thread of its team and its row heap-sorted.
+/// place in the row is the number of kept vertices smaller than it. A vertex of more than
+/// capacity / 4 cells (a fan) is walked by one thread of its team and its row heap-sorted.
 template <class ExecutionSpace, class Cells, class Incident, class RowMap, class Entries>
 struct P1RowByTeam {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
@@ -89,28 +121,11 @@ struct P1RowByTeam {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n),
                          [&](int i) { corner(i) = cells(incident.cells(begin + i / 4), i % 4); });
     team.team_barrier();
-    int length = 0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, n),
-        [&](int i, int& count) {
-          int j = 0;
-          while (j < i && corner(j) != corner(i)) ++j;
-          kept(i) = j == i ? 1 : 0;
-          count += kept(i);
-        },
-        length);
-    if (!fill) {
+    const int length = team_keep_first_occurrences(team, corner, kept, n);
+    if (fill)
+      team_write_kept_in_order(team, corner, kept, n, entries, row_map(v), row_map(v + 1));
+    else
       Kokkos::single(Kokkos::PerTeam(team), [&]() { row_map(v + 1) = length; });
-      return;
-    }
-    team.team_barrier();
-    const int start = row_map(v);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](int i) {
-      if (!kept(i)) return;
-      int rank = 0;
-      for (int j = 0; j < n; ++j) rank += kept(j) && corner(j) < corner(i) ? 1 : 0;
-      entries(start + rank) = corner(i);
-    });
   }
   /// Row v by one thread: each vertex of v's cells at its first cell, then sorted.
   KOKKOS_INLINE_FUNCTION void walk_row(int v) const {

@@ -12,8 +12,8 @@
 //
 // with E_v, F_v the edges and faces at v, F_e, T_e the faces and cells on e. The counts come
 // from the edges and faces (mesh_edges.hpp, mesh_faces.hpp); a scan makes them offsets; each
-// row is then written in place from its cells, each node once, and sorted by one thread. The
-// fill checks that every row came out at its counted length.
+// row is then written in place from its cells by a team, each node once and in increasing order
+// (as p1_pattern's rows). The fill checks that every row came out at its counted length.
 
 #include <Kokkos_Core.hpp>
 #include <limits>
@@ -81,10 +81,18 @@ struct P2RowLength {
   }
 };
 
-/// Node n's row: the nodes of its cells, each once, then sorted; `short_rows` counts the rows
-/// that did not come out at their counted length.
-template <class Cells, class Incident, class EdgeVertices, class CellEdges, class RowMap, class Entries>
-struct FillP2Row {
+/// Node n's row by a team, written in increasing order into its counted place; `wrong_rows`
+/// counts the rows whose distinct nodes are not their counted length. The candidates are the
+/// ten nodes of each cell of n's first end, or -1 for a cell without its second end (an edge's
+/// row: its cells are those of its first end that have its second); they are kept and ranked
+/// in scratch as p1_pattern's. A node whose first end has more than capacity / 10 cells is
+/// written by one thread of its team (walk_row).
+template <class ExecutionSpace, class Cells, class Incident, class EdgeVertices, class CellEdges, class RowMap,
+          class Entries>
+struct P2RowByTeam {
+  using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
+  using int_scratch = Kokkos::View<int*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr int capacity = 1024;
   Cells cells;
   Incident incident;
   EdgeVertices edge_vertices;
@@ -92,27 +100,50 @@ struct FillP2Row {
   RowMap row_map;
   Entries entries;
   int num_points;
-  KOKKOS_INLINE_FUNCTION void operator()(int n, int& wrong_rows) const {
-    const int begin = row_map(n), end = row_map(n + 1);
-    // A vertex's cells, or an edge's: the cells of its first end that have its second.
+  KOKKOS_INLINE_FUNCTION int node(int t, int b) const {
+    return b < 4 ? cells(t, b) : num_points + cell_edges(t, b - 4);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, int& wrong_rows) const {
+    const int n = team.league_rank();
     const int v = n < num_points ? n : edge_vertices(n - num_points, 0);
     const int w = n < num_points ? n : edge_vertices(n - num_points, 1);
-    int at = begin;
+    const int begin = incident.offsets(v), candidates = 10 * (incident.offsets(v + 1) - begin);
+    const int row_begin = row_map(n), row_end = row_map(n + 1);
+    int length = 0;
+    if (candidates > capacity) {
+      Kokkos::single(
+          Kokkos::PerTeam(team), [&](int& written) { written = walk_row(v, w, row_begin, row_end); }, length);
+    } else {
+      const int_scratch values(team.team_scratch(0), capacity), kept(team.team_scratch(0), capacity);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, candidates), [&](int i) {
+        const int t = incident.cells(begin + i / 10);
+        values(i) = has_both(cells, t, v, w) ? node(t, i % 10) : -1;
+      });
+      team.team_barrier();
+      length = team_keep_first_occurrences(team, values, kept, candidates);
+      team_write_kept_in_order(team, values, kept, candidates, entries, row_begin, row_end);
+    }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { wrong_rows += length != row_end - row_begin ? 1 : 0; });
+  }
+  /// The row of the node with ends v, w by one thread: the nodes of its cells, each once, then
+  /// sorted; returns how many there were (those past row_end are not written).
+  KOKKOS_INLINE_FUNCTION int walk_row(int v, int w, int row_begin, int row_end) const {
+    int at = row_begin;
     const auto add = [&](int node) {
-      for (int i = begin; i < at; ++i)
+      for (int i = row_begin; i < at && i < row_end; ++i)
         if (entries(i) == node) return;
-      if (at < end) entries(at) = node;
+      if (at < row_end) entries(at) = node;
       ++at;
     };
     for (int j = incident.offsets(v); j < incident.offsets(v + 1); ++j) {
       const int t = incident.cells(j);
       if (!has_both(cells, t, v, w)) continue;
-      for (int a = 0; a < 4; ++a) add(cells(t, a));
-      for (int k = 0; k < 6; ++k) add(num_points + cell_edges(t, k));
+      for (int b = 0; b < 10; ++b) add(node(t, b));
     }
-    if (at != end) ++wrong_rows;
-    heap_sort(entries, begin, at < end ? at : end);
+    heap_sort(entries, row_begin, at < row_end ? at : row_end);
+    return at - row_begin;
   }
+  static std::size_t scratch_bytes() { return 2 * int_scratch::shmem_size(capacity); }
 };
 
 }  // namespace impl
@@ -159,12 +190,19 @@ P2Pattern<MemorySpace> p2_pattern(const DeviceTetMesh<MemorySpace>& mesh, const 
   r.pattern.entries = counts_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p2_entries"),
                                   static_cast<std::size_t>(total));
   int wrong_rows = 0;
-  Kokkos::parallel_reduce(
-      "compound_sparse::p2_fill", Kokkos::RangePolicy<execution_space>(0, nodes),
-      impl::FillP2Row<decltype(mesh.cells), VertexCells<MemorySpace>, decltype(r.edges.vertices),
-                      decltype(r.edges.cell_edges), counts_view, counts_view>{
-          mesh.cells, incident, r.edges.vertices, r.edges.cell_edges, r.pattern.row_map, r.pattern.entries, num_points},
-      wrong_rows);
+  using row_kernel =
+      impl::P2RowByTeam<execution_space, decltype(mesh.cells), VertexCells<MemorySpace>, decltype(r.edges.vertices),
+                        decltype(r.edges.cell_edges), counts_view, counts_view>;
+  using team_policy = Kokkos::TeamPolicy<execution_space>;
+  // A warp a row: a vertex's row has a few hundred candidates (ten per cell), an edge's tens.
+  const int threads = impl::launch_team_size<team_policy>(execution_space(), row_kernel{}, 32);
+  if (nodes > 0)
+    Kokkos::parallel_reduce(
+        "compound_sparse::p2_fill",
+        team_policy(nodes, threads).set_scratch_size(0, Kokkos::PerTeam(row_kernel::scratch_bytes())),
+        row_kernel{mesh.cells, incident, r.edges.vertices, r.edges.cell_edges, r.pattern.row_map, r.pattern.entries,
+                   num_points},
+        wrong_rows);
   // The formulas hold on every conforming mesh; a row off its count means the mesh is not one
   // (two cells meeting in part of a face, say).
   COMPOUND_SPARSE_REQUIRE(wrong_rows == 0, "P2 pattern: " << wrong_rows
