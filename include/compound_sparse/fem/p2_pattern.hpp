@@ -81,14 +81,14 @@ struct P2RowLength {
   }
 };
 
-/// Node n's row by a team, written in increasing order into its counted place; `wrong_rows`
+/// Node n's row by a team, written in increasing order into its counted place; wrong_rows()
 /// counts the rows whose distinct nodes are not their counted length. The candidates are the
 /// ten nodes of each cell of n's first end, or -1 for a cell without its second end (an edge's
 /// row: its cells are those of its first end that have its second); they are kept and ranked
 /// in scratch as p1_pattern's. A node whose first end has more than capacity / 10 cells is
 /// written by one thread of its team (walk_row).
 template <class ExecutionSpace, class Cells, class Incident, class EdgeVertices, class CellEdges, class RowMap,
-          class Entries>
+          class Entries, class Count>
 struct P2RowByTeam {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   using int_scratch = Kokkos::View<int*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
@@ -99,11 +99,12 @@ struct P2RowByTeam {
   CellEdges cell_edges;
   RowMap row_map;
   Entries entries;
+  Count wrong_rows;
   int num_points;
   KOKKOS_INLINE_FUNCTION int node(int t, int b) const {
     return b < 4 ? cells(t, b) : num_points + cell_edges(t, b - 4);
   }
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team, int& wrong_rows) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int n = team.league_rank();
     const int v = n < num_points ? n : edge_vertices(n - num_points, 0);
     const int w = n < num_points ? n : edge_vertices(n - num_points, 1);
@@ -123,7 +124,9 @@ struct P2RowByTeam {
       length = team_keep_first_occurrences(team, values, kept, candidates);
       team_write_kept_in_order(team, values, kept, candidates, entries, row_begin, row_end);
     }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { wrong_rows += length != row_end - row_begin ? 1 : 0; });
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (length != row_end - row_begin) Kokkos::atomic_increment(&wrong_rows());
+    });
   }
   /// The row of the node with ends v, w by one thread: the nodes of its cells, each once, then
   /// sorted; returns how many there were (those past row_end are not written).
@@ -189,20 +192,20 @@ P2Pattern<MemorySpace> p2_pattern(const DeviceTetMesh<MemorySpace>& mesh, const 
   r.pattern.num_rows = r.pattern.num_cols = nodes;
   r.pattern.entries = counts_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::p2_entries"),
                                   static_cast<std::size_t>(total));
-  int wrong_rows = 0;
+  const Kokkos::View<int, MemorySpace> wrong("compound_sparse::p2_wrong_rows");
   using row_kernel =
       impl::P2RowByTeam<execution_space, decltype(mesh.cells), VertexCells<MemorySpace>, decltype(r.edges.vertices),
-                        decltype(r.edges.cell_edges), counts_view, counts_view>;
+                        decltype(r.edges.cell_edges), counts_view, counts_view, Kokkos::View<int, MemorySpace>>;
   using team_policy = Kokkos::TeamPolicy<execution_space>;
   // A warp a row: a vertex's row has a few hundred candidates (ten per cell), an edge's tens.
   const int threads = impl::launch_team_size<team_policy>(execution_space(), row_kernel{}, 32);
   if (nodes > 0)
-    Kokkos::parallel_reduce(
-        "compound_sparse::p2_fill",
-        team_policy(nodes, threads).set_scratch_size(0, Kokkos::PerTeam(row_kernel::scratch_bytes())),
-        row_kernel{mesh.cells, incident, r.edges.vertices, r.edges.cell_edges, r.pattern.row_map, r.pattern.entries,
-                   num_points},
-        wrong_rows);
+    Kokkos::parallel_for("compound_sparse::p2_fill",
+                         team_policy(nodes, threads).set_scratch_size(0, Kokkos::PerTeam(row_kernel::scratch_bytes())),
+                         row_kernel{mesh.cells, incident, r.edges.vertices, r.edges.cell_edges, r.pattern.row_map,
+                                    r.pattern.entries, wrong, num_points});
+  int wrong_rows = 0;
+  Kokkos::deep_copy(wrong_rows, wrong);
   // The formulas hold on every conforming mesh; a row off its count means the mesh is not one
   // (two cells meeting in part of a face, say).
   COMPOUND_SPARSE_REQUIRE(wrong_rows == 0, "P2 pattern: " << wrong_rows
