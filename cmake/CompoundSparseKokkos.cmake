@@ -9,6 +9,12 @@
 # Kernels target is named trilinos_kokkoskernels with no namespaced alias.
 
 find_package(Kokkos REQUIRED)
+# 3.4 is the oldest Kokkos the library is built and tested with (Debian bookworm's); the
+# versions it is tested with are listed in docs/building.md.
+if(Kokkos_VERSION VERSION_LESS 3.4)
+  message(FATAL_ERROR "CompoundSparse needs Kokkos 3.4 or newer; found Kokkos ${Kokkos_VERSION} "
+                      "(${Kokkos_DIR}). docs/building.md lists the versions it is tested with.")
+endif()
 
 find_path(COMPOUND_SPARSE_KOKKOS_INCLUDE_DIR Kokkos_Core.hpp
   HINTS ${Kokkos_DIR}/../../../include ${Kokkos_DIR}/../../../../include

@@ -62,16 +62,12 @@ SmallCoefficients<T, Capacity> small_coefficients(const std::vector<T>& host) {
 
 /// What Kokkos needs of an array reduction of `value_count` doubles: the sums start at 0
 /// and add up. The reductions below derive from it.
-struct ArraySum {
+struct ArraySum : cs::impl::ArraySumJoin<double> {  // join: the form each Kokkos version calls
   using value_type = double[];
   using size_type = std::size_t;
-  unsigned value_count;
 
   KOKKOS_INLINE_FUNCTION void init(value_type sums) const {
     for (unsigned j = 0; j < value_count; ++j) sums[j] = 0;
-  }
-  KOKKOS_INLINE_FUNCTION void join(volatile double* into, const volatile double* from) const {
-    for (unsigned j = 0; j < value_count; ++j) into[j] += from[j];
   }
 };
 
@@ -174,7 +170,7 @@ template <class Value, class Layout, class MemorySpace>
 std::vector<double> real_gram(const cs::MultiVector<Value, Layout, MemorySpace>& v,
                               const cs::MultiVector<Value, Layout, MemorySpace>& w) {
   using view = typename cs::MultiVector<Value, Layout, MemorySpace>::view_type;
-  detail::GramSums<view> f{{static_cast<unsigned>(v.count() * w.count())}, v.data, w.data, v.count(), w.count()};
+  detail::GramSums<view> f{{{static_cast<unsigned>(v.count() * w.count())}}, v.data, w.data, v.count(), w.count()};
   std::vector<double> g(f.value_count, 0.0);
   if (f.value_count == 0) return g;
   Kokkos::parallel_reduce("examples::real_gram",
@@ -188,7 +184,7 @@ template <class Value, class Layout, class MemorySpace>
 std::vector<double> column_real_dots(const cs::MultiVector<Value, Layout, MemorySpace>& x,
                                      const cs::MultiVector<Value, Layout, MemorySpace>& y) {
   using view = typename cs::MultiVector<Value, Layout, MemorySpace>::view_type;
-  detail::ColumnRealSums<view> f{{static_cast<unsigned>(x.count())}, x.data, y.data, x.count()};
+  detail::ColumnRealSums<view> f{{{static_cast<unsigned>(x.count())}}, x.data, y.data, x.count()};
   std::vector<double> d(f.value_count, 0.0);
   if (f.value_count == 0) return d;
   Kokkos::parallel_reduce("examples::column_real_dots",
@@ -203,7 +199,7 @@ std::vector<Kokkos::complex<double>> column_bilinear_dots(
     const cs::MultiVector<Kokkos::complex<T>, Layout, MemorySpace>& x,
     const cs::MultiVector<Kokkos::complex<T>, Layout, MemorySpace>& y) {
   using view = typename cs::MultiVector<Kokkos::complex<T>, Layout, MemorySpace>::view_type;
-  detail::BilinearSums<view> f{{static_cast<unsigned>(2 * x.count())}, x.data, y.data, x.count()};
+  detail::BilinearSums<view> f{{{static_cast<unsigned>(2 * x.count())}}, x.data, y.data, x.count()};
   std::vector<double> sums(f.value_count, 0.0);
   std::vector<Kokkos::complex<double>> d(x.count());
   if (f.value_count == 0) return d;

@@ -21,6 +21,8 @@
 #include <algorithm>
 #include <type_traits>
 
+#include "kokkos_compat.hpp"
+
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
 #endif
@@ -57,25 +59,15 @@ inline bool prefer_l1(const void* kernel) {
 }
 #endif
 
-#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 30700
+#if defined(COMPOUND_SPARSE_KOKKOS_CUDA_KERNEL_OF)
 #define COMPOUND_SPARSE_PREFERS_L1 1
-
-/// The CUDA kernel Kokkos launches for parallel_for(policy, Functor).
-template <class Functor, class Policy>
-auto kokkos_kernel_of() {
-  using driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
-  using kernel =
-      Kokkos::Impl::CudaParallelLaunchKernelFunc<driver, typename Policy::launch_bounds,
-                                                 Kokkos::Impl::DeduceCudaLaunchMechanism<driver>::launch_mechanism>;
-  return kernel::get_kernel_func();
-}
 
 /// Prefers L1 for Functor's team kernel where `policy` asks for no team scratch;
 /// whether it did (a refusal leaves Kokkos' preference).
 template <class Functor, class Policy>
 bool prefer_l1_for_team_kernel(const Policy& policy) {
   return policy.scratch_size(0, policy.team_size()) == 0 &&
-         prefer_l1(reinterpret_cast<const void*>(kokkos_kernel_of<Functor, Policy>()));
+         prefer_l1(reinterpret_cast<const void*>(kokkos_cuda_kernel_of<Functor, Policy>()));
 }
 #endif
 

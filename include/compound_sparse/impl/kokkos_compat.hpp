@@ -1,0 +1,51 @@
+#pragma once
+// Every use of a Kokkos internal, or of an API whose form depends on the Kokkos version, is
+// here, one item each, with what it is for and what each version offers. The library is built
+// and tested against Kokkos 3.4.01 (Debian bookworm's), 4.6.01 and the develop branch's mdspan
+// View (docs/building.md); the rest of the code uses Kokkos' public API only.
+//
+// 1. kokkos_cuda_kernel_of<Functor, Policy>(): the CUDA kernel Kokkos launches for
+//    parallel_for(policy, Functor), so that team_launch.hpp can set its cache preference.
+//    Kokkos 3.4-3.6 launch every TeamPolicy kernel preferring shared memory and give no public
+//    way to change that; the kernel is reached through Kokkos::Impl's launch machinery, which
+//    exists in that form in those versions only. Kokkos 3.7 and later size the carveout
+//    themselves, and the item is compiled for Kokkos before 3.7 with CUDA only.
+//
+// 2. ArraySumJoin<T>: the join of an array reduction (value_type T[]) that sums value_count
+//    values. Kokkos 3.4-3.6 call join(volatile T*, const volatile T*) only; Kokkos 4 calls
+//    join(T*, const T*) and refuses a reduction that has only the volatile form. A reduction
+//    that derives from ArraySumJoin has both, so each version finds the one it calls.
+
+#include <Kokkos_Core.hpp>
+
+namespace compound_sparse {
+namespace impl {
+
+#if defined(KOKKOS_ENABLE_CUDA) && KOKKOS_VERSION < 30700
+#define COMPOUND_SPARSE_KOKKOS_CUDA_KERNEL_OF 1
+
+/// Item 1: the CUDA kernel Kokkos 3.4-3.6 launch for parallel_for(policy, Functor).
+template <class Functor, class Policy>
+auto kokkos_cuda_kernel_of() {
+  using driver = Kokkos::Impl::ParallelFor<Functor, Policy, Kokkos::Cuda>;
+  using kernel =
+      Kokkos::Impl::CudaParallelLaunchKernelFunc<driver, typename Policy::launch_bounds,
+                                                 Kokkos::Impl::DeduceCudaLaunchMechanism<driver>::launch_mechanism>;
+  return kernel::get_kernel_func();
+}
+#endif
+
+/// Item 2: an array reduction's join that sums value_count values of T, in both forms.
+template <class T>
+struct ArraySumJoin {
+  unsigned value_count = 0;
+  KOKKOS_INLINE_FUNCTION void join(T* into, const T* from) const {
+    for (unsigned j = 0; j < value_count; ++j) into[j] += from[j];
+  }
+  KOKKOS_INLINE_FUNCTION void join(volatile T* into, const volatile T* from) const {
+    for (unsigned j = 0; j < value_count; ++j) into[j] += from[j];
+  }
+};
+
+}  // namespace impl
+}  // namespace compound_sparse
