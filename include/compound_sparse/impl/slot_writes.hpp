@@ -8,18 +8,13 @@
 //
 // A padded layout (Ell, SlicedEll) puts a row's k-th entry at first + k*step
 // (row_slots): consecutive entries of a row land `step` slots apart, while consecutive
-// slots hold consecutive rows. The device build (TiledSlotWrite) stages through team
-// scratch: a team takes a group of rows (one slice; 32 rows of Ell) and a band of
-// columns, loads each row's band (contiguous in the source) into scratch, then stores the
-// band's slots, which are contiguous in a slice (runs of 32 in Ell), in the inner layout's
-// order, with the row lengths, the columns and the padding (column 0, value zero) in the
-// same pass, so that the layout is written once.
-//
-// Refresh and assembly write values only (write_source_values). There a thread per slot,
-// in slot order, that reads its row's entry (GatheredSlotValues) beats the staging: its
-// stores are contiguous, and its loads, scattered over the group's rows, hit sectors that
-// its neighbours' loads bring into cache, while the staging's two barriers per band and
-// its idle threads on short rows kept it at about half of copy bandwidth.
+// slots hold consecutive rows. A thread per row or per entry therefore leaves either its
+// loads or its stores scattered. TiledSlotWrite stages through team scratch instead: a
+// team takes a group of rows (one slice; 32 rows of Ell) and a band of columns, loads each
+// row's band (contiguous in the source) into scratch, then stores the band's slots, which
+// are contiguous in a slice (runs of 32 in Ell), in the inner layout's order. The device
+// build also writes the row lengths, the columns and the padding (column 0, value zero)
+// in the same pass, so the layout is written once.
 //
 // Every value is copied or summed exactly as before, component by component in the same
 // order: the results are bit for bit those of the host conversion.
@@ -114,7 +109,7 @@ constexpr int tile_rows() {
 }
 
 /// The pattern half of a device build: the layout's row lengths and columns, written by
-/// TiledSlotWrite with the values.
+/// TiledSlotWrite with the values (its Build form).
 template <class Lengths, class Columns, class Bases, class Entries>
 struct PatternWrite {
   Lengths lengths;  ///< num_rows, written
@@ -122,17 +117,21 @@ struct PatternWrite {
   Bases bases;      ///< per slice, read (16-bit columns only)
   Entries entries;  ///< source columns, by source position
 };
+/// TiledSlotWrite without a pattern: refresh and assembly write values only.
+struct NoPatternWrite {};
 
-/// The device build of an Ell or SlicedEll matrix: source(p, c) for every non-zero into its
-/// slot, and the lengths, columns and padding, staged through team scratch (header
-/// comment); one team per tile_rows<Outer>() rows.
-template <class Outer, class Matrix, class RowMap, class Source, class Pattern>
+/// Writes source(p, c) for every non-zero of an Ell or SlicedEll matrix into its slots,
+/// staged through team scratch (header comment); one team per tile_rows<Outer>() rows.
+/// With a PatternWrite it is the build: lengths, columns and padding too; without, only
+/// the non-zeros' slots are written and the padding is left as it is.
+template <class Outer, class Matrix, class RowMap, class Source, class Pattern = NoPatternWrite>
 struct TiledSlotWrite {
   using execution_space = typename Matrix::execution_space;
   using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
   using scratch_space = typename execution_space::scratch_memory_space;
   using scalar_type = typename Matrix::scalar_type;
   using entry_type = typename Matrix::entry_type;
+  static constexpr bool builds = !std::is_same<Pattern, NoPatternWrite>::value;
   static constexpr int size = Matrix::components;
   static constexpr int rows = tile_rows<Outer>();
   /// Columns per band: 2048 scalars of scratch per team, so that several teams fit a
@@ -153,7 +152,7 @@ struct TiledSlotWrite {
 
   static std::size_t scratch_bytes() {
     return scalar_scratch::shmem_size(static_cast<std::size_t>(rows) * band * size) +
-           int_scratch::shmem_size(static_cast<std::size_t>(rows) * (2 + band));
+           int_scratch::shmem_size(static_cast<std::size_t>(rows) * (builds ? 2 + band : 2));
   }
   /// Teams: one per slice, or per 32 rows of Ell's stride.
   int league_size() const {
@@ -169,17 +168,19 @@ struct TiledSlotWrite {
     scalar_scratch tile(team.team_scratch(0), static_cast<std::size_t>(rows) * band * size);
     int_scratch begins(team.team_scratch(0), rows);
     int_scratch lengths(team.team_scratch(0), rows);
-    int_scratch columns(team.team_scratch(0), rows * band);
+    int_scratch columns(team.team_scratch(0), builds ? rows * band : 0);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int i) {
       const int r = first_row + i;
       const int begin = r < num_rows ? static_cast<int>(row_map(r)) : 0;
       const int length = r < num_rows ? static_cast<int>(row_map(r + 1)) - begin : 0;
       begins(i) = begin;
       lengths(i) = length;
-      if (r < num_rows) pattern.lengths(r) = length;
+      if constexpr (builds)
+        if (r < num_rows) pattern.lengths(r) = length;
     });
     team.team_barrier();
-    // Every slot of the group, padding included.
+    // The build writes every slot of the group, padding included; the others only up to
+    // the group's longest row.
     int width = 0;
     int slice_first_slot = 0;
     if constexpr (is_sliced_ell<Outer>::value) {
@@ -188,8 +189,12 @@ struct TiledSlotWrite {
     } else {
       width = ell_width;
     }
+    if constexpr (!builds) {
+      width = 0;
+      for (int i = 0; i < rows; ++i) width = lengths(i) > width ? lengths(i) : width;
+    }
     int base = 0;
-    if constexpr (has_column_bases_v<Outer>) base = pattern.bases(group);
+    if constexpr (builds && has_column_bases_v<Outer>) base = pattern.bases(group);
     for (int k0 = 0; k0 < width; k0 += band) {
       const int columns_here = width - k0 < band ? width - k0 : band;
       // Load: each row's run of the band, an entry per thread (contiguous in the source).
@@ -200,7 +205,7 @@ struct TiledSlotWrite {
         const std::size_t p = static_cast<std::size_t>(begins(i)) + static_cast<std::size_t>(k0 + kk);
         const auto e = source.entry(p);
         for (int c = 0; c < size; ++c) tile(tile_index(i, kk, c)) = component_traits<entry_type>::get(e, c);
-        columns(kk * rows + i) = static_cast<int>(pattern.entries(p)) - base;
+        if constexpr (builds) columns(kk * rows + i) = static_cast<int>(pattern.entries(p)) - base;
       });
       team.team_barrier();
       // Store: the band's slots in the inner layout's order.
@@ -216,15 +221,17 @@ struct TiledSlotWrite {
           c = t / (rows * columns_here);
         }
         const bool stored = k0 + kk < lengths(i);
+        if (!builds && !stored) return;
         const int slot = slot_of(slice_first_slot, first_row, i, k0 + kk);
         vals(slot, c) = stored ? tile(tile_index(i, kk, c)) : scalar_type(0);
       });
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * columns_here), [&](int t) {
-        const int i = t % rows, kk = t / rows;
-        const int slot = slot_of(slice_first_slot, first_row, i, k0 + kk);
-        using column_type = typename decltype(pattern.cols)::non_const_value_type;
-        pattern.cols(slot) = static_cast<column_type>(k0 + kk < lengths(i) ? columns(kk * rows + i) : 0);
-      });
+      if constexpr (builds)
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * columns_here), [&](int t) {
+          const int i = t % rows, kk = t / rows;
+          const int slot = slot_of(slice_first_slot, first_row, i, k0 + kk);
+          using column_type = typename decltype(pattern.cols)::non_const_value_type;
+          pattern.cols(slot) = static_cast<column_type>(k0 + kk < lengths(i) ? columns(kk * rows + i) : 0);
+        });
       team.team_barrier();
     }
   }
@@ -244,75 +251,6 @@ struct TiledSlotWrite {
       return k * ell_stride + first_row + i;
   }
 };
-
-/// The values of a padded layout from `source`, a thread per slot (header comment): one
-/// team per tile_rows<Outer>() rows, its threads over the group's slots in their order,
-/// each loading entry row_map(r) + k of its row r. Padding slots are left as they are.
-template <class Outer, class Matrix, class RowMap, class Source>
-struct GatheredSlotValues {
-  using execution_space = typename Matrix::execution_space;
-  using member_type = typename Kokkos::TeamPolicy<execution_space>::member_type;
-  using entry_type = typename Matrix::entry_type;
-  static constexpr int size = Matrix::components;
-  static constexpr int rows = tile_rows<Outer>();
-
-  int num_rows;
-  int ell_stride;
-  int ell_width;
-  typename Matrix::index_view offsets;  ///< slice offsets (SlicedEll)
-  typename Matrix::values_view vals;
-  RowMap row_map;  ///< where each row's source entries start, num_rows + 1
-  Source source;
-
-  int league_size() const {
-    if constexpr (is_sliced_ell<Outer>::value)
-      return static_cast<int>(offsets.extent(0)) - 1;
-    else
-      return ell_stride / rows;
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
-    const int group = team.league_rank();
-    const int first_row = group * rows;
-    int width = ell_width;
-    int slice_first_slot = 0;
-    if constexpr (is_sliced_ell<Outer>::value) {
-      slice_first_slot = offsets(group);
-      width = (offsets(group + 1) - slice_first_slot) / rows;
-    }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows * width), [&](int t) {
-      const int i = t % rows, k = t / rows;
-      const int r = first_row + i;
-      if (r >= num_rows) return;
-      const auto begin = row_map(r);
-      if (k >= static_cast<int>(row_map(r + 1) - begin)) return;
-      const int slot = is_sliced_ell<Outer>::value ? slice_first_slot + t : k * ell_stride + r;
-      const auto e = source.entry(static_cast<std::size_t>(begin) + static_cast<std::size_t>(k));
-      for (int c = 0; c < size; ++c) vals(slot, c) = component_traits<entry_type>::get(e, c);
-    });
-  }
-};
-
-/// Writes source.entry(p) into the slot of every non-zero p of `a`, p counting the non-zeros
-/// of the CSR `a` was built from (whose rows start at row_map): Csr's flat copy, or a
-/// padded layout's GatheredSlotValues. Padding slots are left as they are.
-template <class Matrix, class RowMap, class Source>
-void write_source_values(const char* label, const Matrix& a, const RowMap& row_map, const Source& source) {
-  using execution_space = typename Matrix::execution_space;
-  using outer = typename Matrix::outer_layout;
-  if constexpr (std::is_same<outer, Csr>::value) {
-    (void)row_map;
-    copy_csr_values<execution_space>(label, a.values, source, a.num_entries);
-  } else {
-    using write_type = GatheredSlotValues<outer, Matrix, RowMap, Source>;
-    using policy = Kokkos::TeamPolicy<execution_space>;
-    const write_type write{a.num_rows, a.ell_stride, a.ell_width, a.offsets, a.values, row_map, source};
-    const int teams = write.league_size();
-    if (teams == 0) return;
-    const int threads = launch_team_size<policy>(execution_space(), write, 256);
-    Kokkos::parallel_for(label, policy(teams, threads), write);
-  }
-}
 
 /// Runs a TiledSlotWrite on ExecutionSpace: teams of 256 threads on GPUs (as many as the
 /// host backend allows elsewhere), its scratch per team.

@@ -287,7 +287,19 @@ class CooAssembly {
                                                                                  << " contributions");
     using index_view = Kokkos::View<int*, MemorySpace>;
     const impl::SummedContributions<index_view, Values> sums{first_contribution_, contributions_, values};
-    impl::write_source_values("compound_sparse::assemble", matrix_, row_map_, sums);
+    if constexpr (std::is_same<Outer, Csr>::value)
+      impl::copy_csr_values<execution_space>("compound_sparse::assemble", matrix_.values, sums, matrix_.num_entries);
+    else
+      impl::run_tiled_slot_write(
+          "compound_sparse::assemble",
+          impl::TiledSlotWrite<Outer, matrix_type, index_view, decltype(sums)>{matrix_.num_rows,
+                                                                               matrix_.ell_stride,
+                                                                               matrix_.ell_width,
+                                                                               matrix_.offsets,
+                                                                               matrix_.values,
+                                                                               row_map_,
+                                                                               sums,
+                                                                               {}});
     Kokkos::fence();
   }
 

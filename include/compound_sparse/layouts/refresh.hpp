@@ -73,8 +73,19 @@ void refresh_values(const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a, con
   COMPOUND_SPARSE_REQUIRE(values.extent(0) == a.num_entries, "refresh_values: " << values.extent(0)
                                                                                 << " values for a matrix of "
                                                                                 << a.num_entries << " non-zeros");
+  using execution_space = typename MemorySpace::execution_space;
+  using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
   const impl::EntryComponents<Values> source{values};
-  impl::write_source_values("compound_sparse::refresh_values", a, impl::source_offsets(a), source);
+  if constexpr (std::is_same<Outer, Csr>::value) {
+    // Csr's slots are the source positions.
+    impl::copy_csr_values<execution_space>("compound_sparse::refresh_values", a.values, source, a.num_entries);
+  } else {
+    const auto source_rows = impl::source_offsets(a);
+    impl::run_tiled_slot_write(
+        "compound_sparse::refresh_values",
+        impl::TiledSlotWrite<Outer, matrix_type, Kokkos::View<int*, MemorySpace>, impl::EntryComponents<Values>>{
+            a.num_rows, a.ell_stride, a.ell_width, a.offsets, a.values, source_rows, source, {}});
+  }
   Kokkos::fence();
 }
 
