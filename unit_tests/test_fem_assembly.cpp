@@ -504,6 +504,19 @@ TEST(fem_assembly, P2RowLengthsFollowTheCountingFormulas) {
   EXPECT_EQ(l, (std::vector<int>{10, 14, 14, 14, 0, 10, 10, 10, 10, 14, 14, 10, 14, 10, 10}));
 }
 
+TEST(fem_assembly, P2PatternRefusesACellGivenTwice) {
+  // A copy of cell 0 with its vertices in another (even) order: each of cell 0's six edges
+  // counts one cell more than its row holds.
+  auto m = two_tetrahedra_and_an_unused_point();
+  const auto t = m.tets[0];
+  m.tets.push_back({t[1], t[2], t[0], t[3]});
+  const std::string e = compound_sparse_test::error_of_kind<cs::InvalidInput>([&] { cs::p2_pattern(on_device(m)); });
+  EXPECT_NE(e.find("P2 pattern: 6 rows differ from their counted lengths; does a cell repeat another's four "
+                   "vertices?"),
+            std::string::npos)
+      << e;
+}
+
 TEST(fem_assembly, FacesAreTheSortedTriplesWithTheirCells) {
   const auto m = shuffled(zoo::box_mesh(3, 3, 2), 13u);
   const auto mesh = on_device(m);
@@ -568,7 +581,8 @@ TEST(fem_assembly, TheTunedLayoutChosenFromThePatternTakesTheAssembly) {
   const auto host = zoo::elasticity_matrix(m, 1.2, 0.6);
   cs::TunedSpmvOptions options;
   options.vector_layout = "aos";
-  const auto tuned = cs::tuned_spmv_of_pattern<Block3>(cs::p1_pattern(mesh), options);
+  const auto topology = cs::lagrange_topology<1>(mesh);  // for the choice and the assembly
+  const auto tuned = cs::tuned_spmv_of_pattern<Block3>(topology.pattern, options);
   const cs::TunedSpmv<Block3> from_host(host, options);
   EXPECT_EQ(tuned.variant().name(), from_host.variant().name());
   int calls = 0;
@@ -577,9 +591,22 @@ TEST(fem_assembly, TheTunedLayoutChosenFromThePatternTakesTheAssembly) {
     using Outer = typename M::outer_layout;
     using Inner = typename M::inner_layout;
     ++calls;
-    const cs::P1Assembly<Block3, Outer, Inner, memory_space> assembly(mesh, cs::Summation::per_node_inline, matrix);
+    const cs::P1Assembly<Block3, Outer, Inner, memory_space> assembly(mesh, topology, cs::Summation::per_node_inline,
+                                                                      matrix);
     assembly.assemble(cs::uniform_elasticity<memory_space>(mesh.num_cells(), 1.2, 0.6));
     EXPECT_TRUE(same_arrays(matrix, cs::to_device<Outer, Inner>(host)));
+    // The constructor that builds the topology itself writes the same matrix, from zeros.
+    auto zeros = host;
+    std::fill(zeros.values.begin(), zeros.values.end(), Block3{});
+    const auto copy = cs::to_device<Outer, Inner>(zeros);
+    const cs::P1Assembly<Block3, Outer, Inner, memory_space> own(mesh, cs::Summation::per_entry, copy);
+    own.assemble(cs::uniform_elasticity<memory_space>(mesh.num_cells(), 1.2, 0.6));
+    EXPECT_TRUE(same_arrays(copy, matrix));
+    // The topology of another mesh is refused.
+    const auto twin = on_device(m);  // the same cells in other Views
+    const std::string wrong_mesh = compound_sparse_test::error_of_kind<cs::InvalidInput>(
+        [&] { cs::P1Assembly<Block3, Outer, Inner, memory_space>(twin, topology, cs::Summation::per_entry, matrix); });
+    EXPECT_NE(wrong_mesh.find("the topology given is not of this mesh"), std::string::npos) << wrong_mesh;
     // A matrix of another pattern (another box of as many points) is refused, naming the row.
     const auto other =
         cs::to_device<Outer, Inner>(zoo::elasticity_matrix(zoo::box_mesh(3, 4, 5), 1.0, 1.0));  // 120 points too

@@ -353,9 +353,21 @@ class LagrangeAssembly {
   /// values, which every copy of `matrix` shares. InvalidInput, naming the first row that
   /// differs, if its pattern is not the mesh's.
   LagrangeAssembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, const matrix_type& matrix)
+      : LagrangeAssembly(mesh, checked_topology(mesh, how), how, matrix) {}
+
+  /// The same from the mesh's nodes and pattern of this order (lagrange_topology<Order>(mesh)),
+  /// when the caller built them already to choose the layout from the pattern
+  /// (tuned_assembly.hpp): the vertex-to-cell relation and the pattern are then built once.
+  /// InvalidInput if `topology` is not of `mesh`'s cells.
+  LagrangeAssembly(const DeviceTetMesh<MemorySpace>& mesh, const LagrangeTopology<Order, MemorySpace>& topology,
+                   Summation how, const matrix_type& matrix)
       : mesh_(mesh), how_(how) {
     require_valid(mesh, how);
-    const auto topology = lagrange_topology<Order>(mesh);
+    COMPOUND_SPARSE_REQUIRE(
+        topology.nodes.cells.data() == mesh.cells.data() &&
+            topology.nodes.incident.offsets.extent(0) == static_cast<std::size_t>(mesh.num_points) + 1,
+        "P" << Order << " assembly: the topology given is not of this mesh (lagrange_topology<" << Order
+            << ">(mesh) makes it)");
     const auto& pattern = topology.pattern;
     COMPOUND_SPARSE_REQUIRE(matrix.num_rows == pattern.num_rows && matrix.num_cols == pattern.num_cols,
                             "P" << Order << " assembly: a " << matrix.num_rows << " x " << matrix.num_cols
@@ -483,6 +495,11 @@ class LagrangeAssembly {
     COMPOUND_SPARSE_REQUIRE(mesh.num_cells() <= std::numeric_limits<int>::max() / per_cell_entries,
                             "P" << Order << " assembly: " << mesh.num_cells() << " cells; at most "
                                 << std::numeric_limits<int>::max() / per_cell_entries << " fit its element indices");
+  }
+
+  static LagrangeTopology<Order, MemorySpace> checked_topology(const DeviceTetMesh<MemorySpace>& mesh, Summation how) {
+    require_valid(mesh, how);
+    return lagrange_topology<Order>(mesh);
   }
 
   /// What the way of summing keeps besides the matrix.

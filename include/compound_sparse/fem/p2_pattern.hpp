@@ -206,11 +206,12 @@ P2Pattern<MemorySpace> p2_pattern(const DeviceTetMesh<MemorySpace>& mesh, const 
                                     r.pattern.entries, wrong, num_points});
   int wrong_rows = 0;
   Kokkos::deep_copy(wrong_rows, wrong);
-  // The formulas hold on every conforming mesh; a row off its count means the mesh is not one
-  // (two cells meeting in part of a face, say).
+  // A row is the union of its node's cells' nodes, and each face or cell through a node adds
+  // nodes that no other does, unless two cells have the same four vertices: then an edge of
+  // theirs counts one cell too many. Such a mesh is refused rather than written short.
   COMPOUND_SPARSE_REQUIRE(wrong_rows == 0, "P2 pattern: " << wrong_rows
-                                                          << " rows differ from their counted lengths; is the mesh "
-                                                             "conforming?");
+                                                          << " rows differ from their counted lengths; does a cell "
+                                                             "repeat another's four vertices?");
   return r;
 }
 

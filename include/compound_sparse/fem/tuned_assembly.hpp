@@ -3,13 +3,15 @@
 // exists: TunedSpmv's selection reads the pattern's features only, so the P1 pattern counted
 // from the mesh is enough to choose the layout and build it; P1Assembly then writes every
 // step's values into that matrix's slots, and the tuned product multiplies with them. No CSR
-// of values and no refresh in between.
+// of values and no refresh in between. The topology (nodes and pattern) is built once, for
+// both.
 //
-//   const auto tuned = tuned_spmv_of_pattern<Block<double, 3>>(p1_pattern(mesh), options);
+//   const auto topology = lagrange_topology<1>(mesh);
+//   const auto tuned = tuned_spmv_of_pattern<Block<double, 3>>(topology.pattern, options);
 //   with_tuned_layout(tuned, [&](const auto& matrix) {  // the chosen layout's typed matrix
 //     using M = std::decay_t<decltype(matrix)>;
 //     const P1Assembly<Block<double, 3>, typename M::outer_layout, typename M::inner_layout> assembly(
-//         mesh, Summation::per_node_inline, matrix);
+//         mesh, topology, Summation::per_node_inline, matrix);
 //     for (int step = 0; step < steps; ++step) {
 //       assembly.assemble(problem);
 //       solve(tuned, b, x);  // tuned.apply(...) multiplies with the assembled values
