@@ -55,6 +55,16 @@ KOKKOS_INLINE_FUNCTION double p1_gradient_dot(const P1Tet& e, int a, int b) {
   return unfused_multiply(ga[0], gb[0]) + unfused_multiply(ga[1], gb[1]) + unfused_multiply(ga[2], gb[2]);
 }
 
+/// Swaps corners a and b into a <= b; true if it swapped, when the block wanted is the
+/// transpose of the one computed (orient_element_block).
+KOKKOS_INLINE_FUNCTION bool put_corners_in_order(int& a, int& b) {
+  if (a <= b) return false;
+  const int t = a;
+  a = b;
+  b = t;
+  return true;
+}
+
 /// An element block K_ab computed for a <= b, made what the element matrix holds: on the
 /// diagonal (a == b) exactly symmetric, its lower triangle the upper one; K_ba (transposed) its
 /// transpose. So the assembled matrix is symmetric bit for bit.
@@ -75,12 +85,7 @@ KOKKOS_INLINE_FUNCTION Block<double, 3> orient_element_block(Block<double, 3> k,
 /// symmetric, so the assembled matrix is symmetric bit for bit.
 KOKKOS_INLINE_FUNCTION Block<double, 3> p1_elasticity_block(const P1Tet& e, int a, int b, double lambda, double mu) {
   using impl::unfused_multiply;
-  const bool transposed = a > b;
-  if (transposed) {
-    const int t = a;
-    a = b;
-    b = t;
-  }
+  const bool transposed = put_corners_in_order(a, b);
   const double* ga = e.grad[a];
   const double* gb = e.grad[b];
   const double dot = p1_gradient_dot(e, a, b);

@@ -52,12 +52,7 @@ KOKKOS_INLINE_FUNCTION void p2_gradient(const P1Tet& e, int a, int q, double (&g
 /// p1_elasticity_block.
 KOKKOS_INLINE_FUNCTION Block<double, 3> p2_elasticity_block(const P1Tet& e, int a, int b, double lambda, double mu) {
   using impl::unfused_multiply;
-  const bool transposed = a > b;
-  if (transposed) {
-    const int t = a;
-    a = b;
-    b = t;
-  }
+  const bool transposed = put_corners_in_order(a, b);
   double sum[3][3] = {};
   for (int q = 0; q < 4; ++q) {
     double ga[3], gb[3];
