@@ -1,6 +1,6 @@
 # Run by the package.downstream test (cmake -P): install the build into a scratch
 # prefix, then configure, build and run the downstream project against it.
-# Arguments: BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER BUILD_TYPE.
+# Arguments: BUILD_DIR SOURCE_DIR WORK_DIR GENERATOR CXX_COMPILER CXX_FLAGS BUILD_TYPE.
 
 function(run_step what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE result)
@@ -18,6 +18,7 @@ run_step("install" ${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${WORK_DI
 file(RENAME "${WORK_DIR}/installed" "${prefix}")
 # Only the prefix is given: the package must find Kokkos on its own.
 run_step("configure" ${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
-         "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
+         "-DCMAKE_PREFIX_PATH=${prefix}" "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}"
+         "-DCMAKE_BUILD_TYPE=${BUILD_TYPE}")
 run_step("build" ${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 run_step("run" "${WORK_DIR}/build/downstream_spmv" --expect-database-in "${prefix}/share/compound_sparse/tuning")

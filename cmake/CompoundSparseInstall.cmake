@@ -48,9 +48,12 @@ install(FILES ${PROJECT_BINARY_DIR}/CompoundSparseConfig.cmake
               ${PROJECT_BINARY_DIR}/CompoundSparseConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/CompoundSparseKokkos.cmake
         DESTINATION ${COMPOUND_SPARSE_INSTALL_CMAKEDIR})
+# The Kokkos check that CompoundSparseKokkos.cmake runs, for a user's project too.
+install(FILES ${PROJECT_SOURCE_DIR}/cmake/checks/default_view.cpp DESTINATION ${COMPOUND_SPARSE_INSTALL_CMAKEDIR}/checks)
 
 # package.downstream: installs this build into a scratch prefix, then configures,
-# builds and runs unit_tests/downstream against it, as a user's project would.
+# builds and runs unit_tests/downstream against it, as a user's project would: with this
+# build's compiler and flags (a flag that changes Kokkos' View layout must be the same in both).
 if(COMPOUND_SPARSE_ENABLE_TESTS)
   add_test(NAME package.downstream
            COMMAND ${CMAKE_COMMAND}
@@ -59,6 +62,7 @@ if(COMPOUND_SPARSE_ENABLE_TESTS)
                    -DWORK_DIR=${PROJECT_BINARY_DIR}/downstream_test
                    -DGENERATOR=${CMAKE_GENERATOR}
                    -DCXX_COMPILER=${CMAKE_CXX_COMPILER}
+                   "-DCXX_FLAGS=${CMAKE_CXX_FLAGS}"
                    -DBUILD_TYPE=${CMAKE_BUILD_TYPE}
                    -P ${PROJECT_SOURCE_DIR}/cmake/CompoundSparseDownstreamTest.cmake)
   set_tests_properties(package.downstream PROPERTIES TIMEOUT 300 LABELS package ENVIRONMENT

@@ -49,6 +49,31 @@ else()
   set(COMPOUND_SPARSE_CUDA OFF)
 endif()
 
+# Kokkos' mdspan-based View (after 4.6, unless Kokkos_ENABLE_IMPL_VIEW_LEGACY) meets a GCC 12
+# code-generation fault with [[no_unique_address]] in some snapshots: a default-constructed View's
+# allocation tracker reads zero instead of its "no record" flag, and the program crashes when
+# the View is assigned or destroyed. A host build runs a small program once to find out, and
+# stops with the way round it rather than build a library whose every test would crash.
+if(NOT COMPOUND_SPARSE_CUDA AND NOT CMAKE_CROSSCOMPILING AND Kokkos_VERSION VERSION_GREATER 4.6.1
+   AND NOT Kokkos_ENABLE_IMPL_VIEW_LEGACY)
+  try_run(_cs_view_ran _cs_view_compiled ${CMAKE_BINARY_DIR}/CMakeFiles/compound_sparse_default_view_check
+          ${CMAKE_CURRENT_LIST_DIR}/checks/default_view.cpp
+          COMPILE_DEFINITIONS -O2
+          LINK_LIBRARIES Kokkos::kokkos
+          COMPILE_OUTPUT_VARIABLE _cs_view_compile_output)
+  if(NOT _cs_view_compiled)
+    message(FATAL_ERROR "CompoundSparse: a program that uses Kokkos ${Kokkos_VERSION} (${Kokkos_DIR}) did not "
+                        "compile; the compiler said:\n${_cs_view_compile_output}")
+  elseif(NOT _cs_view_ran EQUAL 0)
+    message(FATAL_ERROR "CompoundSparse: with Kokkos ${Kokkos_VERSION} and ${CMAKE_CXX_COMPILER_ID} "
+                        "${CMAKE_CXX_COMPILER_VERSION}, a default-constructed Kokkos::View crashes when assigned "
+                        "(${_cs_view_ran}): the mdspan View's [[no_unique_address]] members are miscompiled. "
+                        "Build Kokkos, this library and your application with "
+                        "-DCMAKE_CXX_FLAGS=-DMDSPAN_IMPL_USE_ATTRIBUTE_NO_UNIQUE_ADDRESS=0, all three alike "
+                        "(docs/building.md).")
+  endif()
+endif()
+
 if(COMPOUND_SPARSE_WITH_KOKKOS_KERNELS)
   find_package(KokkosKernels QUIET)
   if(TARGET Kokkos::kokkoskernels OR TARGET trilinos_kokkoskernels)
