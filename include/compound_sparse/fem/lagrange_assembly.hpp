@@ -335,8 +335,7 @@ class LagrangeAssembly {
   /// not hold.
   LagrangeAssembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, MemoryBudget budget = {})
       : mesh_(mesh), how_(how) {
-    require_valid(mesh, how);
-    const auto topology = lagrange_topology<Order>(mesh);
+    const auto topology = checked_topology(mesh, how);
     const auto& pattern = topology.pattern;
     const impl::ZeroValues<Entry, MemorySpace> zeros;
     if constexpr (std::is_same<Outer, Csr>::value)
@@ -497,6 +496,7 @@ class LagrangeAssembly {
                                 << std::numeric_limits<int>::max() / per_cell_entries << " fit its element indices");
   }
 
+  /// The topology, once `how` and the mesh's size are known to be usable.
   static LagrangeTopology<Order, MemorySpace> checked_topology(const DeviceTetMesh<MemorySpace>& mesh, Summation how) {
     require_valid(mesh, how);
     return lagrange_topology<Order>(mesh);
