@@ -237,15 +237,26 @@ void run_spmm_case() {
   using Entry = typename V::entry_type;
   constexpr bool compiled = cs::is_compiled_entry<Entry>::value;
   if constexpr (compiled) {
-    for (const auto& bounds : suite_bounds(cs::SpmmLaunchBounds{})) {
-      const RegistrySpmm<Entry> product{variant_key<V>(cs::Soa::name(), bounds, 1)};
+    // Each multivector layout's SpMM is checked against the same variant's SpMV on Aos vectors
+    // (RegistrySpmm::spmv_each), so both must be compiled.
+    std::vector<cs::VariantKey> keys;
+    for (const auto& bounds : suite_bounds(cs::SpmmLaunchBounds{}))
+      for (const auto& layout : {cs::Soa::name(), cs::Aos::name()}) keys.push_back(variant_key<V>(layout, bounds, 1));
+    const auto compiled_with_spmv = [](const cs::VariantKey& key) {
+      cs::VariantKey spmv = key;
+      spmv.vector = cs::Aos::name();
+      return cs::variant_registry<Entry>().supports_spmm(key) && cs::variant_registry<Entry>().contains(spmv);
+    };
+    for_each_compiled<Entry>(keys, compiled_with_spmv, [](const cs::VariantKey& key) {
+      const RegistrySpmm<Entry> product{key};
       std::mt19937 rng(77u);
       for (const auto& [name, host] : test_matrices<Entry>(2025u)) {
-        run_spmm_layouts<cs::Soa, cs::Soa>(product, name, host, rng);
-        // The kinds that split rows through Soa copies of Aos multivectors (spmm.hpp).
-        run_spmm_layouts<cs::Aos, cs::Aos>(product, name, host, rng);
+        if (key.vector == cs::Soa::name())
+          run_spmm_layouts<cs::Soa, cs::Soa>(product, name, host, rng);
+        else  // the kinds that split rows through Soa copies of Aos multivectors (spmm.hpp)
+          run_spmm_layouts<cs::Aos, cs::Aos>(product, name, host, rng);
       }
-    }
+    });
   }
   // Typed: every layout pair of an uncompiled entry type; X and Y in different layouts,
   // which the registry's SpMM does not take, on the tiles' cases of a compiled one.
