@@ -1,6 +1,7 @@
 #include "compound_sparse/device_info.hpp"
 
 #include "compound_sparse/error.hpp"
+#include "compound_sparse/impl/kokkos_compat.hpp"
 
 #ifdef KOKKOS_ENABLE_CUDA
 #include <cuda_runtime.h>
@@ -15,7 +16,7 @@ DeviceInfo query_default_device() {
 #ifdef KOKKOS_ENABLE_CUDA
   if (std::is_same<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>::value) {
     cudaDeviceProp prop;
-    const cudaError_t status = cudaGetDeviceProperties(&prop, Kokkos::Cuda().cuda_device());
+    const cudaError_t status = cudaGetDeviceProperties(&prop, impl::cuda_device_in_use());
     COMPOUND_SPARSE_REQUIRE_KIND(DeviceError, status == cudaSuccess,
                                  "cudaGetDeviceProperties failed: " << cudaGetErrorString(status));
     info.name = prop.name;

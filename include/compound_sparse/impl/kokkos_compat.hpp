@@ -15,6 +15,12 @@
 //    values. Kokkos 3.4-3.6 call join(volatile T*, const volatile T*) only; Kokkos 4 calls
 //    join(T*, const T*) and refuses a reduction that has only the volatile form. A reduction
 //    that derives from ArraySumJoin has both, so each version finds the one it calls.
+//
+// 3. cuda_device_in_use(): the CUDA device whose properties the tuning database is keyed by.
+//    Kokkos 3.4 lets a process make a Kokkos::Cuda instance before Kokkos::initialize, which
+//    the database tools that never start Kokkos (compound-tune --merge, --ship) did; Kokkos 4
+//    aborts there ("device not initialized"). Before initialisation the CUDA runtime's current
+//    device stands in, the one Kokkos would take by default.
 
 #include <Kokkos_Core.hpp>
 
@@ -46,6 +52,15 @@ struct ArraySumJoin {
     for (unsigned j = 0; j < value_count; ++j) into[j] += from[j];
   }
 };
+
+#ifdef KOKKOS_ENABLE_CUDA
+/// Item 3: Kokkos' CUDA device once Kokkos is initialised, the runtime's current one before.
+inline int cuda_device_in_use() {
+  if (Kokkos::is_initialized()) return Kokkos::Cuda().cuda_device();
+  int device = 0;
+  return cudaGetDevice(&device) == cudaSuccess ? device : 0;
+}
+#endif
 
 }  // namespace impl
 }  // namespace compound_sparse
