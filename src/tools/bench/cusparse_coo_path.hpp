@@ -28,6 +28,7 @@
 #include <compound_sparse/products/reference.hpp>
 #include <compound_sparse/tuning/timing.hpp>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -131,6 +132,13 @@ struct CusparseCooMatrix {
              const Kokkos::View<const int*>& cols, const Kokkos::View<const Entry*>& contributions,
              const Kokkos::View<scalar*>& x_values, const Kokkos::View<scalar*>& y_values) {
     const int nnz = static_cast<int>(rows.extent(0));
+    // coo2csr keeps the contributions' duplicates, and cuSPARSE's descriptors refuse more stored
+    // entries than a matrix has positions, which the contributions of a toy mesh can exceed.
+    if (static_cast<std::int64_t>(nnz) > static_cast<std::int64_t>(num_rows) * num_cols)
+      throw std::runtime_error("cuSPARSE's COO path keeps duplicate contributions, and its " + std::to_string(nnz) +
+                               " exceed the " + std::to_string(static_cast<std::int64_t>(num_rows) * num_cols) +
+                               " positions of a " + std::to_string(num_rows) + " x " + std::to_string(num_cols) +
+                               " matrix, which its descriptors refuse");
     const auto uninitialized = [](const char* label) {
       return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
     };
