@@ -15,14 +15,32 @@
 // Kokkos Kernels 3.4's headers need Kokkos_Core.hpp included before them.
 #include <Kokkos_Core.hpp>
 //
-#include <KokkosSparse_BlockCrsMatrix.hpp>
+#include <KokkosKernels_config.h>  // KOKKOSKERNELS_VERSION (from 4.0; 3.4 defines none)
+
 #include <KokkosSparse_CrsMatrix.hpp>
+#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40000
+#include <KokkosSparse_BsrMatrix.hpp>
+#else
+#include <KokkosSparse_BlockCrsMatrix.hpp>
+#endif
 
 #include "../entries/block.hpp"
 #include "../layouts/device_csr.hpp"
 #include "kokkos_views.hpp"
 
 namespace compound_sparse {
+
+/// Kokkos Kernels' matrix of dense blocks: BlockCrsMatrix in 3.x; 4.x (4.6.01 tested) has
+/// none, and its BsrMatrix offers the block-row views, replaceValues and constructor that the
+/// functions below use. Both are reached by the names below (from_kokkos_block_crs,
+/// KokkosBlockCrsMatrix).
+#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40000
+template <class... P>
+using kokkos_block_matrix = KokkosSparse::Experimental::BsrMatrix<P...>;
+#else
+template <class... P>
+using kokkos_block_matrix = KokkosSparse::Experimental::BlockCrsMatrix<P...>;
+#endif
 
 /// Builds our matrix in layout <Outer, Inner> from a KokkosSparse::CrsMatrix
 /// whose scalar is an entry type (Kokkos::complex<T>, or a type you registered),
@@ -55,13 +73,13 @@ KokkosCrsMatrix<Entry, MemorySpace> to_kokkos_crs(const SparseMatrix<Entry, Csr,
                                              v.values, v.row_map, v.entries);
 }
 
-/// A KokkosSparse::Experimental::BlockCrsMatrix with blockDim() == E (throws otherwise) as a
+/// A Kokkos Kernels block matrix (kokkos_block_matrix) with blockDim() == E (throws otherwise) as a
 /// DeviceCsr of E×E blocks, its blocks gathered on the device. Blocks are read through the
 /// matrix's own block-row view, so this does not depend on how a Kokkos Kernels version
 /// orders the values inside a block row (3.4 interleaves the blocks' rows).
 template <int E, class Scalar, class Ordinal, class Device, class MemoryTraits, class Size>
 DeviceCsr<Block<Scalar, E>, typename Device::memory_space> make_device_csr(
-    const KokkosSparse::Experimental::BlockCrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a) {
+    const kokkos_block_matrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a) {
   using memory_space = typename Device::memory_space;
   COMPOUND_SPARSE_REQUIRE(a.blockDim() == E, "make_device_csr: the block matrix has "
                                                  << a.blockDim() << "x" << a.blockDim() << " blocks, expected " << E
@@ -81,19 +99,18 @@ DeviceCsr<Block<Scalar, E>, typename Device::memory_space> make_device_csr(
   return make_device_csr(a.numCols(), a.graph.row_map, a.graph.entries, blocks);
 }
 
-/// Builds a matrix of E×E blocks from a KokkosSparse::Experimental::BlockCrsMatrix with
+/// Builds a matrix of E×E blocks from a Kokkos Kernels block matrix (kokkos_block_matrix) with
 /// blockDim() == E (throws otherwise; make_device_csr), on the device.
 template <int E, class Outer, class Inner, class Scalar, class Ordinal, class Device, class MemoryTraits, class Size>
 SparseMatrix<Block<Scalar, E>, Outer, Inner, typename Device::memory_space> from_kokkos_block_crs(
-    const KokkosSparse::Experimental::BlockCrsMatrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a,
-    MemoryBudget budget = {}) {
+    const kokkos_block_matrix<Scalar, Ordinal, Device, MemoryTraits, Size>& a, MemoryBudget budget = {}) {
   return to_layout<Outer, Inner>(make_device_csr<E>(a), budget);
 }
 
-/// The KokkosSparse::Experimental::BlockCrsMatrix type to_kokkos_block_crs returns.
+/// The Kokkos Kernels block matrix type to_kokkos_block_crs returns (kokkos_block_matrix).
 template <class Scalar, class MemorySpace>
-using KokkosBlockCrsMatrix = KokkosSparse::Experimental::BlockCrsMatrix<
-    Scalar, int, Kokkos::Device<typename MemorySpace::execution_space, MemorySpace>, void, int>;
+using KokkosBlockCrsMatrix =
+    kokkos_block_matrix<Scalar, int, Kokkos::Device<typename MemorySpace::execution_space, MemorySpace>, void, int>;
 
 /// Hands a Csr matrix of E×E blocks back as a BlockCrsMatrix. Row
 /// map and column indices are shared with `a`; values are copied into the

@@ -3,8 +3,12 @@
 
 #include "kokkos_kernels_coo_path.hpp"
 
-#include <KokkosKernels_SimpleUtils.hpp>  // kk_exclusive_parallel_prefix_sum
-#include <KokkosKernels_SparseUtils.hpp>  // sort_and_merge_matrix (KokkosSparse_SortCrs.hpp from 4.0)
+#include <KokkosKernels_config.h>  // KOKKOSKERNELS_VERSION (4.x; 3.4 defines none)
+#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40000
+#include <KokkosSparse_SortCrs.hpp>  // KokkosSparse::sort_and_merge_matrix
+#else
+#include <KokkosKernels_SparseUtils.hpp>  // KokkosKernels::Impl::sort_and_merge_matrix
+#endif
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -98,6 +102,16 @@ struct SumIntoMatrix {
   }
 };
 
+/// In place, counts to offsets; the total is the scan's result.
+struct ExclusiveScan {
+  Kokkos::View<unsigned*> counts;
+  KOKKOS_INLINE_FUNCTION void operator()(int i, unsigned& sum, bool final) const {
+    const unsigned count = counts(i);
+    if (final) counts(i) = sum;
+    sum += count;
+  }
+};
+
 /// The first build: count, scan, scatter, sort_and_merge_matrix.
 template <class Entry>
 matrix_of<Entry> build(int num_rows, int num_cols, const Kokkos::View<const int*>& rows,
@@ -109,10 +123,10 @@ matrix_of<Entry> build(int num_rows, int num_cols, const Kokkos::View<const int*
   const int scalar_rows = e * num_rows;
   Kokkos::View<unsigned*> row_map("bench::kk_row_map", static_cast<std::size_t>(scalar_rows) + 1);
   Kokkos::parallel_for("bench::kk_count", Kokkos::RangePolicy<>(0, count), CountRowEntries<Entry>{rows, row_map});
-  KokkosKernels::Impl::kk_exclusive_parallel_prefix_sum<Kokkos::View<unsigned*>, execution_space>(scalar_rows + 1,
-                                                                                                  row_map);
+  // Kokkos' own scan: Kokkos Kernels' prefix sum is internal, and 4.x swapped its template arguments.
   unsigned total = 0;
-  Kokkos::deep_copy(total, Kokkos::subview(row_map, scalar_rows));
+  Kokkos::parallel_scan("bench::kk_scan", Kokkos::RangePolicy<execution_space>(0, scalar_rows + 1),
+                        ExclusiveScan{row_map}, total);
   Kokkos::View<unsigned*> cursors(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench::kk_cursors"), scalar_rows);
   Kokkos::deep_copy(cursors, Kokkos::subview(row_map, std::make_pair(0, scalar_rows)));
   Kokkos::View<int*> entries(Kokkos::view_alloc(Kokkos::WithoutInitializing, "bench::kk_repeated_entries"), total);
@@ -121,7 +135,11 @@ matrix_of<Entry> build(int num_rows, int num_cols, const Kokkos::View<const int*
                        ScatterEntries<Entry>{rows, cols, contributions, cursors, entries, values});
   cursors = {};
   const matrix_of<Entry> repeated("bench::kk_repeated", scalar_rows, e * num_cols, total, values, row_map, entries);
+#if defined(KOKKOSKERNELS_VERSION) && KOKKOSKERNELS_VERSION >= 40000
+  return KokkosSparse::sort_and_merge_matrix(repeated);
+#else
   return KokkosKernels::Impl::sort_and_merge_matrix(repeated);
+#endif
 }
 
 double magnitude(double v) {
