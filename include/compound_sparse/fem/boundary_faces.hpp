@@ -8,6 +8,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "../impl/device_scan_sort.hpp"
+#include "../impl/kokkos_compat.hpp"  // atomic_increment
 #include "../layouts/device_build.hpp"
 #include "device_tet_mesh.hpp"
 #include "mesh_faces.hpp"
@@ -70,7 +71,7 @@ struct VertexBoundaryFaces {
       if (fill)
         list(Kokkos::atomic_fetch_add(&cursors(v), 1)) = b;
       else
-        Kokkos::atomic_increment(&offsets(v + 1));
+        compound_sparse::impl::atomic_increment(&offsets(v + 1));
     }
   }
 };

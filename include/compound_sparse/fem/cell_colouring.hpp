@@ -16,6 +16,7 @@
 
 #include "../error.hpp"
 #include "../impl/device_scan_sort.hpp"
+#include "../impl/kokkos_compat.hpp"  // atomic_increment
 #include "device_tet_mesh.hpp"
 
 namespace compound_sparse {
@@ -97,7 +98,9 @@ template <class Colours, class Counts>
 struct CountColour {
   Colours colours;
   Counts counts;
-  KOKKOS_INLINE_FUNCTION void operator()(int t) const { Kokkos::atomic_increment(&counts(colours(t) + 1)); }
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const {
+    compound_sparse::impl::atomic_increment(&counts(colours(t) + 1));
+  }
 };
 
 /// The number of colours: the largest colour + 1 (Kokkos::Max).

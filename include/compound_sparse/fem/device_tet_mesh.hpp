@@ -14,6 +14,7 @@
 
 #include "../error.hpp"
 #include "../impl/device_scan_sort.hpp"
+#include "../impl/kokkos_compat.hpp"  // atomic_increment
 
 namespace compound_sparse {
 
@@ -86,7 +87,7 @@ struct CountVertexCells {
   Cells cells;
   Counts counts;
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
-    for (int q = 0; q < 4; ++q) Kokkos::atomic_increment(&counts(cells(t, q) + 1));
+    for (int q = 0; q < 4; ++q) compound_sparse::impl::atomic_increment(&counts(cells(t, q) + 1));
   }
 };
 

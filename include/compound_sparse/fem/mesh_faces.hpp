@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "../impl/device_scan_sort.hpp"
+#include "../impl/kokkos_compat.hpp"  // atomic_increment
 #include "../layouts/device_build.hpp"
 #include "device_tet_mesh.hpp"
 
@@ -126,7 +127,7 @@ struct CellFaceNumbers {
       face_corners(cells, t, q, f);
       const int face = face_number(offsets, keys, f);
       cell_faces(t, q) = face;
-      Kokkos::atomic_increment(&num_cells(face));
+      compound_sparse::impl::atomic_increment(&num_cells(face));
     }
   }
 };

@@ -20,6 +20,7 @@
 
 #include "../error.hpp"
 #include "../impl/device_scan_sort.hpp"
+#include "../impl/kokkos_compat.hpp"  // atomic_increment
 #include "device_tet_mesh.hpp"
 #include "mesh_edges.hpp"
 #include "mesh_faces.hpp"
@@ -46,9 +47,9 @@ struct CountFaceIncidence {
   int num_points;
   KOKKOS_INLINE_FUNCTION void operator()(int f) const {
     for (int i = 0; i < 3; ++i) {
-      Kokkos::atomic_increment(&faces_at(faces(f, i)));
+      compound_sparse::impl::atomic_increment(&faces_at(faces(f, i)));
       const int e = edge_number(p1, edge_offsets, faces(f, i), faces(f, (i + 1) % 3));
-      Kokkos::atomic_increment(&faces_at(num_points + e));
+      compound_sparse::impl::atomic_increment(&faces_at(num_points + e));
     }
   }
 };
@@ -59,7 +60,7 @@ struct CountEdgeCells {
   CellEdges cell_edges;
   Counts cells_on;
   KOKKOS_INLINE_FUNCTION void operator()(int t) const {
-    for (int k = 0; k < 6; ++k) Kokkos::atomic_increment(&cells_on(cell_edges(t, k)));
+    for (int k = 0; k < 6; ++k) compound_sparse::impl::atomic_increment(&cells_on(cell_edges(t, k)));
   }
 };
 
@@ -125,7 +126,7 @@ struct P2RowByTeam {
       team_write_kept_in_order(team, values, kept, candidates, entries, row_begin, row_end);
     }
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      if (length != row_end - row_begin) Kokkos::atomic_increment(&wrong_rows());
+      if (length != row_end - row_begin) compound_sparse::impl::atomic_increment(&wrong_rows());
     });
   }
   /// The row of the node with ends v, w by one thread: the nodes of its cells, each once, then

@@ -21,6 +21,10 @@
 //    the database tools that never start Kokkos (compound-tune --merge, --ship) did; Kokkos 4
 //    aborts there ("device not initialized"). Before initialisation the CUDA runtime's current
 //    device stands in, the one Kokkos would take by default.
+//
+// 4. atomic_increment(p): *p += 1 atomically, for counting. Kokkos 4 deprecates
+//    Kokkos::atomic_increment (for atomic_inc, which Kokkos 3.4 lacks); atomic_add of one is in
+//    every version.
 
 #include <Kokkos_Core.hpp>
 
@@ -52,6 +56,12 @@ struct ArraySumJoin {
     for (unsigned j = 0; j < value_count; ++j) into[j] += from[j];
   }
 };
+
+/// Item 4: *p += 1, atomically.
+template <class T>
+KOKKOS_INLINE_FUNCTION void atomic_increment(T* p) {
+  Kokkos::atomic_add(p, T(1));
+}
 
 #ifdef KOKKOS_ENABLE_CUDA
 /// Item 3: Kokkos' CUDA device once Kokkos is initialised, the runtime's current one before.

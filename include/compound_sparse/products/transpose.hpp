@@ -31,6 +31,7 @@
 #include "../entries/quaternion.hpp"
 #include "../error.hpp"
 #include "../impl/device_scan_sort.hpp"
+#include "../impl/kokkos_compat.hpp"  // atomic_increment
 #include "../layouts/device_csr.hpp"
 #include "../layouts/host_csr.hpp"
 
@@ -133,7 +134,7 @@ std::pair<Kokkos::View<int*, MemorySpace>, Kokkos::View<int*, MemorySpace>> tran
                                                 static_cast<std::size_t>(a.num_cols) + 1);
   Kokkos::parallel_for(
       "compound_sparse::transpose_counts", Kokkos::RangePolicy<execution_space>(0, nnz),
-      KOKKOS_LAMBDA(int k) { Kokkos::atomic_increment(&offsets(entries(k) + 1)); });
+      KOKKOS_LAMBDA(int k) { compound_sparse::impl::atomic_increment(&offsets(entries(k) + 1)); });
   exclusive_sum_in_place<execution_space>(offsets, a.num_cols);
   // Each column's entries in any order, then sorted by their position in A.
   const Kokkos::View<int*, MemorySpace> next(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::next"),
