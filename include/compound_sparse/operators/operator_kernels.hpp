@@ -21,6 +21,7 @@
 #include <string>
 
 #include "../error.hpp"
+#include "../impl/overlap.hpp"
 #include "../impl/team_launch.hpp"  // is_gpu_space
 #include "constant_operator.hpp"
 #include "operator_panel.hpp"
@@ -78,7 +79,7 @@ struct OperatorFunctor {
   Kokkos::View<const int*, memory_space> offsets;
   Kokkos::View<const int*, memory_space> cols;
   Kokkos::View<const Scalar*, memory_space> values;
-  Kokkos::View<const Scalar**, Kokkos::LayoutRight, memory_space> beta;  ///< Components x Components
+  Kokkos::Array<Scalar, Components * Components> beta;  ///< row-major: how beta scales a vector
   Kokkos::View<const Scalar**, Kokkos::LayoutRight, memory_space> b;
   Kokkos::View<Scalar**, Kokkos::LayoutRight, memory_space> c;
   int entry_rows = 0;
@@ -146,7 +147,7 @@ struct OperatorFunctor {
           Scalar old[Components];
           for (int comp = 0; comp < Components; ++comp) old[comp] = c(i * Components + comp, j);
           for (int comp = 0; comp < Components; ++comp)
-            for (int q = 0; q < Components; ++q) acc[comp] += beta(comp, q) * old[q];
+            for (int q = 0; q < Components; ++q) acc[comp] += beta[comp * Components + q] * old[q];
         }
         for (int comp = 0; comp < Components; ++comp) c(i * Components + comp, j) = acc[comp];
       }
@@ -200,11 +201,7 @@ class OperatorKernel {
                                                         << cols_ << " operator needs " << rows_);
     COMPOUND_SPARSE_REQUIRE(b.extent(1) == c.extent(1),
                             "constant operator: B holds " << b.extent(1) << " vectors and C " << c.extent(1));
-    const auto* b_begin = reinterpret_cast<const char*>(b.data());
-    const auto* c_begin = reinterpret_cast<const char*>(c.data());
-    const bool overlap = b.size() > 0 && c.size() > 0 && b_begin < c_begin + c.span() * sizeof(scalar_type) &&
-                         c_begin < b_begin + b.span() * sizeof(scalar_type);
-    COMPOUND_SPARSE_REQUIRE(!overlap,
+    COMPOUND_SPARSE_REQUIRE(!impl::overlaps(impl::footprint_of(b), impl::footprint_of(c)),
                             "constant operator: the output panel C overlaps the input B; the product would "
                             "read values it has already overwritten");
     const std::int64_t n = static_cast<std::int64_t>(b.extent(1));
@@ -271,7 +268,10 @@ class OperatorKernel {
     f.panel_rows = cols_ * components;
     f.n = n;
     f.shape = launch_;
-    if constexpr (ReadC) f.beta = beta_matrix(beta);
+    if constexpr (ReadC) {
+      const auto matrix = op_type::coefficient_matrix(beta);
+      for (int k = 0; k < components * components; ++k) f.beta[k] = matrix[k];
+    }
     const std::int64_t teams = (n + launch_.width - 1) / launch_.width;
     COMPOUND_SPARSE_REQUIRE(teams <= std::numeric_limits<int>::max(),
                             "constant operator: " << n << " vectors need more teams than one launch holds");
@@ -279,16 +279,6 @@ class OperatorKernel {
     const std::size_t scratch = f.scratch_bytes();
     if (scratch > 0) policy.set_scratch_size(0, Kokkos::PerTeam(scratch));
     Kokkos::parallel_for("compound_sparse::constant_operator_" + to_string(shape_), policy, f);
-  }
-
-  /// beta as the real matrix by which it scales a vector's components.
-  Kokkos::View<const scalar_type**, Kokkos::LayoutRight, memory_space> beta_matrix(const coefficient_type& beta) const {
-    const auto values = op_type::coefficient_matrix(beta);
-    Kokkos::View<scalar_type**, Kokkos::LayoutRight, memory_space> m("operator_beta", components, components);
-    Kokkos::deep_copy(
-        m, Kokkos::View<const scalar_type**, Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-               values.data(), components, components));
-    return m;
   }
 
   int rows_ = 0;
