@@ -25,6 +25,7 @@
 #include "compound_sparse/layouts/convert.hpp"
 #include "compound_sparse/layouts/coo_assembly.hpp"
 #include "compound_sparse/layouts/device_csr.hpp"
+#include "compound_sparse/layouts/device_csr_from_coo.hpp"
 #include "compound_sparse/layouts/refresh.hpp"
 #include "compound_sparse/layouts/reordering.hpp"
 #include "compound_sparse/products/reference.hpp"

@@ -4,7 +4,8 @@
 // reference of the whole product; a second product must give the same bits (determinism).
 // Shapes: empty rows, a row reading every column, 1 x 1, sizes not multiples of the ranks,
 // more ranks than rows (an empty part); entry types complex double, quaternion float, 3x3
-// blocks double, mixed precision complex; a reverse Cuthill-McKee reordered matrix.
+// blocks double, mixed precision complex; a reverse Cuthill-McKee reordered matrix. Every
+// case is built again from the rows on the device (DeviceCsr) and must give the same bits.
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -12,6 +13,7 @@
 #include <algorithm>
 #include <compound_sparse.hpp>
 #include <compound_sparse/distributed/distributed_spmv.hpp>
+#include <compound_sparse/layouts/device_csr_from_coo.hpp>
 #include <compound_sparse/tuning/measure.hpp>  // relative_error
 #include <cstdio>
 #include <cstdlib>
@@ -47,7 +49,45 @@ cs::TunedSpmvOptions quiet() {
   return o;
 }
 
-/// y = alpha A x + beta y distributed over `p`, against the reference, twice for determinism.
+/// `rows` as Views on the device, as an application that assembled them there holds them.
+template <class Entry>
+cs::DeviceCsr<Entry, typename cs::DistributedSpmv<Entry>::memory_space> on_device(const cs::HostCsr<Entry>& rows) {
+  using memory_space = typename cs::DistributedSpmv<Entry>::memory_space;
+  const auto list = [](const auto& v, const char* label) { return cs::impl::device_list<memory_space>(v, label); };
+  return cs::make_device_csr(rows.num_cols, list(rows.row_offsets, "row_map"), list(rows.col_indices, "entries"),
+                             list(rows.values, "values"));
+}
+
+/// An operator built from rows on the device must be the host-built one: the same split,
+/// exchange and variants, and a product of the same bits.
+template <class Entry>
+void expect_same_operator(const std::string& what, const cs::DistributedSpmv<Entry>& host,
+                          const cs::DistributedSpmv<Entry>& device, const cs::RowPartition& p,
+                          const std::vector<cs::vector_type_t<Entry>>& x) {
+  using V = cs::vector_type_t<Entry>;
+  EXPECT_EQ(device.halo_size(), host.halo_size()) << what;
+  EXPECT_EQ(device.boundary_rows(), host.boundary_rows()) << what;
+  EXPECT_EQ(device.send_size(), host.send_size()) << what;
+  EXPECT_EQ(device.neighbours(), host.neighbours()) << what;
+  EXPECT_EQ(device.diagonal().variant().name(), host.diagonal().variant().name()) << what;
+  ASSERT_EQ(device.off_diagonal() != nullptr, host.off_diagonal() != nullptr) << what;
+  if (host.off_diagonal()) {
+    EXPECT_EQ(device.off_diagonal()->variant().name(), host.off_diagonal()->variant().name()) << what;
+  }
+  const std::vector<V> own_x(x.begin() + p.begin(rank()), x.begin() + p.end(rank()));
+  std::vector<std::vector<V>> results;
+  for (const auto* op : {&host, &device}) {
+    const auto y = op->make_vector(std::vector<V>(op->local_rows()));
+    op->apply(cs::real_value<cs::coefficient_type_t<Entry>>(1), op->make_vector(own_x),
+              cs::real_value<cs::coefficient_type_t<Entry>>(0), y);
+    results.push_back(cs::allgathered(MPI_COMM_WORLD, p, cs::to_host(y)));
+  }
+  EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(V)), 0)
+      << what << ": the operator built on the device gives other bits";
+}
+
+/// y = alpha A x + beta y distributed over `p`, against the reference, twice for determinism;
+/// then the same rows given on the device must build the same operator.
 template <class Entry>
 void check_distributed(const std::string& what, const cs::HostCsr<Entry>& a, const cs::RowPartition& p, unsigned seed) {
   using V = cs::vector_type_t<Entry>;
@@ -79,6 +119,8 @@ void check_distributed(const std::string& what, const cs::HostCsr<Entry>& a, con
                             [&](int c) { return c < p.begin(rank()) || c >= p.end(rank()); });
   EXPECT_EQ(op.boundary_rows(), boundary) << what;
   EXPECT_EQ(op.off_diagonal() != nullptr, boundary > 0) << what;
+  const cs::DistributedSpmv<Entry> built_there(MPI_COMM_WORLD, p, on_device(cs::local_rows(a, p, rank())), quiet());
+  expect_same_operator(what + " (rows on the device)", op, built_there, p, x);
 }
 
 template <class Entry>
@@ -151,6 +193,51 @@ TEST(Distributed, RowsInAnyOrderWithDuplicatesAreSortedAndSummed) {
   }
   check_distributed("band with reversed rows and a split diagonal", messy, cs::balanced_row_partition(messy, ranks()),
                     8);
+}
+
+// An application that assembles on the device hands each rank its own contributions as
+// COO (rows local, columns global, repeats, any order): device_csr_from_coo and the device
+// split must give the operator of the host's csr_from_coo of the whole list.
+TEST(Distributed, DeviceCooContributionsBuildTheOperatorOfTheHostMatrix) {
+  using Q = cs::Quaternion<double>;
+  using memory_space = cs::DistributedSpmv<Q>::memory_space;
+  std::mt19937 rng(31);
+  const int n = 173;
+  const auto base = random_csr<Q>(n, n, 0, 9, 40, rng);  // empty rows and a long one
+  std::vector<cs::CooEntry<Q>> list;
+  for (int r = 0; r < n; ++r)
+    for (int k = base.row_offsets[r]; k < base.row_offsets[r + 1]; ++k) {
+      list.push_back({r, base.col_indices[k], base.values[k]});
+      if (k % 3 == 0) list.push_back({r, base.col_indices[k], 0.25 * base.values[k]});  // a repeat
+    }
+  std::shuffle(list.begin(), list.end(), rng);
+  const auto whole = cs::csr_from_coo(n, n, list);
+  const auto p = cs::balanced_row_partition(whole, ranks());
+  std::vector<int> rows, cols;
+  std::vector<Q> values;
+  for (const auto& e : list)  // this rank's contributions, in the list's order
+    if (e.row >= p.begin(rank()) && e.row < p.end(rank())) {
+      rows.push_back(e.row - p.begin(rank()));
+      cols.push_back(e.col);
+      values.push_back(e.value);
+    }
+  const auto list_view = [](const auto& v) { return cs::impl::device_list<memory_space>(v, "contributions"); };
+  const auto own = cs::device_csr_from_coo(p.size(rank()), n, list_view(rows), list_view(cols), list_view(values));
+  const cs::DistributedSpmv<Q> host(MPI_COMM_WORLD, p, cs::local_rows(whole, p, rank()), quiet());
+  const cs::DistributedSpmv<Q> device(MPI_COMM_WORLD, p, own, quiet());
+  expect_same_operator("a shuffled COO list with repeats", host, device, p, random_vector<Q>(n, rng));
+  // A contribution outside the matrix is named.
+  cols.push_back(n);
+  rows.push_back(0);
+  values.push_back(Q());
+  try {
+    cs::device_csr_from_coo(p.size(rank()), n, list_view(rows), list_view(cols), list_view(values));
+    ADD_FAILURE() << "a column outside the matrix was taken";
+  } catch (const cs::InvalidInput& e) {
+    EXPECT_TRUE(contains(e.what(), "device_csr_from_coo: contribution " + std::to_string(rows.size() - 1) + " at (0, " +
+                                       std::to_string(n) + ") is outside the"))
+        << e.what();
+  }
 }
 
 TEST(Distributed, PhaseTimesArePositiveAndTheHiddenFractionWithinBounds) {
@@ -367,6 +454,9 @@ TEST(DistributedAgreement, RowsOfTheWrongCountOrAMalformedMatrixOnOneRankStopEve
                                   std::to_string(p.begin(ranks() - 1)) + ", 40), " +
                                   std::to_string(p.size(ranks() - 1)) + " rows, but was given " +
                                   std::to_string(p.size(ranks() - 1) - 1));
+  // The same rows on the device, one too few on the last rank.
+  expect_stopped_by_last_rank(thrown([&] { cs::DistributedSpmv<C>(MPI_COMM_WORLD, p, on_device(rows), quiet()); }),
+                              "DistributedSpmv: rank " + std::to_string(ranks() - 1) + " owns rows [");
   // A vector part of the wrong length for allgathered.
   expect_stopped_by_last_rank(
       thrown([&] { cs::allgathered(MPI_COMM_WORLD, p, std::vector<C>(p.size(rank()) + (last_rank() ? 2 : 0))); }),

@@ -26,6 +26,10 @@
 //   auto x = op.make_vector(x_own), y = op.make_vector(y_own);         // this rank's rows
 //   op.apply(alpha, x, beta, y);
 //
+// A rank whose rows are already on its device (assembled there) passes them as a DeviceCsr
+// instead: make_device_csr of its CSR Views, or device_csr_from_coo of its triples, columns
+// global. The split and both blocks are then built by device kernels, bit for bit the same.
+//
 // Collective: the constructor (it agrees on who sends what with MPI_Alltoall(v)) and
 // apply must be called by every rank of the communicator, in the same order. Errors in
 // the arguments throw compound_sparse::InvalidInput on the rank that sees them; an MPI
@@ -49,8 +53,10 @@
 #include "../impl/overlap.hpp"
 #include "../impl/segmented_sum.hpp"  // impl::device_list
 #include "../layouts/compound_vector.hpp"
+#include "../layouts/device_csr.hpp"
 #include "../layouts/host_csr.hpp"
 #include "../tuning/tuned_spmv.hpp"
+#include "device_split.hpp"
 #include "mpi_error.hpp"
 #include "nccl_communicator.hpp"
 #include "partition.hpp"
@@ -257,70 +263,21 @@ class DistributedSpmv {
   DistributedSpmv(MPI_Comm comm, const RowPartition& partition, const HostCsr<Entry>& own_rows,
                   TunedSpmvOptions options = {}, HaloExchange exchange = HaloExchange::Auto)
       : comm_(comm), partition_(partition) {
-    impl::check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
-    impl::check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
-    // Each step that can fail on one rank is agreed among all of them before the next
-    // collective, so that every rank throws instead of some waiting forever.
-    impl::agree_across_ranks(
-        comm, "DistributedSpmv", impl::digest_of(partition.starts, static_cast<std::uint64_t>(exchange)),
-        "partitions or halo exchanges (every rank passes the same RowPartition and HaloExchange)", [&] {
-          COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, exchange != HaloExchange::Nccl || nccl_available(),
-                                       "DistributedSpmv: HaloExchange::Nccl asked for, but this build has no NCCL "
-                                       "(configure with CUDA and NCCL present: COMPOUND_SPARSE_WITH_NCCL)");
-          validate(partition, "DistributedSpmv");
-          validate(own_rows, "DistributedSpmv");
-          COMPOUND_SPARSE_REQUIRE(partition.parts() == size_, "DistributedSpmv: a partition into "
-                                                                  << partition.parts() << " parts for " << size_
-                                                                  << " ranks");
-          const int first = partition.begin(rank_), n = partition.size(rank_);
-          COMPOUND_SPARSE_REQUIRE(own_rows.num_rows == n, "DistributedSpmv: rank " << rank_ << " owns rows [" << first
-                                                                                   << ", " << first + n << "), " << n
-                                                                                   << " rows, but was given "
-                                                                                   << own_rows.num_rows);
-          COMPOUND_SPARSE_REQUIRE(own_rows.num_cols == partition.rows(),
-                                  "DistributedSpmv: the matrix must be square: " << partition.rows() << " rows, "
-                                                                                 << own_rows.num_cols << " columns");
-          first_ = first;
-          split(own_rows);
-        });
-    use_nccl_ = exchange != HaloExchange::Mpi && nccl_available();
-#ifdef COMPOUND_SPARSE_WITH_NCCL
-    if (use_nccl_) {
-      // NCCL needs a GPU per rank: Auto falls back to MPI where ranks share one, Nccl says why not.
-      const auto [a, b] = impl::ranks_sharing_a_gpu(comm);
-      if (a >= 0) {
-        COMPOUND_SPARSE_REQUIRE(exchange == HaloExchange::Auto,
-                                "DistributedSpmv: HaloExchange::Nccl needs one GPU per rank, but ranks "
-                                    << a << " and " << b << " share one (run at most one rank per GPU, or "
-                                    << "HaloExchange::Mpi)");
-        use_nccl_ = false;
-        exchange_note_ = " (NCCL not used: ranks " + std::to_string(a) + " and " + std::to_string(b) + " share a GPU)";
-      }
-    }
-#endif
-    const std::vector<int> requested = plan_exchange();
-    options.vector_layout = Aos::name();
-    options.transposes.clear();
-    impl::agree_across_ranks(comm, "DistributedSpmv", 0, "", [&] {
-      set_send_rows(requested);
-      diagonal_ = std::make_unique<TunedSpmv<Entry>>(diagonal_rows_, options);
-      if (!halo_columns_.empty()) off_diagonal_ = std::make_unique<TunedSpmv<Entry>>(off_diagonal_rows_, options);
-      diagonal_rows_ = HostCsr<Entry>();  // the devices hold them now
-      off_diagonal_rows_ = HostCsr<Entry>();
-      halo_ = vector_type{typename vector_type::view_type("compound_sparse::halo", halo_columns_.size())};
-      boundary_ = vector_type{typename vector_type::view_type("compound_sparse::boundary", boundary_rows_.extent(0))};
-      send_ = vector_type{typename vector_type::view_type("compound_sparse::send", send_rows_.extent(0))};
-      halo_host_ = Kokkos::create_mirror_view(halo_.data);
-      send_host_ = Kokkos::create_mirror_view(send_.data);
-    });
-    if (use_nccl_) start_nccl();
-    // One exchange now, of zeros: NCCL connects a communicator's GPUs on first use, which
-    // would otherwise land in the first product (collective, as the constructor is).
-    const vector_type zeros{typename vector_type::view_type("compound_sparse::warm_up", local_rows())};
-    auto requests = start_exchange(zeros);
-    finish_exchange(requests);
-    Kokkos::fence();  // the exchange read `zeros` on a stream of its own
+    construct(own_rows, std::move(options), exchange);
   }
+
+  /// The same for rows already on this rank's device: make_device_csr of its CSR Views, or
+  /// device_csr_from_coo of its triples (rows local, columns global). The blocks and the
+  /// halo's columns are found by device kernels (device_split.hpp) and each block is built
+  /// there (TunedSpmv of a DeviceCsr): the rows never come to the host, and no rank sees
+  /// another's. Only the halo's columns do, to plan the exchange. Blocks, exchange and
+  /// products are bit for bit those of the same rows as a HostCsr.
+  DistributedSpmv(MPI_Comm comm, const RowPartition& partition, const DeviceCsr<Entry, memory_space>& own_rows,
+                  TunedSpmvOptions options = {}, HaloExchange exchange = HaloExchange::Auto)
+      : comm_(comm), partition_(partition) {
+    construct(own_rows, std::move(options), exchange);
+  }
+
   ~DistributedSpmv() {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
     if (exchange_exec_) exchange_exec_->fence();
@@ -459,6 +416,92 @@ class DistributedSpmv {
  private:
   static constexpr int tag = 17017;
 
+  using device_csr_type = DeviceCsr<Entry, memory_space>;
+
+  /// Both constructors: own_rows is a HostCsr or a DeviceCsr, split where it lives.
+  template <class OwnRows>
+  void construct(const OwnRows& own_rows, TunedSpmvOptions options, HaloExchange exchange) {
+    constexpr bool on_device = std::is_same<OwnRows, device_csr_type>::value;
+    const MPI_Comm comm = comm_;
+    const RowPartition& partition = partition_;
+    impl::check_mpi(MPI_Comm_rank(comm, &rank_), "MPI_Comm_rank");
+    impl::check_mpi(MPI_Comm_size(comm, &size_), "MPI_Comm_size");
+    // Each step that can fail on one rank is agreed among all of them before the next
+    // collective, so that every rank throws instead of some waiting forever.
+    impl::agree_across_ranks(
+        comm, "DistributedSpmv", impl::digest_of(partition.starts, static_cast<std::uint64_t>(exchange)),
+        "partitions or halo exchanges (every rank passes the same RowPartition and HaloExchange)", [&] {
+          COMPOUND_SPARSE_REQUIRE_KIND(NotCompiled, exchange != HaloExchange::Nccl || nccl_available(),
+                                       "DistributedSpmv: HaloExchange::Nccl asked for, but this build has no NCCL "
+                                       "(configure with CUDA and NCCL present: COMPOUND_SPARSE_WITH_NCCL)");
+          validate(partition, "DistributedSpmv");
+          if constexpr (on_device)
+            impl::validate_csr_views(own_rows.num_cols, own_rows.row_map, own_rows.entries, own_rows.values);
+          else
+            validate(own_rows, "DistributedSpmv");
+          COMPOUND_SPARSE_REQUIRE(partition.parts() == size_, "DistributedSpmv: a partition into "
+                                                                  << partition.parts() << " parts for " << size_
+                                                                  << " ranks");
+          const int first = partition.begin(rank_), n = partition.size(rank_);
+          COMPOUND_SPARSE_REQUIRE(own_rows.num_rows == n, "DistributedSpmv: rank " << rank_ << " owns rows [" << first
+                                                                                   << ", " << first + n << "), " << n
+                                                                                   << " rows, but was given "
+                                                                                   << own_rows.num_rows);
+          COMPOUND_SPARSE_REQUIRE(own_rows.num_cols == partition.rows(),
+                                  "DistributedSpmv: the matrix must be square: " << partition.rows() << " rows, "
+                                                                                 << own_rows.num_cols << " columns");
+          first_ = first;
+          if constexpr (on_device)
+            split_on_device(own_rows);
+          else
+            split(own_rows);
+        });
+    use_nccl_ = exchange != HaloExchange::Mpi && nccl_available();
+#ifdef COMPOUND_SPARSE_WITH_NCCL
+    if (use_nccl_) {
+      // NCCL needs a GPU per rank: Auto falls back to MPI where ranks share one, Nccl says why not.
+      const auto [a, b] = impl::ranks_sharing_a_gpu(comm);
+      if (a >= 0) {
+        COMPOUND_SPARSE_REQUIRE(exchange == HaloExchange::Auto,
+                                "DistributedSpmv: HaloExchange::Nccl needs one GPU per rank, but ranks "
+                                    << a << " and " << b << " share one (run at most one rank per GPU, or "
+                                    << "HaloExchange::Mpi)");
+        use_nccl_ = false;
+        exchange_note_ = " (NCCL not used: ranks " + std::to_string(a) + " and " + std::to_string(b) + " share a GPU)";
+      }
+    }
+#endif
+    const std::vector<int> requested = plan_exchange();
+    options.vector_layout = Aos::name();
+    options.transposes.clear();
+    impl::agree_across_ranks(comm, "DistributedSpmv", 0, "", [&] {
+      set_send_rows(requested);
+      if constexpr (on_device) {
+        diagonal_ = std::make_unique<TunedSpmv<Entry>>(diagonal_device_, options);
+        if (!halo_columns_.empty()) off_diagonal_ = std::make_unique<TunedSpmv<Entry>>(off_diagonal_device_, options);
+        diagonal_device_ = device_csr_type();  // the blocks' layouts hold them now
+        off_diagonal_device_ = device_csr_type();
+      } else {
+        diagonal_ = std::make_unique<TunedSpmv<Entry>>(diagonal_rows_, options);
+        if (!halo_columns_.empty()) off_diagonal_ = std::make_unique<TunedSpmv<Entry>>(off_diagonal_rows_, options);
+        diagonal_rows_ = HostCsr<Entry>();  // the devices hold them now
+        off_diagonal_rows_ = HostCsr<Entry>();
+      }
+      halo_ = vector_type{typename vector_type::view_type("compound_sparse::halo", halo_columns_.size())};
+      boundary_ = vector_type{typename vector_type::view_type("compound_sparse::boundary", boundary_rows_.extent(0))};
+      send_ = vector_type{typename vector_type::view_type("compound_sparse::send", send_rows_.extent(0))};
+      halo_host_ = Kokkos::create_mirror_view(halo_.data);
+      send_host_ = Kokkos::create_mirror_view(send_.data);
+    });
+    if (use_nccl_) start_nccl();
+    // One exchange now, of zeros: NCCL connects a communicator's GPUs on first use, which
+    // would otherwise land in the first product (collective, as the constructor is).
+    const vector_type zeros{typename vector_type::view_type("compound_sparse::warm_up", local_rows())};
+    auto requests = start_exchange(zeros);
+    finish_exchange(requests);
+    Kokkos::fence();  // the exchange read `zeros` on a stream of its own
+  }
+
   void check_vectors(const vector_type& x, const vector_type& y, const char* what) const {
     COMPOUND_SPARSE_REQUIRE(x.size() == local_rows() && y.size() == local_rows(),
                             "DistributedSpmv::" << what << ": x has " << x.size() << " and y " << y.size()
@@ -582,6 +625,15 @@ class DistributedSpmv {
     boundary_rows_ = impl::device_list<memory_space>(boundary, "compound_sparse::boundary_rows");
   }
 
+  /// split() of rows on the device, by device kernels (device_split.hpp): the same blocks.
+  void split_on_device(const device_csr_type& given) {
+    auto blocks = impl::split_rows_on_device(given, first_);
+    halo_columns_ = std::move(blocks.halo_columns);
+    diagonal_device_ = blocks.diagonal;
+    off_diagonal_device_ = blocks.off_diagonal;
+    boundary_rows_ = blocks.boundary_rows;
+  }
+
   /// Who sends what: the halo's columns grouped by owner (contiguous: the halo is sorted
   /// and the partition's blocks are contiguous), their counts exchanged with MPI_Alltoall
   /// and the columns themselves with MPI_Alltoallv, so each rank learns which of its rows
@@ -621,7 +673,14 @@ class DistributedSpmv {
   void start_nccl() {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
     nccl_ = impl::shared_nccl_communicator(comm_);
-    impl::check_cuda(cudaStreamCreateWithFlags(&exchange_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+    // The exchange's stream at the device's highest priority: at equal priority the block
+    // scheduler hands out the diagonal product's blocks, queued right after the pack kernel
+    // and NCCL's, before theirs, and the exchange waits for the product's last wave
+    // instead of running beside it.
+    int least = 0, greatest = 0;
+    impl::check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    impl::check_cuda(cudaStreamCreateWithPriority(&exchange_stream_, cudaStreamNonBlocking, greatest),
+                     "cudaStreamCreateWithPriority");
     impl::check_cuda(cudaEventCreateWithFlags(&x_ready_, cudaEventDisableTiming), "cudaEventCreate");
     impl::check_cuda(cudaEventCreateWithFlags(&halo_ready_, cudaEventDisableTiming), "cudaEventCreate");
     exchange_exec_.emplace(exchange_stream_);
@@ -675,9 +734,10 @@ class DistributedSpmv {
   int rank_ = 0, size_ = 1, first_ = 0;
   std::vector<int> halo_columns_;                                                   ///< global columns, increasing
   std::vector<int> receive_counts_, receive_offsets_, send_counts_, send_offsets_;  ///< per rank, in values
-  Kokkos::View<const int*, memory_space> send_rows_;      ///< local rows to send, by neighbour
-  Kokkos::View<const int*, memory_space> boundary_rows_;  ///< local rows of the off-diagonal block
-  HostCsr<Entry> diagonal_rows_, off_diagonal_rows_;
+  Kokkos::View<const int*, memory_space> send_rows_;       ///< local rows to send, by neighbour
+  Kokkos::View<const int*, memory_space> boundary_rows_;   ///< local rows of the off-diagonal block
+  HostCsr<Entry> diagonal_rows_, off_diagonal_rows_;       ///< the blocks until built, from a HostCsr
+  device_csr_type diagonal_device_, off_diagonal_device_;  ///< the same from a DeviceCsr
   std::unique_ptr<TunedSpmv<Entry>> diagonal_, off_diagonal_;
   vector_type halo_, send_;
   vector_type boundary_;  ///< the off-diagonal product, one value per boundary row

@@ -45,9 +45,11 @@
 namespace compound_sparse {
 namespace impl {
 
-/// Throws InvalidInput naming the first contribution (rows(i), cols(i)) outside the matrix.
+/// Throws InvalidInput naming `operation` and the first contribution (rows(i), cols(i))
+/// outside the matrix.
 template <class ExecutionSpace, class Rows, class Cols>
-void require_contributions_inside(int num_rows, int num_cols, const Rows& rows, const Cols& cols) {
+void require_contributions_inside(int num_rows, int num_cols, const Rows& rows, const Cols& cols,
+                                  const char* operation = "CooAssembly") {
   const int n = static_cast<int>(rows.extent(0));
   int first_bad = n;
   Kokkos::parallel_reduce(
@@ -60,9 +62,9 @@ void require_contributions_inside(int num_rows, int num_cols, const Rows& rows, 
       Kokkos::Min<int>(first_bad));
   if (n == 0 || first_bad >= n) return;
   const auto i = static_cast<std::size_t>(first_bad);
-  COMPOUND_SPARSE_REQUIRE(false, "CooAssembly: contribution " << first_bad << " at (" << read_element(rows, i) << ", "
-                                                              << read_element(cols, i) << ") is outside the "
-                                                              << num_rows << " x " << num_cols << " matrix");
+  COMPOUND_SPARSE_REQUIRE(false, operation << ": contribution " << first_bad << " at (" << read_element(rows, i) << ", "
+                                           << read_element(cols, i) << ") is outside the " << num_rows << " x "
+                                           << num_cols << " matrix");
 }
 
 /// Whether a row's sorted key t (the row's keys from `begin`) opens a new non-zero: its

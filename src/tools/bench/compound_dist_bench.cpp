@@ -3,7 +3,8 @@
 //
 //   mpiexec -n R compound-dist-bench --zoo DIR/index.json --out FILE.json [--matrices a,b]
 //                [--precision double|float] [--order natural|rcm|both] [--samples N] [--repeat N]
-//                [--exchange auto|mpi|nccl] [--kokkos-num-devices=R]   (Kokkos: rank i on device i % R)
+//                [--exchange auto|mpi|nccl] [--build host|device|both]
+//                [--kokkos-num-devices=R]   (Kokkos: rank i on device i % R)
 //
 // Per matrix (and order): every rank reads the matrix, reorders it by reverse Cuthill-McKee
 // for --order rcm, takes its block of the partition balanced by non-zeros
@@ -20,7 +21,11 @@
 // (values received per product, summed over ranks, and as a fraction of the rows), each
 // rank's rows, non-zeros, halo, boundary rows (those of the off-diagonal block) and
 // variants, the times, and rank 0's host phases in seconds (host_seconds: read, reorder,
-// partition, local_rows, build = the DistributedSpmv constructor, reference, check, timing).
+// partition, local_rows, build_host / upload / build_device = the DistributedSpmv constructor
+// from the host rows, their copy to the device and the constructor from them there, each
+// after a barrier, reference, check, timing). --build picks the constructor (host, device,
+// or both: the device-built operator is timed, and its product must have the host-built
+// one's bits, same_bits_as_host_build).
 // perf_tests/report/scaling.py turns runs with 1 and 2 ranks into strong and weak scaling efficiencies.
 //
 // Errors: an unusable index or option, or a name of --matrices that the index lacks, stops
@@ -34,10 +39,12 @@
 #include <compound_sparse/distributed/distributed_spmv.hpp>
 #include <compound_sparse/tuning/measure.hpp>  // relative_error
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
@@ -60,6 +67,7 @@ struct Options {
   int samples = 20;
   int repeats = 1;
   cs::HaloExchange exchange = cs::HaloExchange::Auto;
+  std::string build = "host";  ///< host, device or both
 };
 
 int rank_of() {
@@ -99,8 +107,31 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
   options.use_cache = false;
   const auto own_rows = cs::local_rows(a, partition, rank);
   phase_end("local_rows");
-  const cs::DistributedSpmv<Entry> op(MPI_COMM_WORLD, partition, own_rows, options, o.exchange);
-  phase_end("build");
+  // Built from the host rows, from the same rows on the device (an application that
+  // assembles there), or both: then the device-built operator is timed and must give the
+  // host-built one's bits.
+  using op_type = cs::DistributedSpmv<Entry>;
+  std::unique_ptr<op_type> built_on_host, built_on_device;
+  if (o.build != "device") {
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_end("wait");
+    built_on_host = std::make_unique<op_type>(MPI_COMM_WORLD, partition, own_rows, options, o.exchange);
+    phase_end("build_host");
+  }
+  if (o.build != "host") {
+    using memory_space = typename op_type::memory_space;
+    const auto row_map = cs::impl::device_list<memory_space>(own_rows.row_offsets, "row_map");
+    const auto entries = cs::impl::device_list<memory_space>(own_rows.col_indices, "entries");
+    const auto values = cs::impl::device_list<memory_space>(own_rows.values, "values");
+    Kokkos::fence();
+    MPI_Barrier(MPI_COMM_WORLD);
+    phase_end("upload");
+    built_on_device = std::make_unique<op_type>(MPI_COMM_WORLD, partition,
+                                                cs::make_device_csr(own_rows.num_cols, row_map, entries, values),
+                                                options, o.exchange);
+    phase_end("build_device");
+  }
+  const op_type& op = built_on_device ? *built_on_device : *built_on_host;
   // Checked: one product against the reference (x = a fixed pattern, same on every rank).
   const auto inputs = cs::make_measure_inputs(a, 12345);
   phase_end("reference");
@@ -110,7 +141,17 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
   const auto one = cs::real_value<coefficient>(1), zero = cs::real_value<coefficient>(0);
   op.apply(one, x, zero, y);
   const double error = cs::relative_error(cs::allgathered(MPI_COMM_WORLD, partition, cs::to_host(y)), inputs.reference);
-  const bool ok = std::isfinite(error) && error <= inputs.tolerance;
+  bool same_bits = true;
+  if (built_on_host && built_on_device) {
+    const auto y_host = op.make_vector(std::vector<V>(op.local_rows()));
+    built_on_host->apply(one, x, zero, y_host);
+    const auto mine = cs::to_host(y), theirs = cs::to_host(y_host);
+    int same = std::memcmp(mine.data(), theirs.data(), mine.size() * sizeof(V)) == 0;
+    MPI_Allreduce(MPI_IN_PLACE, &same, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    same_bits = same == 1;
+    built_on_host.reset();  // its device memory, before the timing
+  }
+  const bool ok = std::isfinite(error) && error <= inputs.tolerance && same_bits;
   phase_end("check");
   const auto t = op.time_phases(one, x, zero, y, o.samples);
   json repeats = json::array();
@@ -155,7 +196,9 @@ json measure(const cs::HostCsr<Entry>& read, const std::string& order, const Opt
           {"parts", parts},
           {"ok", ok},
           {"relative_error", error},
-          {"build_seconds", host_seconds["build"]},
+          {"build", o.build},
+          {"build_seconds", host_seconds[built_on_device ? "build_device" : "build_host"]},
+          {"same_bits_as_host_build", same_bits},
           {"host_seconds", host_seconds},
           {"product_seconds", t.product_seconds},
           {"exchange_seconds", t.exchange_seconds},
@@ -238,7 +281,8 @@ void usage(const char* argv0, std::ostream& out) {
   if (rank_of() == 0)
     out << "usage: mpiexec -n R " << argv0
         << " --zoo DIR/index.json --out FILE.json [--matrices a,b] [--precision double|float]"
-           " [--order natural|rcm|both] [--samples N] [--repeat N] [--exchange auto|mpi|nccl]\n";
+           " [--order natural|rcm|both] [--samples N] [--repeat N] [--exchange auto|mpi|nccl]"
+           " [--build host|device|both]\n";
 }
 
 }  // namespace
@@ -273,6 +317,10 @@ int main(int argc, char** argv) {
          }},
         {"--samples", [&](const std::string& v) { o.samples = compound_tools::integer_at_least(v, 1); }},
         {"--repeat", [&](const std::string& v) { o.repeats = compound_tools::integer_at_least(v, 1); }},
+        {"--build",
+         [&](const std::string& v) {
+           o.build = compound_tools::one_of(v, {"host", "device", "both"});
+         }},
         {"--exchange", [&](const std::string& v) {
            const std::string exchange = compound_tools::one_of(v, {"auto", "mpi", "nccl"});
            o.exchange = exchange == "mpi"    ? cs::HaloExchange::Mpi

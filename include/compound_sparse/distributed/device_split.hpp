@@ -1,0 +1,152 @@
+#pragma once
+// A rank's rows, on its device, split into DistributedSpmv's two blocks by device kernels:
+// the diagonal block (the columns the rank owns, renumbered from 0), the off-diagonal block
+// (the boundary rows only, their remote columns renumbered into the halo) and the halo's
+// global columns, increasing. The same blocks, entry for entry, as DistributedSpmv's split
+// of the rows as a HostCsr, so that the rows of an application that assembles on the device
+// never come to the host. Only the halo's columns do: the exchange is planned from them with
+// MPI, and they are a few per cent of the rows.
+
+#include <Kokkos_Core.hpp>
+#include <Kokkos_Sort.hpp>
+#include <string>
+#include <vector>
+
+#include "../impl/device_scan_sort.hpp"
+#include "../layouts/device_build.hpp"  // read_element
+#include "../layouts/device_csr.hpp"
+#include "../layouts/device_csr_from_coo.hpp"
+
+namespace compound_sparse {
+namespace impl {
+
+template <class Entry, class MemorySpace>
+struct DeviceRowSplit {
+  DeviceCsr<Entry, MemorySpace> diagonal;               ///< rows x rows, local columns
+  DeviceCsr<Entry, MemorySpace> off_diagonal;           ///< boundary rows x halo
+  Kokkos::View<const int*, MemorySpace> boundary_rows;  ///< the local rows with a remote column, increasing
+  std::vector<int> halo_columns;                        ///< global, increasing
+};
+
+/// The distinct values of `values`, increasing, on the host.
+template <class MemorySpace>
+std::vector<int> distinct_increasing(const Kokkos::View<int*, MemorySpace>& values) {
+  using policy = Kokkos::RangePolicy<typename MemorySpace::execution_space>;
+  const int n = static_cast<int>(values.extent(0));
+  if (n == 0) return {};
+  Kokkos::sort(values);
+  int distinct = 0;
+  Kokkos::parallel_reduce(
+      "compound_sparse::count_distinct", policy(0, n),
+      KOKKOS_LAMBDA(int i, int& count) { count += i == 0 || values(i) != values(i - 1); }, distinct);
+  const Kokkos::View<int*, MemorySpace> kept(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::distinct")), distinct);
+  Kokkos::parallel_scan(
+      "compound_sparse::keep_distinct", policy(0, n), KOKKOS_LAMBDA(int i, int& at, bool final) {
+        const bool first = i == 0 || values(i) != values(i - 1);
+        if (final && first) kept(at) = values(i);
+        at += first;
+      });
+  const auto on_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), kept);
+  return std::vector<int>(on_host.data(), on_host.data() + distinct);
+}
+
+/// `given`'s rows split at the columns [first, first + rows) the rank owns (header comment).
+/// Rows whose columns do not increase strictly are first sorted and their repeats summed
+/// there (rows_sorted_and_summed), as the host split does.
+template <class Entry, class MemorySpace>
+DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, MemorySpace>& given, int first) {
+  using execution_space = typename MemorySpace::execution_space;
+  using policy = Kokkos::RangePolicy<execution_space>;
+  using index_view = Kokkos::View<int*, MemorySpace>;
+  const auto uninitialized = [](const char* label) {
+    return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
+  };
+  const DeviceCsr<Entry, MemorySpace> own = rows_increase_strictly(given) ? given : rows_sorted_and_summed(given);
+  const int n = own.num_rows, last = first + n;
+  const auto row_map = own.row_map;
+  const auto entries = own.entries;
+  const auto values = own.values;
+  // Each row's local and remote counts, then their offsets; a row is a boundary row when it
+  // has a remote column.
+  const index_view local_map("compound_sparse::local_map", static_cast<std::size_t>(n) + 1);
+  const index_view remote_map("compound_sparse::remote_map", static_cast<std::size_t>(n) + 1);
+  const index_view boundary_map("compound_sparse::boundary_map", static_cast<std::size_t>(n) + 1);
+  Kokkos::parallel_for(
+      "compound_sparse::split_count", policy(0, n), KOKKOS_LAMBDA(int r) {
+        int local = 0;
+        for (int k = row_map(r); k < row_map(r + 1); ++k) local += entries(k) >= first && entries(k) < last;
+        const int remote = row_map(r + 1) - row_map(r) - local;
+        local_map(r + 1) = local;
+        remote_map(r + 1) = remote;
+        boundary_map(r + 1) = remote > 0;
+      });
+  exclusive_sum_in_place<execution_space>(local_map, n);
+  exclusive_sum_in_place<execution_space>(remote_map, n);
+  exclusive_sum_in_place<execution_space>(boundary_map, n);
+  const int local_total = static_cast<int>(read_element(local_map, static_cast<std::size_t>(n)));
+  const int remote_total = static_cast<int>(read_element(remote_map, static_cast<std::size_t>(n)));
+  const int boundary_total = static_cast<int>(read_element(boundary_map, static_cast<std::size_t>(n)));
+
+  // The halo: the remote columns, distinct and increasing.
+  const index_view remote_columns(uninitialized("compound_sparse::remote_columns"), remote_total);
+  Kokkos::parallel_for(
+      "compound_sparse::split_remote_columns", policy(0, n), KOKKOS_LAMBDA(int r) {
+        int at = remote_map(r);
+        for (int k = row_map(r); k < row_map(r + 1); ++k)
+          if (entries(k) < first || entries(k) >= last) remote_columns(at++) = entries(k);
+      });
+  DeviceRowSplit<Entry, MemorySpace> split;
+  split.halo_columns = distinct_increasing(remote_columns);
+  const int halo_size = static_cast<int>(split.halo_columns.size());
+  const index_view halo(uninitialized("compound_sparse::halo_columns"), halo_size);
+  Kokkos::deep_copy(halo, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+                              split.halo_columns.data(), split.halo_columns.size()));
+
+  // The blocks: each row's local non-zeros to the diagonal block, its remote ones to its row
+  // of the off-diagonal block at their place in the halo (a row's increasing columns keep
+  // their order there, the halo being sorted).
+  const index_view local_entries(uninitialized("compound_sparse::diagonal_entries"), local_total);
+  const Kokkos::View<Entry*, MemorySpace> local_values(uninitialized("compound_sparse::diagonal_values"), local_total);
+  const index_view remote_entries(uninitialized("compound_sparse::off_diagonal_entries"), remote_total);
+  const Kokkos::View<Entry*, MemorySpace> remote_values(uninitialized("compound_sparse::off_diagonal_values"),
+                                                        remote_total);
+  const index_view boundary_rows(uninitialized("compound_sparse::boundary_rows"), boundary_total);
+  const index_view off_row_map(uninitialized("compound_sparse::off_diagonal_row_map"),
+                               static_cast<std::size_t>(boundary_total) + 1);
+  Kokkos::parallel_for(
+      "compound_sparse::split_fill", policy(0, n), KOKKOS_LAMBDA(int r) {
+        int local = local_map(r), remote = remote_map(r);
+        if (remote_map(r + 1) > remote) {
+          boundary_rows(boundary_map(r)) = r;
+          off_row_map(boundary_map(r)) = remote;
+        }
+        if (r == n - 1) off_row_map(boundary_map(n)) = remote_map(n);
+        for (int k = row_map(r); k < row_map(r + 1); ++k) {
+          const int c = entries(k);
+          if (c >= first && c < last) {
+            local_entries(local) = c - first;
+            local_values(local++) = values(k);
+          } else {
+            remote_entries(remote) = partition_point(0, halo_size, [&](int i) { return halo(i) < c; });
+            remote_values(remote++) = values(k);
+          }
+        }
+      });
+  if (n == 0) Kokkos::deep_copy(off_row_map, 0);  // the one offset of an empty block
+  Kokkos::fence();
+  split.diagonal.num_rows = split.diagonal.num_cols = n;
+  split.diagonal.row_map = local_map;
+  split.diagonal.entries = local_entries;
+  split.diagonal.values = local_values;
+  split.off_diagonal.num_rows = boundary_total;
+  split.off_diagonal.num_cols = halo_size;
+  split.off_diagonal.row_map = off_row_map;
+  split.off_diagonal.entries = remote_entries;
+  split.off_diagonal.values = remote_values;
+  split.boundary_rows = boundary_rows;
+  return split;
+}
+
+}  // namespace impl
+}  // namespace compound_sparse
