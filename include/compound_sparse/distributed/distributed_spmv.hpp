@@ -673,14 +673,7 @@ class DistributedSpmv {
   void start_nccl() {
 #ifdef COMPOUND_SPARSE_WITH_NCCL
     nccl_ = impl::shared_nccl_communicator(comm_);
-    // The exchange's stream at the device's highest priority: at equal priority the block
-    // scheduler hands out the diagonal product's blocks, queued right after the pack kernel
-    // and NCCL's, before theirs, and the exchange waits for the product's last wave
-    // instead of running beside it.
-    int least = 0, greatest = 0;
-    impl::check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
-    impl::check_cuda(cudaStreamCreateWithPriority(&exchange_stream_, cudaStreamNonBlocking, greatest),
-                     "cudaStreamCreateWithPriority");
+    impl::check_cuda(cudaStreamCreateWithFlags(&exchange_stream_, cudaStreamNonBlocking), "cudaStreamCreate");
     impl::check_cuda(cudaEventCreateWithFlags(&x_ready_, cudaEventDisableTiming), "cudaEventCreate");
     impl::check_cuda(cudaEventCreateWithFlags(&halo_ready_, cudaEventDisableTiming), "cudaEventCreate");
     exchange_exec_.emplace(exchange_stream_);
