@@ -248,6 +248,25 @@ TEST(QuickTune, DenseRowKeepsARowSplittingChoice) {
   expect_reference(op, a);
 }
 
+// Without a database the candidates beside the heuristic are its schedule on the other
+// layouts. One that pads past the measurement's bound would be refused unmeasured and take
+// a place, so none is named: every candidate quick tuning names is timed.
+TEST(QuickTune, CandidatesThatWouldPadPastTheBoundTakeNoPlace) {
+  const ScratchDir database("quick_padded"), cache("quick_padded_cache");
+  std::mt19937 rng(65);
+  const auto a = random_csr<C>(700, 650, 0, 14, 90, rng);  // one row of 90, the others 0-14
+  ASSERT_GT(static_cast<double>(cs::layout_num_slots<cs::Ell>(a)) / a.num_entries(), 3.0)
+      << "ELL must pad past the bound for this test to mean anything";
+  auto options = no_database(database, cache);
+  options.quick_tune = cs::QuickTune::Always;
+  options.dense_row_threshold = 1000;  // the long row is not dense: every layout may be tried
+  const cs::TunedSpmv<C> op(a, options);
+  EXPECT_EQ(op.rule(), "quick") << op.explanation();
+  EXPECT_FALSE(contains(op.explanation(), "padding bound")) << op.explanation();
+  EXPECT_FALSE(contains(op.explanation(), "failed")) << op.explanation();
+  expect_reference(op, a);
+}
+
 TEST(QuickTune, ConcurrentWritersKeepEveryRecord) {
   const ScratchDir cache("quick_concurrent");
   const std::string path = cache_file(cache);

@@ -628,11 +628,27 @@ class TunedSpmv {
         if (k.outer == outer) alternatives.push_back(k);
       }
       const bool dense = features.nnz_per_row_max > context.dense_row_threshold;
+      // quick_tune's measurement refuses, before converting, a layout that pads past its
+      // bound (MeasureOptions::max_padding_ratio): such a candidate would take a place and
+      // time nothing, as padded layouts on an irregular matrix without a database record did.
+      const double max_padding = MeasureOptions().max_padding_ratio;
+      const double nonzeros = static_cast<double>(std::max<std::size_t>(1, a.num_entries()));
+      std::map<std::string, bool> over_padding_bound;
+      const auto pads_too_much = [&](const VariantKey& k) {
+        auto it = over_padding_bound.find(k.outer);
+        if (it == over_padding_bound.end())
+          it = over_padding_bound
+                   .emplace(k.outer, measure_bound_enabled(max_padding) &&
+                                         static_cast<double>(registry->num_slots(k.outer, a)) / nonzeros > max_padding)
+                   .first;
+        return it->second;
+      };
       for (auto* list : {&ranked, &alternatives})
-        list->erase(
-            std::remove_if(list->begin(), list->end(),
-                           [&](const VariantKey& k) { return !usable_here(k) || (dense && !splits_rows(k.kind)); }),
-            list->end());
+        list->erase(std::remove_if(list->begin(), list->end(),
+                                   [&](const VariantKey& k) {
+                                     return !usable_here(k) || (dense && !splits_rows(k.kind)) || pads_too_much(k);
+                                   }),
+                    list->end());
       const auto candidates = quick_tune_candidates(ranked, own, alternatives, max_quick_tune_candidates);
       const QuickTuneResult q = quick_tune(a, features, candidates, options.quick_tune_spmvs, options.budget);
       tuning_spmvs_ = q.spmvs;
