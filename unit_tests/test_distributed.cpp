@@ -83,7 +83,7 @@ void expect_same_operator(const std::string& what, const cs::DistributedSpmv<Ent
     results.push_back(cs::allgathered(MPI_COMM_WORLD, p, cs::to_host(y)));
   }
   EXPECT_EQ(std::memcmp(results[0].data(), results[1].data(), results[0].size() * sizeof(V)), 0)
-      << what << ": the operator built on the device gives other bits";
+      << what << ": the product differs, bit for bit, from that of the operator built from host rows";
 }
 
 /// y = alpha A x + beta y distributed over `p`, against the reference, twice for determinism;
@@ -237,6 +237,61 @@ TEST(Distributed, DeviceCooContributionsBuildTheOperatorOfTheHostMatrix) {
     EXPECT_TRUE(contains(e.what(), "device_csr_from_coo: contribution " + std::to_string(rows.size() - 1) + " at (0, " +
                                        std::to_string(n) + ") is outside the"))
         << e.what();
+  }
+}
+
+// Values re-assembled with the same pattern: refresh must give the bits of an operator built
+// from the new values, from either constructor; rows that had to be sorted and summed, and a
+// count that is not the rows', are refused.
+template <class Entry>
+void check_refresh(const std::string& what, const cs::HostCsr<Entry>& a, unsigned seed) {
+  using V = cs::vector_type_t<Entry>;
+  std::mt19937 rng(seed);
+  const auto p = cs::balanced_row_partition(a, ranks());
+  cs::HostCsr<Entry> changed = a;
+  for (auto& v : changed.values) v = random_vector<Entry>(1, rng)[0];
+  const auto rows = cs::local_rows(a, p, rank()), new_rows = cs::local_rows(changed, p, rank());
+  const cs::DistributedSpmv<Entry> built_new(MPI_COMM_WORLD, p, new_rows, quiet());
+  const cs::DistributedSpmv<Entry> host(MPI_COMM_WORLD, p, rows, quiet());
+  const cs::DistributedSpmv<Entry> device(MPI_COMM_WORLD, p, on_device(rows), quiet());
+  host.refresh(new_rows.values);
+  device.refresh(cs::impl::device_list<typename cs::DistributedSpmv<Entry>::memory_space>(new_rows.values, "new"));
+  const auto x = random_vector<V>(a.num_cols, rng);
+  expect_same_operator(what + ", refreshed from the host-built operator", built_new, host, p, x);
+  expect_same_operator(what + ", refreshed from the device-built operator", built_new, device, p, x);
+  EXPECT_THROW(host.refresh(std::vector<Entry>(new_rows.values.size() + 1)), cs::InvalidInput) << what;
+}
+
+TEST(Distributed, RefreshGivesTheOperatorOfTheNewValues) {
+  std::mt19937 rng(41);
+  check_refresh("banded complex", banded<Kokkos::complex<double>>(120, 5), 42);
+  // random_csr's rows may repeat or disorder columns: sorted and summed first (permuted by
+  // the identity), as refresh needs.
+  std::vector<int> identity(150);
+  std::iota(identity.begin(), identity.end(), 0);
+  check_refresh("random quaternion with empty rows and a full row",
+                cs::permuted(random_csr<cs::Quaternion<float>>(150, 150, 0, 8, 150, rng), identity), 43);
+  // Rows with a repeated column were summed at construction: a value has no one place.
+  using C = Kokkos::complex<double>;
+  auto repeated = banded<C>(40, 3);
+  const auto p = cs::balanced_row_partition(repeated, ranks());
+  auto rows = cs::local_rows(repeated, p, rank());
+  if (rows.num_rows > 0) {  // the first row's first column twice
+    rows.col_indices.insert(rows.col_indices.begin(), rows.col_indices.front());
+    rows.values.insert(rows.values.begin(), C(1, 0));
+    for (std::size_t r = 1; r < rows.row_offsets.size(); ++r) ++rows.row_offsets[r];
+  }
+  const cs::DistributedSpmv<C> host(MPI_COMM_WORLD, p, rows, quiet());
+  const cs::DistributedSpmv<C> device(MPI_COMM_WORLD, p, on_device(rows), quiet());
+  if (rows.num_rows > 0) {
+    for (const auto* op : {&host, &device}) {
+      try {
+        op->refresh(rows.values);
+        ADD_FAILURE() << "refresh of summed rows was taken";
+      } catch (const cs::InvalidInput& e) {
+        EXPECT_TRUE(contains(e.what(), "columns out of order or repeated")) << e.what();
+      }
+    }
   }
 }
 

@@ -26,6 +26,9 @@ struct DeviceRowSplit {
   DeviceCsr<Entry, MemorySpace> off_diagonal;           ///< boundary rows x halo
   Kokkos::View<const int*, MemorySpace> boundary_rows;  ///< the local rows with a remote column, increasing
   std::vector<int> halo_columns;                        ///< global, increasing
+  /// Where each given non-zero went: p >= 0 to the diagonal block's p, p < 0 to the
+  /// off-diagonal block's -p - 1. Empty when the rows had to be sorted and summed first.
+  Kokkos::View<int*, MemorySpace> value_targets;
 };
 
 /// The distinct values of `values`, increasing, on the host.
@@ -62,7 +65,8 @@ DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, M
   const auto uninitialized = [](const char* label) {
     return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
   };
-  const DeviceCsr<Entry, MemorySpace> own = rows_increase_strictly(given) ? given : rows_sorted_and_summed(given);
+  const bool as_given = rows_increase_strictly(given);
+  const DeviceCsr<Entry, MemorySpace> own = as_given ? given : rows_sorted_and_summed(given);
   const int n = own.num_rows, last = first + n;
   const auto row_map = own.row_map;
   const auto entries = own.entries;
@@ -114,6 +118,7 @@ DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, M
   const index_view boundary_rows(uninitialized("compound_sparse::boundary_rows"), boundary_total);
   const index_view off_row_map(uninitialized("compound_sparse::off_diagonal_row_map"),
                                static_cast<std::size_t>(boundary_total) + 1);
+  const index_view targets(uninitialized("compound_sparse::value_targets"), as_given ? own.num_entries() : 0);
   Kokkos::parallel_for(
       "compound_sparse::split_fill", policy(0, n), KOKKOS_LAMBDA(int r) {
         int local = local_map(r), remote = remote_map(r);
@@ -125,9 +130,11 @@ DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, M
         for (int k = row_map(r); k < row_map(r + 1); ++k) {
           const int c = entries(k);
           if (c >= first && c < last) {
+            if (as_given) targets(k) = local;
             local_entries(local) = c - first;
             local_values(local++) = values(k);
           } else {
+            if (as_given) targets(k) = -remote - 1;
             remote_entries(remote) = partition_point(0, halo_size, [&](int i) { return halo(i) < c; });
             remote_values(remote++) = values(k);
           }
@@ -145,7 +152,24 @@ DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, M
   split.off_diagonal.entries = remote_entries;
   split.off_diagonal.values = remote_values;
   split.boundary_rows = boundary_rows;
+  if (as_given) split.value_targets = targets;
   return split;
+}
+
+/// diagonal(t) = values(k) for targets(k) = t >= 0, off_diagonal(-t - 1) = values(k) for
+/// t < 0: new values of a rank's rows into its two blocks (DistributedSpmv::refresh).
+template <class Targets, class Values, class Block>
+void scatter_to_blocks(const Targets& targets, const Values& values, const Block& diagonal, const Block& off_diagonal) {
+  Kokkos::parallel_for(
+      "compound_sparse::scatter_to_blocks",
+      Kokkos::RangePolicy<typename Targets::memory_space::execution_space>(0, targets.extent(0)),
+      KOKKOS_LAMBDA(std::size_t k) {
+        const int t = targets(k);
+        if (t >= 0)
+          diagonal(t) = values(k);
+        else
+          off_diagonal(-t - 1) = values(k);
+      });
 }
 
 }  // namespace impl

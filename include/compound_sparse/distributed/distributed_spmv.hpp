@@ -39,6 +39,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <exception>
@@ -339,6 +340,37 @@ class DistributedSpmv {
     return off_diagonal_.get();
   }
 
+  /// New values for this rank's rows with their pattern unchanged (re-assembled by a time
+  /// or Newton step): `values` in the order of the rows given to the constructor, on the
+  /// device. One kernel moves them into the two blocks, and each block refreshes its layout
+  /// in place (TunedSpmv::refresh): variants, halo and exchange stay, and the products are
+  /// bit for bit those of an operator built from the new values. Not collective. InvalidInput
+  /// when the count is not the rows' number of non-zeros, or when the rows' columns did not
+  /// increase strictly (the constructor sorted and summed them, so a value has no one place);
+  /// nothing changes then.
+  void refresh(const Kokkos::View<const Entry*, memory_space>& values) const {
+    COMPOUND_SPARSE_REQUIRE(refreshable_,
+                            "DistributedSpmv::refresh: rank "
+                                << rank_
+                                << "'s rows had columns out of order or repeated, which the "
+                                   "constructor sorted and summed; build it from rows whose columns "
+                                   "increase strictly (CooAssembly or device_csr_from_coo give such rows)");
+    COMPOUND_SPARSE_REQUIRE(values.extent(0) == value_targets_.extent(0),
+                            "DistributedSpmv::refresh: " << values.extent(0) << " values for rank " << rank_ << "'s "
+                                                         << value_targets_.extent(0) << " non-zeros");
+    if (diagonal_values_.extent(0) != block_entries_[0])
+      diagonal_values_ = entry_view("compound_sparse::diagonal_refresh", block_entries_[0]);
+    if (off_diagonal_values_.extent(0) != block_entries_[1])
+      off_diagonal_values_ = entry_view("compound_sparse::off_diagonal_refresh", block_entries_[1]);
+    impl::scatter_to_blocks(value_targets_, values, diagonal_values_, off_diagonal_values_);
+    diagonal_->refresh(diagonal_values_);
+    if (off_diagonal_) off_diagonal_->refresh(off_diagonal_values_);
+  }
+  /// refresh from host memory: the values are copied to the device first.
+  void refresh(const std::vector<Entry>& values) const {
+    refresh(impl::device_list<memory_space>(values, "compound_sparse::refresh"));
+  }
+
   /// A device vector of this rank's rows.
   vector_type make_vector(const std::vector<value_type>& own) const {
     COMPOUND_SPARSE_REQUIRE(
@@ -602,9 +634,14 @@ class DistributedSpmv {
     off_diagonal.num_cols = static_cast<int>(halo_columns_.size());
     off_diagonal.row_offsets.assign(1, 0);
     std::vector<int> boundary;  // the rows with a remote column, increasing
+    std::vector<int> targets;   // where each given non-zero goes (refresh), for rows taken as given
+    if (sorted) targets.reserve(own.col_indices.size());
     for (int r = 0; r < n; ++r) {
       for (int k = own.row_offsets[r]; k < own.row_offsets[r + 1]; ++k) {
         const int c = own.col_indices[k];
+        if (sorted)
+          targets.push_back(local(c) ? static_cast<int>(diagonal.col_indices.size())
+                                     : -static_cast<int>(off_diagonal.col_indices.size()) - 1);
         if (local(c)) {
           diagonal.col_indices.push_back(c - first_);
           diagonal.values.push_back(own.values[k]);
@@ -623,6 +660,9 @@ class DistributedSpmv {
     }
     off_diagonal.num_rows = static_cast<int>(boundary.size());
     boundary_rows_ = impl::device_list<memory_space>(boundary, "compound_sparse::boundary_rows");
+    refreshable_ = sorted;
+    value_targets_ = impl::device_list<memory_space>(targets, "compound_sparse::value_targets");
+    block_entries_ = {diagonal.col_indices.size(), off_diagonal.col_indices.size()};
   }
 
   /// split() of rows on the device, by device kernels (device_split.hpp): the same blocks.
@@ -632,6 +672,14 @@ class DistributedSpmv {
     diagonal_device_ = blocks.diagonal;
     off_diagonal_device_ = blocks.off_diagonal;
     boundary_rows_ = blocks.boundary_rows;
+    refreshable_ = blocks.value_targets.extent(0) == given.num_entries();
+    value_targets_ = blocks.value_targets;
+    block_entries_ = {blocks.diagonal.num_entries(), blocks.off_diagonal.num_entries()};
+  }
+
+  static Kokkos::View<Entry*, memory_space> entry_view(const char* label, std::size_t size) {
+    return Kokkos::View<Entry*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)),
+                                              size);
   }
 
   /// Who sends what: the halo's columns grouped by owner (contiguous: the halo is sorted
@@ -733,7 +781,11 @@ class DistributedSpmv {
   device_csr_type diagonal_device_, off_diagonal_device_;  ///< the same from a DeviceCsr
   std::unique_ptr<TunedSpmv<Entry>> diagonal_, off_diagonal_;
   vector_type halo_, send_;
-  vector_type boundary_;  ///< the off-diagonal product, one value per boundary row
+  vector_type boundary_;                                  ///< the off-diagonal product, one value per boundary row
+  bool refreshable_ = false;                              ///< the rows were taken as given (refresh)
+  std::array<std::size_t, 2> block_entries_{};            ///< the diagonal and off-diagonal blocks' non-zeros
+  Kokkos::View<const int*, memory_space> value_targets_;  ///< per given non-zero (device_split.hpp)
+  mutable Kokkos::View<Entry*, memory_space> diagonal_values_, off_diagonal_values_;  ///< refresh's buffers
   typename vector_type::view_type::HostMirror halo_host_, send_host_;
 };
 
