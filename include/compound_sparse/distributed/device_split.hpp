@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../impl/device_scan_sort.hpp"
+#include "../impl/segmented_sum.hpp"    // indices_where
 #include "../layouts/device_build.hpp"  // read_element
 #include "../layouts/device_csr.hpp"
 #include "../layouts/device_csr_from_coo.hpp"
@@ -31,29 +32,6 @@ struct DeviceRowSplit {
   Kokkos::View<int*, MemorySpace> value_targets;
 };
 
-/// The distinct values of `values`, increasing, on the host.
-template <class MemorySpace>
-std::vector<int> distinct_increasing(const Kokkos::View<int*, MemorySpace>& values) {
-  using policy = Kokkos::RangePolicy<typename MemorySpace::execution_space>;
-  const int n = static_cast<int>(values.extent(0));
-  if (n == 0) return {};
-  Kokkos::sort(values);
-  int distinct = 0;
-  Kokkos::parallel_reduce(
-      "compound_sparse::count_distinct", policy(0, n),
-      KOKKOS_LAMBDA(int i, int& count) { count += i == 0 || values(i) != values(i - 1); }, distinct);
-  const Kokkos::View<int*, MemorySpace> kept(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string("compound_sparse::distinct")), distinct);
-  Kokkos::parallel_scan(
-      "compound_sparse::keep_distinct", policy(0, n), KOKKOS_LAMBDA(int i, int& at, bool final) {
-        const bool first = i == 0 || values(i) != values(i - 1);
-        if (final && first) kept(at) = values(i);
-        at += first;
-      });
-  const auto on_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), kept);
-  return std::vector<int>(on_host.data(), on_host.data() + distinct);
-}
-
 /// `given`'s rows split at the columns [first, first + rows) the rank owns (header comment).
 /// Rows whose columns do not increase strictly are first sorted and their repeats summed
 /// there (rows_sorted_and_summed), as the host split does.
@@ -71,28 +49,22 @@ DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, M
   const auto row_map = own.row_map;
   const auto entries = own.entries;
   const auto values = own.values;
-  // Each row's local and remote counts, then their offsets; a row is a boundary row when it
-  // has a remote column.
+  // Each row's local and remote counts, then their offsets.
   const index_view local_map("compound_sparse::local_map", static_cast<std::size_t>(n) + 1);
   const index_view remote_map("compound_sparse::remote_map", static_cast<std::size_t>(n) + 1);
-  const index_view boundary_map("compound_sparse::boundary_map", static_cast<std::size_t>(n) + 1);
   Kokkos::parallel_for(
       "compound_sparse::split_count", policy(0, n), KOKKOS_LAMBDA(int r) {
         int local = 0;
         for (int k = row_map(r); k < row_map(r + 1); ++k) local += entries(k) >= first && entries(k) < last;
-        const int remote = row_map(r + 1) - row_map(r) - local;
         local_map(r + 1) = local;
-        remote_map(r + 1) = remote;
-        boundary_map(r + 1) = remote > 0;
+        remote_map(r + 1) = row_map(r + 1) - row_map(r) - local;
       });
   exclusive_sum_in_place<execution_space>(local_map, n);
   exclusive_sum_in_place<execution_space>(remote_map, n);
-  exclusive_sum_in_place<execution_space>(boundary_map, n);
   const int local_total = static_cast<int>(read_element(local_map, static_cast<std::size_t>(n)));
   const int remote_total = static_cast<int>(read_element(remote_map, static_cast<std::size_t>(n)));
-  const int boundary_total = static_cast<int>(read_element(boundary_map, static_cast<std::size_t>(n)));
 
-  // The halo: the remote columns, distinct and increasing.
+  // The halo: the remote columns sorted, the first of each run kept.
   const index_view remote_columns(uninitialized("compound_sparse::remote_columns"), remote_total);
   Kokkos::parallel_for(
       "compound_sparse::split_remote_columns", policy(0, n), KOKKOS_LAMBDA(int r) {
@@ -100,12 +72,28 @@ DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, M
         for (int k = row_map(r); k < row_map(r + 1); ++k)
           if (entries(k) < first || entries(k) >= last) remote_columns(at++) = entries(k);
       });
-  DeviceRowSplit<Entry, MemorySpace> split;
-  split.halo_columns = distinct_increasing(remote_columns);
-  const int halo_size = static_cast<int>(split.halo_columns.size());
+  if (remote_total > 1) Kokkos::sort(remote_columns);
+  const auto runs = indices_where<execution_space>(
+      remote_total, KOKKOS_LAMBDA(int i) { return i == 0 || remote_columns(i) != remote_columns(i - 1); },
+      "compound_sparse::halo_runs");
+  const int halo_size = static_cast<int>(runs.extent(0));
   const index_view halo(uninitialized("compound_sparse::halo_columns"), halo_size);
-  Kokkos::deep_copy(halo, Kokkos::View<const int*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                              split.halo_columns.data(), split.halo_columns.size()));
+  Kokkos::parallel_for(
+      "compound_sparse::split_halo", policy(0, halo_size), KOKKOS_LAMBDA(int h) { halo(h) = remote_columns(runs(h)); });
+  DeviceRowSplit<Entry, MemorySpace> split;
+  const auto halo_on_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), halo);
+  split.halo_columns.assign(halo_on_host.data(), halo_on_host.data() + halo_size);
+
+  // The boundary rows (those with a remote non-zero) and the off-diagonal block's offsets:
+  // a boundary row's remote non-zeros start where remote_map says.
+  const auto boundary_rows = indices_where<execution_space>(
+      n, KOKKOS_LAMBDA(int r) { return remote_map(r + 1) > remote_map(r); }, "compound_sparse::boundary_rows");
+  const int boundary_total = static_cast<int>(boundary_rows.extent(0));
+  const index_view off_row_map(uninitialized("compound_sparse::off_diagonal_row_map"),
+                               static_cast<std::size_t>(boundary_total) + 1);
+  Kokkos::parallel_for(
+      "compound_sparse::split_off_diagonal_offsets", policy(0, boundary_total + 1),
+      KOKKOS_LAMBDA(int b) { off_row_map(b) = remote_map(b < boundary_total ? boundary_rows(b) : n); });
 
   // The blocks: each row's local non-zeros to the diagonal block, its remote ones to its row
   // of the off-diagonal block at their place in the halo (a row's increasing columns keep
@@ -115,18 +103,10 @@ DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, M
   const index_view remote_entries(uninitialized("compound_sparse::off_diagonal_entries"), remote_total);
   const Kokkos::View<Entry*, MemorySpace> remote_values(uninitialized("compound_sparse::off_diagonal_values"),
                                                         remote_total);
-  const index_view boundary_rows(uninitialized("compound_sparse::boundary_rows"), boundary_total);
-  const index_view off_row_map(uninitialized("compound_sparse::off_diagonal_row_map"),
-                               static_cast<std::size_t>(boundary_total) + 1);
   const index_view targets(uninitialized("compound_sparse::value_targets"), as_given ? own.num_entries() : 0);
   Kokkos::parallel_for(
       "compound_sparse::split_fill", policy(0, n), KOKKOS_LAMBDA(int r) {
         int local = local_map(r), remote = remote_map(r);
-        if (remote_map(r + 1) > remote) {
-          boundary_rows(boundary_map(r)) = r;
-          off_row_map(boundary_map(r)) = remote;
-        }
-        if (r == n - 1) off_row_map(boundary_map(n)) = remote_map(n);
         for (int k = row_map(r); k < row_map(r + 1); ++k) {
           const int c = entries(k);
           if (c >= first && c < last) {
@@ -140,7 +120,6 @@ DeviceRowSplit<Entry, MemorySpace> split_rows_on_device(const DeviceCsr<Entry, M
           }
         }
       });
-  if (n == 0) Kokkos::deep_copy(off_row_map, 0);  // the one offset of an empty block
   Kokkos::fence();
   split.diagonal.num_rows = split.diagonal.num_cols = n;
   split.diagonal.row_map = local_map;
