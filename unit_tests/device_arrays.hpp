@@ -1,10 +1,12 @@
 #pragma once
 // A matrix's arrays moved between host and device for the tests that compare builds: a
-// HostCsr as device CSR views, and two converted matrices' arrays compared bit for bit.
+// HostCsr as device CSR views (or as the library's DeviceCsr), and two converted matrices'
+// arrays compared bit for bit.
 
 #include <gtest/gtest.h>
 
 #include <Kokkos_Core.hpp>
+#include <compound_sparse/layouts/device_csr.hpp>
 #include <compound_sparse/layouts/host_csr.hpp>
 #include <cstring>
 #include <vector>
@@ -38,6 +40,13 @@ DeviceCsr<Offset, Entry> device_csr(const compound_sparse::HostCsr<Entry>& a) {
   Kokkos::deep_copy(d.entries, entries);
   Kokkos::deep_copy(d.values, values);
   return d;
+}
+
+/// `a` as the library's DeviceCsr: its arrays copied to the device, then make_device_csr.
+template <class Entry>
+compound_sparse::DeviceCsr<Entry, device_memory_space> on_device(const compound_sparse::HostCsr<Entry>& a) {
+  const auto d = device_csr<int>(a);
+  return compound_sparse::make_device_csr(a.num_cols, d.row_map, d.entries, d.values);
 }
 
 /// A host vector as a new device View.

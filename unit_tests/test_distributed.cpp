@@ -20,6 +20,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "device_arrays.hpp"    // on_device, device_copy
 #include "error_helpers.hpp"    // contains
 #include "spmv_test_suite.hpp"  // expect_matches_reference
 #include "test_matrices.hpp"
@@ -47,15 +48,6 @@ cs::TunedSpmvOptions quiet() {
   o.quick_tune = cs::QuickTune::Never;
   o.use_cache = false;
   return o;
-}
-
-/// `rows` as Views on the device, as an application that assembled them there holds them.
-template <class Entry>
-cs::DeviceCsr<Entry, typename cs::DistributedSpmv<Entry>::memory_space> on_device(const cs::HostCsr<Entry>& rows) {
-  using memory_space = typename cs::DistributedSpmv<Entry>::memory_space;
-  const auto list = [](const auto& v, const char* label) { return cs::impl::device_list<memory_space>(v, label); };
-  return cs::make_device_csr(rows.num_cols, list(rows.row_offsets, "row_map"), list(rows.col_indices, "entries"),
-                             list(rows.values, "values"));
 }
 
 /// An operator built from rows on the device must be the host-built one: the same split,
@@ -200,7 +192,6 @@ TEST(Distributed, RowsInAnyOrderWithDuplicatesAreSortedAndSummed) {
 // split must give the operator of the host's csr_from_coo of the whole list.
 TEST(Distributed, DeviceCooContributionsBuildTheOperatorOfTheHostMatrix) {
   using Q = cs::Quaternion<double>;
-  using memory_space = cs::DistributedSpmv<Q>::memory_space;
   std::mt19937 rng(31);
   const int n = 173;
   const auto base = random_csr<Q>(n, n, 0, 9, 40, rng);  // empty rows and a long one
@@ -221,8 +212,8 @@ TEST(Distributed, DeviceCooContributionsBuildTheOperatorOfTheHostMatrix) {
       cols.push_back(e.col);
       values.push_back(e.value);
     }
-  const auto list_view = [](const auto& v) { return cs::impl::device_list<memory_space>(v, "contributions"); };
-  const auto own = cs::device_csr_from_coo(p.size(rank()), n, list_view(rows), list_view(cols), list_view(values));
+  const auto own =
+      cs::device_csr_from_coo(p.size(rank()), n, device_copy(rows), device_copy(cols), device_copy(values));
   const cs::DistributedSpmv<Q> host(MPI_COMM_WORLD, p, cs::local_rows(whole, p, rank()), quiet());
   const cs::DistributedSpmv<Q> device(MPI_COMM_WORLD, p, own, quiet());
   expect_same_operator("a shuffled COO list with repeats", host, device, p, random_vector<Q>(n, rng));
@@ -231,7 +222,7 @@ TEST(Distributed, DeviceCooContributionsBuildTheOperatorOfTheHostMatrix) {
   rows.push_back(0);
   values.push_back(Q());
   try {
-    cs::device_csr_from_coo(p.size(rank()), n, list_view(rows), list_view(cols), list_view(values));
+    cs::device_csr_from_coo(p.size(rank()), n, device_copy(rows), device_copy(cols), device_copy(values));
     ADD_FAILURE() << "a column outside the matrix was taken";
   } catch (const cs::InvalidInput& e) {
     EXPECT_TRUE(contains(e.what(), "device_csr_from_coo: contribution " + std::to_string(rows.size() - 1) + " at (0, " +
@@ -255,7 +246,7 @@ void check_refresh(const std::string& what, const cs::HostCsr<Entry>& a, unsigne
   const cs::DistributedSpmv<Entry> host(MPI_COMM_WORLD, p, rows, quiet());
   const cs::DistributedSpmv<Entry> device(MPI_COMM_WORLD, p, on_device(rows), quiet());
   host.refresh(new_rows.values);
-  device.refresh(cs::impl::device_list<typename cs::DistributedSpmv<Entry>::memory_space>(new_rows.values, "new"));
+  device.refresh(device_copy(new_rows.values));
   const auto x = random_vector<V>(a.num_cols, rng);
   expect_same_operator(what + ", refreshed from the host-built operator", built_new, host, p, x);
   expect_same_operator(what + ", refreshed from the device-built operator", built_new, device, p, x);

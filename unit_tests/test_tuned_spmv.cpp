@@ -785,12 +785,6 @@ TEST(refresh, TunedSpmvRefreshGivesTheProductsOfTheNewValues) {
 // matrix as a HostCsr; quick tuning builds and checks its candidates there.
 namespace {
 
-template <class Entry>
-cs::DeviceCsr<Entry, compound_sparse_test::device_memory_space> on_device(const cs::HostCsr<Entry>& a) {
-  const auto d = compound_sparse_test::device_csr<int>(a);
-  return cs::make_device_csr(a.num_cols, d.row_map, d.entries, d.values);
-}
-
 ::testing::AssertionResult same_features(const cs::MatrixFeatures& a, const cs::MatrixFeatures& b) {
   // Bits, not tolerance: selection compares distances, and the cache matches fingerprints.
   const double av[] = {a.nnz_per_row_mean, a.nnz_per_row_max, a.nnz_per_row_stddev, a.bandwidth_mean, a.bandwidth_max};
