@@ -16,6 +16,10 @@
 // build also writes the row lengths, the columns and the padding (column 0, value zero)
 // in the same pass, so the layout is written once.
 //
+// The scratch tile is skewed (tile_index, column_index): in the load, a warp's threads
+// hold one or two rows' consecutive entries, which an unskewed tile puts a multiple of 32
+// banks apart, so every store of a component was serialised up to 32 ways.
+//
 // Every value is copied or summed exactly as before, component by component in the same
 // order: the results are bit for bit those of the host conversion.
 
@@ -150,9 +154,12 @@ struct TiledSlotWrite {
   Source source;
   Pattern pattern;
 
+  /// Scalars of the skewed tile, and ints of the skewed column tile.
+  static constexpr int tile_scalars = aos ? rows * band * size + band : size * band * (rows + 1);
+  static constexpr int column_ints = builds ? band * (rows + 1) : 0;
+
   static std::size_t scratch_bytes() {
-    return scalar_scratch::shmem_size(static_cast<std::size_t>(rows) * band * size) +
-           int_scratch::shmem_size(static_cast<std::size_t>(rows) * (builds ? 2 + band : 2));
+    return scalar_scratch::shmem_size(tile_scalars) + int_scratch::shmem_size(2 * rows + column_ints);
   }
   /// Teams: one per slice, or per 32 rows of Ell's stride.
   int league_size() const {
@@ -165,10 +172,10 @@ struct TiledSlotWrite {
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int group = team.league_rank();
     const int first_row = group * rows;
-    scalar_scratch tile(team.team_scratch(0), static_cast<std::size_t>(rows) * band * size);
+    scalar_scratch tile(team.team_scratch(0), tile_scalars);
     int_scratch begins(team.team_scratch(0), rows);
     int_scratch lengths(team.team_scratch(0), rows);
-    int_scratch columns(team.team_scratch(0), builds ? rows * band : 0);
+    int_scratch columns(team.team_scratch(0), column_ints);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, rows), [&](int i) {
       const int r = first_row + i;
       const int begin = r < num_rows ? static_cast<int>(row_map(r)) : 0;
@@ -205,7 +212,7 @@ struct TiledSlotWrite {
         const std::size_t p = static_cast<std::size_t>(begins(i)) + static_cast<std::size_t>(k0 + kk);
         const auto e = source.entry(p);
         for (int c = 0; c < size; ++c) tile(tile_index(i, kk, c)) = component_traits<entry_type>::get(e, c);
-        if constexpr (builds) columns(kk * rows + i) = static_cast<int>(pattern.entries(p)) - base;
+        if constexpr (builds) columns(column_index(i, kk)) = static_cast<int>(pattern.entries(p)) - base;
       });
       team.team_barrier();
       // Store: the band's slots in the inner layout's order.
@@ -230,20 +237,23 @@ struct TiledSlotWrite {
           const int i = t % rows, kk = t / rows;
           const int slot = slot_of(slice_first_slot, first_row, i, k0 + kk);
           using column_type = typename decltype(pattern.cols)::non_const_value_type;
-          pattern.cols(slot) = static_cast<column_type>(k0 + kk < lengths(i) ? columns(kk * rows + i) : 0);
+          pattern.cols(slot) = static_cast<column_type>(k0 + kk < lengths(i) ? columns(column_index(i, kk)) : 0);
         });
       team.team_barrier();
     }
   }
 
   /// Where component c of row i's band entry kk sits in scratch: in the order the store
-  /// loop reads it.
+  /// loop reads it, with one scalar of skew per band column (Aos) or per run of rows (Soa)
+  /// so that the load's writes of consecutive kk fall in different banks.
   KOKKOS_INLINE_FUNCTION static int tile_index(int i, int kk, int c) {
     if constexpr (aos)
-      return (kk * rows + i) * size + c;
+      return (kk * rows + i) * size + c + kk;
     else
-      return (c * band + kk) * rows + i;
+      return (c * band + kk) * (rows + 1) + i;
   }
+  /// Where row i's band column kk sits in the column tile, skewed as tile_index.
+  KOKKOS_INLINE_FUNCTION static int column_index(int i, int kk) { return kk * (rows + 1) + i; }
   KOKKOS_INLINE_FUNCTION int slot_of(int slice_first_slot, int first_row, int i, int k) const {
     if constexpr (is_sliced_ell<Outer>::value)
       return slice_first_slot + k * rows + i;
