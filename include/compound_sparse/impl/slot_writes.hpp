@@ -159,6 +159,10 @@ struct TiledSlotWrite {
   static constexpr int column_ints = builds ? band * (rows + 1) : 0;
 
   static std::size_t scratch_bytes() {
+    // The last element of each tile is inside its scratch: the skew must not run past it.
+    static_assert(tile_index(rows - 1, band - 1, size - 1) < tile_scalars, "the skewed tile overruns its scratch");
+    static_assert(!builds || column_index(rows - 1, band - 1) < column_ints,
+                  "the skewed column tile overruns its scratch");
     return scalar_scratch::shmem_size(tile_scalars) + int_scratch::shmem_size(2 * rows + column_ints);
   }
   /// Teams: one per slice, or per 32 rows of Ell's stride.
@@ -246,14 +250,14 @@ struct TiledSlotWrite {
   /// Where component c of row i's band entry kk sits in scratch: in the order the store
   /// loop reads it, with one scalar of skew per band column (Aos) or per run of rows (Soa)
   /// so that the load's writes of consecutive kk fall in different banks.
-  KOKKOS_INLINE_FUNCTION static int tile_index(int i, int kk, int c) {
+  KOKKOS_INLINE_FUNCTION static constexpr int tile_index(int i, int kk, int c) {
     if constexpr (aos)
       return (kk * rows + i) * size + c + kk;
     else
       return (c * band + kk) * (rows + 1) + i;
   }
   /// Where row i's band column kk sits in the column tile, skewed as tile_index.
-  KOKKOS_INLINE_FUNCTION static int column_index(int i, int kk) { return kk * (rows + 1) + i; }
+  KOKKOS_INLINE_FUNCTION static constexpr int column_index(int i, int kk) { return kk * (rows + 1) + i; }
   KOKKOS_INLINE_FUNCTION int slot_of(int slice_first_slot, int first_row, int i, int k) const {
     if constexpr (is_sliced_ell<Outer>::value)
       return slice_first_slot + k * rows + i;
