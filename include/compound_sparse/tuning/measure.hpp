@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <map>
@@ -68,6 +69,16 @@ struct MeasureOptions {
 /// Whether a bound of MeasureOptions (drop_slower_than, max_padding_ratio) is on.
 inline bool measure_bound_enabled(double factor) {
   return factor > 0 && std::isfinite(factor);
+}
+
+/// Slots a layout stores per non-zero (an empty matrix counts as one non-zero), and whether
+/// that passes max_padding_ratio: the measurement refuses such a layout before converting,
+/// and quick tuning does not name it as a candidate.
+inline double padding_ratio(std::uint64_t slots, std::size_t nonzeros) {
+  return static_cast<double>(slots) / static_cast<double>(std::max<std::size_t>(1, nonzeros));
+}
+inline bool pads_past_bound(double ratio, double max_padding_ratio) {
+  return measure_bound_enabled(max_padding_ratio) && ratio > max_padding_ratio;
 }
 
 /// The early-drop decision: whether a candidate whose first timed batch took
@@ -323,7 +334,6 @@ std::vector<Measurement> measure_variants(const Matrix& a, const MeasureInputs<E
     return first_seen.at(p.layout_name()) < first_seen.at(q.layout_name());
   });
   const std::size_t cache = default_device_info().l2_cache_bytes;
-  const double nonzeros = static_cast<double>(std::max<std::size_t>(1, a.num_entries()));
   // Per outer layout, computed once: each is a pass over the matrix (the 16-bit column
   // layouts' over every non-zero), which per key cost more than the keys' timing at 60M
   // non-zeros.
@@ -375,8 +385,8 @@ std::vector<Measurement> measure_variants(const Matrix& a, const MeasureInputs<E
         if (measure_bound_enabled(options.max_padding_ratio)) {
           const std::uint64_t stored =
               once(slots, key.outer, [&](const auto& o, const auto& h) { return registry.num_slots(o, h); });
-          const double ratio = static_cast<double>(stored) / nonzeros;
-          COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, ratio <= options.max_padding_ratio,
+          const double ratio = padding_ratio(stored, a.num_entries());
+          COMPOUND_SPARSE_REQUIRE_KIND(BudgetExceeded, !pads_past_bound(ratio, options.max_padding_ratio),
                                        key.outer << " would store " << stored << " slots for " << a.num_entries()
                                                  << " non-zeros (" << ratio << "x), over the padding bound of "
                                                  << options.max_padding_ratio << "x: refused before converting");

@@ -632,14 +632,14 @@ class TunedSpmv {
       // bound (MeasureOptions::max_padding_ratio): such a candidate would take a place and
       // time nothing, as padded layouts on an irregular matrix without a database record did.
       const double max_padding = MeasureOptions().max_padding_ratio;
-      const double nonzeros = static_cast<double>(std::max<std::size_t>(1, a.num_entries()));
       std::map<std::string, bool> over_padding_bound;
       const auto pads_too_much = [&](const VariantKey& k) {
+        if (!measure_bound_enabled(max_padding)) return false;  // no need to count the slots
         auto it = over_padding_bound.find(k.outer);
         if (it == over_padding_bound.end())
           it = over_padding_bound
-                   .emplace(k.outer, measure_bound_enabled(max_padding) &&
-                                         static_cast<double>(registry->num_slots(k.outer, a)) / nonzeros > max_padding)
+                   .emplace(k.outer, pads_past_bound(padding_ratio(registry->num_slots(k.outer, a), a.num_entries()),
+                                                     max_padding))
                    .first;
         return it->second;
       };
