@@ -103,7 +103,7 @@ struct ComputeGeometry {
   Points points;
   Cells cells;
   Geometry geometry;
-  KOKKOS_INLINE_FUNCTION void operator()(int t) const { geometry(t) = cell_geometry(points, cells, t); }
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const { geometry(t) = p1_stored(cell_geometry(points, cells, t)); }
 };
 
 /// The k of the slot of `column` among a layout row's slots (its columns increase with k).
@@ -169,7 +169,7 @@ struct SummedElementEntries {
   KOKKOS_INLINE_FUNCTION entry_type element_entry(int id) const {
     constexpr int n = nodes_per_cell;
     const int t = id / (n * n);
-    return problem.entry(geometry(t), t, (id / n) % n, id % n);
+    return problem.entry(p1_loaded(geometry(t)), t, (id / n) % n, id % n);
   }
 };
 
@@ -212,7 +212,7 @@ struct GatherRow {
   KOKKOS_INLINE_FUNCTION void operator()(int v) const {
     const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
     nodes.for_each_cell(v, [&](int t, int a) {
-      const P1Tet e = stored_geometry ? geometry(t) : cell_geometry(points, nodes.cells, t);
+      const P1Tet e = stored_geometry ? p1_loaded(geometry(t)) : cell_geometry(points, nodes.cells, t);
       for (int b = 0; b < Nodes::per_cell; ++b) {
         const int k = slot_position<Outer>(m, s, v, nodes.node(t, b));
         add_into_slot<false>(m.values, s.first + k * s.step, problem.entry(e, t, a, b));
@@ -335,16 +335,21 @@ class LagrangeAssembly {
   /// not hold.
   LagrangeAssembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, MemoryBudget budget = {})
       : mesh_(mesh), how_(how) {
-    const auto topology = checked_topology(mesh, how);
-    const auto& pattern = topology.pattern;
-    const impl::ZeroValues<Entry, MemorySpace> zeros;
-    if constexpr (std::is_same<Outer, Csr>::value)
-      matrix_ =
-          impl::csr_matrix_from_csr_views<Inner>(pattern.num_cols, pattern.row_map, pattern.entries, zeros, budget);
-    else
-      matrix_ = impl::padded_matrix_from_csr_views<Outer, Inner>(pattern.num_cols, pattern.row_map, pattern.entries,
-                                                                 zeros, budget);
-    prepare(topology);
+    {
+      const auto topology = checked_topology(mesh, how);
+      const auto& pattern = topology.pattern;
+      const impl::ZeroValues<Entry, MemorySpace> zeros;
+      if constexpr (std::is_same<Outer, Csr>::value)
+        matrix_ =
+            impl::csr_matrix_from_csr_views<Inner>(pattern.num_cols, pattern.row_map, pattern.entries, zeros, budget);
+      else
+        matrix_ = impl::padded_matrix_from_csr_views<Outer, Inner>(pattern.num_cols, pattern.row_map, pattern.entries,
+                                                                   zeros, budget);
+      prepare(topology);
+    }
+    // After the topology's pattern (and, for per_entry, its node-to-cell relation) is freed,
+    // so that the geometry, the largest thing a per-entry build keeps, is not held beside them.
+    allocate_geometry();
   }
 
   /// The same into `matrix`, a matrix of this layout that holds the mesh's pattern of this order
@@ -381,6 +386,7 @@ class LagrangeAssembly {
                                 << " of the matrix differs from the mesh's P" << Order << " pattern");
     matrix_ = matrix;
     prepare(topology);
+    allocate_geometry();
   }
 
   const matrix_type& matrix() const { return matrix_; }
@@ -390,7 +396,7 @@ class LagrangeAssembly {
   /// Device bytes kept besides the matrix: the geometry, the map, the node-to-cell relation or
   /// the colouring, and the boundary faces once a problem with boundary terms built them.
   std::size_t extra_bytes() const {
-    return geometry_.span() * sizeof(P1Tet) + nodes_.bytes() +
+    return geometry_.span() * sizeof(P1StoredTet) + nodes_.bytes() +
            (first_.span() + list_.span() + colouring_.cells.span() + boundary_.corners.span() +
             boundary_.vertex_offsets.span() + boundary_.vertex_faces.span()) *
                sizeof(int);
@@ -411,7 +417,7 @@ class LagrangeAssembly {
     const int num_cells = mesh_.num_cells();
     const Kokkos::RangePolicy<execution_space> cells(0, num_cells), rows(0, matrix_.num_rows);
     using points_view = decltype(mesh_.points);
-    using geometry_view = Kokkos::View<P1Tet*, MemorySpace>;
+    using geometry_view = Kokkos::View<P1StoredTet*, MemorySpace>;
     using index_view = Kokkos::View<int*, MemorySpace>;
     if (geometry_.extent(0) > 0)
       Kokkos::parallel_for("compound_sparse::fem_geometry", cells,
@@ -520,10 +526,14 @@ class LagrangeAssembly {
     } else {
       nodes_.cells = mesh_.cells;
     }
-    if (how_ == Summation::per_entry || how_ == Summation::per_node)
-      geometry_ = Kokkos::View<P1Tet*, MemorySpace>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::cell_geometry"), mesh_.num_cells());
     Kokkos::fence();
+  }
+
+  /// The per-cell geometry of the ways that store it (assemble() computes it).
+  void allocate_geometry() {
+    if (how_ == Summation::per_entry || how_ == Summation::per_node)
+      geometry_ = Kokkos::View<P1StoredTet*, MemorySpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::cell_geometry"), mesh_.num_cells());
   }
 
   /// The per-entry map: each non-zero's element entries, in cell order (impl::SlotEntries).
@@ -548,12 +558,12 @@ class LagrangeAssembly {
   DeviceTetMesh<MemorySpace> mesh_;
   Summation how_;
   matrix_type matrix_;
-  Kokkos::View<P1Tet*, MemorySpace> geometry_;   ///< per cell: per_entry, per_node
-  Kokkos::View<int*, MemorySpace> first_;        ///< per_entry: per non-zero, into list_; nnz + 1
-  Kokkos::View<int*, MemorySpace> list_;         ///< per_entry: element entry ids, by non-zero
-  nodes_type nodes_;                             ///< the cells always; the node-to-cell relation for the gathers
-  CellColouring<MemorySpace> colouring_;         ///< coloured_scatter
-  mutable BoundaryFaces<MemorySpace> boundary_;  ///< built by the first assemble of a problem with boundary terms
+  Kokkos::View<P1StoredTet*, MemorySpace> geometry_;  ///< per cell: per_entry, per_node
+  Kokkos::View<int*, MemorySpace> first_;             ///< per_entry: per non-zero, into list_; nnz + 1
+  Kokkos::View<int*, MemorySpace> list_;              ///< per_entry: element entry ids, by non-zero
+  nodes_type nodes_;                                  ///< the cells always; the node-to-cell relation for the gathers
+  CellColouring<MemorySpace> colouring_;              ///< coloured_scatter
+  mutable BoundaryFaces<MemorySpace> boundary_;       ///< built by the first assemble of a problem with boundary terms
   mutable bool boundary_built_ = false;
 };
 

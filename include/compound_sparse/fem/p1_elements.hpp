@@ -21,6 +21,11 @@ struct P1Tet {
   double grad[4][3];  ///< grad[a]: the gradient of corner a's basis function
 };
 
+/// grad[0] from grad[1..3]: the basis functions sum to one, so their gradients to zero.
+KOKKOS_INLINE_FUNCTION void p1_set_first_gradient(P1Tet& e) {
+  for (int k = 0; k < 3; ++k) e.grad[0][k] = -(e.grad[1][k] + e.grad[2][k] + e.grad[3][k]);
+}
+
 /// The geometry of the tetrahedron with corners x[0..3]; returns the determinant of its edge
 /// vectors x[a] - x[0] (0 or not finite for a cell without volume, whose gradients are then
 /// meaningless).
@@ -43,8 +48,36 @@ KOKKOS_INLINE_FUNCTION double p1_tet(const double (&x)[4][3], P1Tet& e) {
     e.grad[a + 1][1] = (unfused_multiply(u[2], v[0]) - unfused_multiply(u[0], v[2])) / det;
     e.grad[a + 1][2] = (unfused_multiply(u[0], v[1]) - unfused_multiply(u[1], v[0])) / det;
   }
-  for (int k = 0; k < 3; ++k) e.grad[0][k] = -(e.grad[1][k] + e.grad[2][k] + e.grad[3][k]);
+  p1_set_first_gradient(e);
   return det;
+}
+
+/// A P1Tet as the assemblies that keep every cell's geometry store it: its volume and the
+/// gradients of corners 1-3. Corner 0's gradient is their negated sum, recomputed on load by
+/// p1_tet's own expression, so the loaded geometry has the same bits; a fifth less to keep and
+/// to read back per element entry.
+struct P1StoredTet {
+  double volume;
+  double grad[3][3];  ///< grad[a]: the gradient of corner a + 1's basis function
+};
+
+/// What a P1StoredTet keeps of e.
+KOKKOS_INLINE_FUNCTION P1StoredTet p1_stored(const P1Tet& e) {
+  P1StoredTet s;
+  s.volume = e.volume;
+  for (int a = 0; a < 3; ++a)
+    for (int k = 0; k < 3; ++k) s.grad[a][k] = e.grad[a + 1][k];
+  return s;
+}
+
+/// The P1Tet that s was stored from, bit for bit.
+KOKKOS_INLINE_FUNCTION P1Tet p1_loaded(const P1StoredTet& s) {
+  P1Tet e;
+  e.volume = s.volume;
+  for (int a = 0; a < 3; ++a)
+    for (int k = 0; k < 3; ++k) e.grad[a + 1][k] = s.grad[a][k];
+  p1_set_first_gradient(e);
+  return e;
 }
 
 /// g_a . g_b.

@@ -84,16 +84,18 @@ struct P2RowLength {
 
 /// Node n's row by a team, written in increasing order into its counted place; wrong_rows()
 /// counts the rows whose distinct nodes are not their counted length. The candidates are the
-/// ten nodes of each cell of n's first end, or -1 for a cell without its second end (an edge's
-/// row: its cells are those of its first end that have its second); they are kept and ranked
-/// in scratch as p1_pattern's. A node whose first end has more than capacity / 10 cells is
-/// written by one thread of its team (walk_row).
+/// ten nodes of each of n's cells, kept and ranked in scratch as p1_pattern's. A vertex's cells
+/// are its incident cells; an edge's are those of its first end that have its second, listed
+/// in scratch first: ranking the ten nodes of all of its first end's cells (about five times as
+/// many, most of them not in the row) costs quadratically more. A node of more than
+/// capacity / 10 cells is written by one thread of its team (walk_row).
 template <class ExecutionSpace, class Cells, class Incident, class EdgeVertices, class CellEdges, class RowMap,
           class Entries, class Count>
 struct P2RowByTeam {
   using member_type = typename Kokkos::TeamPolicy<ExecutionSpace>::member_type;
   using int_scratch = Kokkos::View<int*, typename ExecutionSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr int capacity = 1024;
+  static constexpr int max_cells = capacity / 10;  ///< cells of a row ranked in scratch
   Cells cells;
   Incident incident;
   EdgeVertices edge_vertices;
@@ -107,10 +109,25 @@ struct P2RowByTeam {
   }
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& team) const {
     const int n = team.league_rank();
-    const int v = n < num_points ? n : edge_vertices(n - num_points, 0);
-    const int w = n < num_points ? n : edge_vertices(n - num_points, 1);
-    const int begin = incident.offsets(v), candidates = 10 * (incident.offsets(v + 1) - begin);
+    const bool edge = n >= num_points;
+    const int v = edge ? edge_vertices(n - num_points, 0) : n;
+    const int w = edge ? edge_vertices(n - num_points, 1) : n;
+    const int begin = incident.offsets(v), cells_of_v = incident.offsets(v + 1) - begin;
     const int row_begin = row_map(n), row_end = row_map(n + 1);
+    const int_scratch row_cells(team.team_scratch(0), max_cells), listed(team.team_scratch(0), 1);
+    int num_cells = cells_of_v;
+    if (edge && cells_of_v > 0) {
+      Kokkos::parallel_scan(Kokkos::TeamThreadRange(team, cells_of_v), [&](int j, int& before, bool final) {
+        const int t = incident.cells(begin + j);
+        const bool on_edge = has_both(cells, t, v, w);
+        if (final && on_edge && before < max_cells) row_cells(before) = t;
+        before += on_edge ? 1 : 0;
+        if (final && j == cells_of_v - 1) listed(0) = before;
+      });
+      team.team_barrier();
+      num_cells = listed(0);
+    }
+    const int candidates = 10 * num_cells;
     int length = 0;
     if (candidates > capacity) {
       Kokkos::single(
@@ -118,8 +135,8 @@ struct P2RowByTeam {
     } else {
       const int_scratch values(team.team_scratch(0), capacity), kept(team.team_scratch(0), capacity);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(team, candidates), [&](int i) {
-        const int t = incident.cells(begin + i / 10);
-        values(i) = has_both(cells, t, v, w) ? node(t, i % 10) : -1;
+        const int t = edge ? row_cells(i / 10) : incident.cells(begin + i / 10);
+        values(i) = node(t, i % 10);
       });
       team.team_barrier();
       length = team_keep_first_occurrences(team, values, kept, candidates);
@@ -147,7 +164,9 @@ struct P2RowByTeam {
     heap_sort(entries, row_begin, at < row_end ? at : row_end);
     return at - row_begin;
   }
-  static std::size_t scratch_bytes() { return 2 * int_scratch::shmem_size(capacity); }
+  static std::size_t scratch_bytes() {
+    return int_scratch::shmem_size(max_cells) + int_scratch::shmem_size(1) + 2 * int_scratch::shmem_size(capacity);
+  }
 };
 
 }  // namespace impl
