@@ -97,13 +97,21 @@ KOKKOS_INLINE_FUNCTION P1Tet cell_geometry(const Points& points, const Cells& ce
   return e;
 }
 
+/// The geometry as a way of summing stores it: whole, or without corner 0's gradient.
+KOKKOS_INLINE_FUNCTION void store_geometry(const P1Tet& e, P1Tet& stored) {
+  stored = e;
+}
+KOKKOS_INLINE_FUNCTION void store_geometry(const P1Tet& e, P1StoredTet& stored) {
+  stored = p1_stored(e);
+}
+
 /// geometry(t) for every cell.
 template <class Points, class Cells, class Geometry>
 struct ComputeGeometry {
   Points points;
   Cells cells;
   Geometry geometry;
-  KOKKOS_INLINE_FUNCTION void operator()(int t) const { geometry(t) = p1_stored(cell_geometry(points, cells, t)); }
+  KOKKOS_INLINE_FUNCTION void operator()(int t) const { store_geometry(cell_geometry(points, cells, t), geometry(t)); }
 };
 
 /// The k of the slot of `column` among a layout row's slots (its columns increase with k).
@@ -169,7 +177,7 @@ struct SummedElementEntries {
   KOKKOS_INLINE_FUNCTION entry_type element_entry(int id) const {
     constexpr int n = nodes_per_cell;
     const int t = id / (n * n);
-    return problem.entry(p1_loaded(geometry(t)), t, (id / n) % n, id % n);
+    return problem.entry(geometry(t), t, (id / n) % n, id % n);
   }
 };
 
@@ -396,7 +404,7 @@ class LagrangeAssembly {
   /// Device bytes kept besides the matrix: the geometry, the map, the node-to-cell relation or
   /// the colouring, and the boundary faces once a problem with boundary terms built them.
   std::size_t extra_bytes() const {
-    return geometry_.span() * sizeof(P1StoredTet) + nodes_.bytes() +
+    return entry_geometry_.span() * sizeof(P1Tet) + geometry_.span() * sizeof(P1StoredTet) + nodes_.bytes() +
            (first_.span() + list_.span() + colouring_.cells.span() + boundary_.corners.span() +
             boundary_.vertex_offsets.span() + boundary_.vertex_faces.span()) *
                sizeof(int);
@@ -418,14 +426,13 @@ class LagrangeAssembly {
     const Kokkos::RangePolicy<execution_space> cells(0, num_cells), rows(0, matrix_.num_rows);
     using points_view = decltype(mesh_.points);
     using geometry_view = Kokkos::View<P1StoredTet*, MemorySpace>;
+    using entry_geometry_view = Kokkos::View<P1Tet*, MemorySpace>;
     using index_view = Kokkos::View<int*, MemorySpace>;
-    if (geometry_.extent(0) > 0)
-      Kokkos::parallel_for("compound_sparse::fem_geometry", cells,
-                           impl::ComputeGeometry<points_view, decltype(mesh_.cells), geometry_view>{
-                               mesh_.points, mesh_.cells, geometry_});
+    compute_geometry(geometry_);
+    compute_geometry(entry_geometry_);
     if (how_ == Summation::per_entry) {
-      const impl::SummedElementEntries<nodes_per_cell, Problem, geometry_view, index_view> sums{problem, geometry_,
-                                                                                                first_, list_};
+      const impl::SummedElementEntries<nodes_per_cell, Problem, entry_geometry_view, index_view> sums{
+          problem, entry_geometry_, first_, list_};
       if constexpr (std::is_same<Outer, Csr>::value)
         impl::copy_csr_values<execution_space>("compound_sparse::fem_per_entry", matrix_.values, sums,
                                                matrix_.num_entries);
@@ -529,9 +536,24 @@ class LagrangeAssembly {
     Kokkos::fence();
   }
 
-  /// The per-cell geometry of the ways that store it (assemble() computes it).
+  /// Every cell's geometry into `geometry`, if this way of summing stores it there.
+  template <class Geometry>
+  void compute_geometry(const Geometry& geometry) const {
+    if (geometry.extent(0) == 0) return;
+    Kokkos::parallel_for("compound_sparse::fem_geometry", Kokkos::RangePolicy<execution_space>(0, mesh_.num_cells()),
+                         impl::ComputeGeometry<decltype(mesh_.points), decltype(mesh_.cells), Geometry>{
+                             mesh_.points, mesh_.cells, geometry});
+  }
+
+  /// The per-cell geometry of the ways that store it (assemble() computes it). A per-entry
+  /// sum reads a few values of its cell's geometry per element entry, in place, so it keeps the
+  /// whole P1Tet; the row gather reads each cell's once into registers, so it keeps the smaller
+  /// P1StoredTet and recomputes the rest.
   void allocate_geometry() {
-    if (how_ == Summation::per_entry || how_ == Summation::per_node)
+    if (how_ == Summation::per_entry)
+      entry_geometry_ = Kokkos::View<P1Tet*, MemorySpace>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::cell_geometry"), mesh_.num_cells());
+    if (how_ == Summation::per_node)
       geometry_ = Kokkos::View<P1StoredTet*, MemorySpace>(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::cell_geometry"), mesh_.num_cells());
   }
@@ -558,7 +580,8 @@ class LagrangeAssembly {
   DeviceTetMesh<MemorySpace> mesh_;
   Summation how_;
   matrix_type matrix_;
-  Kokkos::View<P1StoredTet*, MemorySpace> geometry_;  ///< per cell: per_entry, per_node
+  Kokkos::View<P1Tet*, MemorySpace> entry_geometry_;  ///< per cell: per_entry
+  Kokkos::View<P1StoredTet*, MemorySpace> geometry_;  ///< per cell: per_node
   Kokkos::View<int*, MemorySpace> first_;             ///< per_entry: per non-zero, into list_; nnz + 1
   Kokkos::View<int*, MemorySpace> list_;              ///< per_entry: element entry ids, by non-zero
   nodes_type nodes_;                                  ///< the cells always; the node-to-cell relation for the gathers

@@ -55,7 +55,7 @@ KOKKOS_INLINE_FUNCTION double p1_tet(const double (&x)[4][3], P1Tet& e) {
 /// A P1Tet as the assemblies that keep every cell's geometry store it: its volume and the
 /// gradients of corners 1-3. Corner 0's gradient is their negated sum, recomputed on load by
 /// p1_tet's own expression, so the loaded geometry has the same bits; a fifth less to keep and
-/// to read back per element entry.
+/// to read for a row gather, which loads a cell's geometry whole.
 struct P1StoredTet {
   double volume;
   double grad[3][3];  ///< grad[a]: the gradient of corner a + 1's basis function
