@@ -18,7 +18,11 @@ set_target_properties(compound_sparse_zoo PROPERTIES EXPORT_NAME zoo)
 # compound_sparse_warnings is linked PRIVATE; a static library still names it in
 # its exported link interface ($<LINK_ONLY:...>, which carries no flags), so it
 # must be part of the export set.
-install(TARGETS compound_sparse compound_sparse_zoo compound_sparse_warnings
+set(_cs_installed_targets compound_sparse compound_sparse_zoo compound_sparse_warnings)
+if(TARGET compound_sparse_generated)  # CUDA builds: CompoundSparse::generated_operators
+  list(APPEND _cs_installed_targets compound_sparse_generated)
+endif()
+install(TARGETS ${_cs_installed_targets}
         EXPORT CompoundSparseTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -13,6 +13,9 @@
 #include <compound_sparse/entries/block.hpp>
 #include <compound_sparse/entries/quaternion.hpp>
 #include <compound_sparse/operators/generated_kernel_source.hpp>
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <compound_sparse/operators/generated_operator_kernel.hpp>
+#endif
 #include <compound_sparse/operators/operator_choice.hpp>
 #include <compound_sparse/operators/operator_kernels.hpp>
 #include <compound_sparse/operators/operator_records.hpp>
@@ -262,14 +265,50 @@ void run_generated(const HostBuiltKernels& built, const cs::GeneratedKernelSourc
       }
 }
 
+/// Random B and C0 of n vectors for `op`, and what C starts as: C0, or NaN everywhere when
+/// beta is zero, as C is not read then and NaN there must not reach the result.
+template <class Entry>
+struct RandomPanels {
+  using vector_type = typename cs::ConstantOperator<Entry>::vector_type;
+  std::vector<vector_type> b, c0, start;
+  RandomPanels(const cs::ConstantOperator<Entry>& op, std::int64_t n, bool beta_zero, std::mt19937& rng)
+      : b(static_cast<std::size_t>(op.cols() * n)), c0(static_cast<std::size_t>(op.rows() * n)) {
+    for (auto& v : b) v = random_value<vector_type>(rng);
+    for (auto& v : c0) v = random_value<vector_type>(rng);
+    start = c0;
+    if (beta_zero)
+      for (auto& v : start)
+        for (int q = 0; q < cs::component_traits<vector_type>::size; ++q)
+          cs::component_traits<vector_type>::get(v, q) =
+              std::numeric_limits<typename cs::component_traits<vector_type>::scalar_type>::quiet_NaN();
+  }
+};
+
+/// `got` within the entry type's tolerance of the double reference `expected`, relative to the
+/// largest reference value and the operator's width.
+template <class Entry, class Vector, class WideVector>
+void expect_near_reference(const cs::ConstantOperator<Entry>& op, const std::vector<Vector>& got,
+                           const std::vector<WideVector>& expected, const std::string& context) {
+  using wide_components = cs::component_traits<WideVector>;
+  ASSERT_EQ(got.size(), expected.size()) << context;
+  double scale = 1, worst = 0;
+  for (const auto& v : expected)
+    for (int q = 0; q < wide_components::size; ++q) scale = std::max(scale, std::abs(wide_components::get(v, q)));
+  for (std::size_t k = 0; k < got.size(); ++k)
+    for (int q = 0; q < wide_components::size; ++q) {
+      const double g = cs::component_traits<Vector>::get(got[k], q);
+      worst = std::max(worst, std::isfinite(g) ? std::abs(g - wide_components::get(expected[k], q))
+                                               : std::numeric_limits<double>::infinity());
+    }
+  EXPECT_LE(worst, tolerance<Entry>() * scale * (1 + op.cols())) << context;
+}
+
 /// Every operator of `ops`, both generated shapes, beta zero and not: the host-compiled
 /// kernels against the double reference.
 template <class Entry>
 void check_generated(const std::vector<cs::ConstantOperator<Entry>>& ops) {
   using op_type = cs::ConstantOperator<Entry>;
-  using vector_type = typename op_type::vector_type;
   using coefficient = typename op_type::coefficient_type;
-  using scalar = typename op_type::scalar_type;
   std::mt19937 rng(21);
   const std::int64_t n = 77;  // three blocks of 32, the last partial
   struct Case {
@@ -295,31 +334,13 @@ void check_generated(const std::vector<cs::ConstantOperator<Entry>>& ops) {
   const HostBuiltKernels built(sources);
   for (const auto& cs_case : cases) {
     const auto& op = *cs_case.op;
-    std::vector<vector_type> b(static_cast<std::size_t>(op.cols() * n)), c0(static_cast<std::size_t>(op.rows() * n));
-    for (auto& v : b) v = random_value<vector_type>(rng);
-    for (auto& v : c0) v = random_value<vector_type>(rng);
-    auto start = c0;
-    if (cs::is_zero(cs_case.beta))
-      for (auto& v : start)
-        for (int q = 0; q < cs::component_traits<vector_type>::size; ++q)
-          cs::component_traits<vector_type>::get(v, q) = std::numeric_limits<scalar>::quiet_NaN();
-    const auto b_panel = cs::operator_panel_from_host<Entry, Kokkos::HostSpace>("b", op.cols(), n, b);
-    const auto c_panel = cs::operator_panel_from_host<Entry, Kokkos::HostSpace>("c", op.rows(), n, start);
+    const RandomPanels<Entry> panels(op, n, cs::is_zero(cs_case.beta), rng);
+    const auto b_panel = cs::operator_panel_from_host<Entry, Kokkos::HostSpace>("b", op.cols(), n, panels.b);
+    const auto c_panel = cs::operator_panel_from_host<Entry, Kokkos::HostSpace>("c", op.rows(), n, panels.start);
     run_generated(built, cs_case.kernel, n, b_panel.data(), c_panel.data());
-    const auto got = cs::operator_panel_to_host<Entry>(c_panel);
-    const auto expected = reference(op, cs_case.alpha, b, cs_case.beta, c0, n);
-    using wide_components = cs::component_traits<typename std::decay_t<decltype(expected)>::value_type>;
-    double scale = 1, worst = 0;
-    for (const auto& v : expected)
-      for (int q = 0; q < wide_components::size; ++q) scale = std::max(scale, std::abs(wide_components::get(v, q)));
-    for (std::size_t k = 0; k < got.size(); ++k)
-      for (int q = 0; q < wide_components::size; ++q) {
-        const double g = cs::component_traits<vector_type>::get(got[k], q);
-        worst = std::max(worst, std::isfinite(g) ? std::abs(g - wide_components::get(expected[k], q))
-                                                 : std::numeric_limits<double>::infinity());
-      }
-    EXPECT_LE(worst, tolerance<Entry>() * scale * (1 + op.cols())) << cs_case.kernel.name << "\n"
-                                                                   << cs_case.kernel.source;
+    expect_near_reference(op, cs::operator_panel_to_host<Entry>(c_panel),
+                          reference(op, cs_case.alpha, panels.b, cs_case.beta, panels.c0, n),
+                          cs_case.kernel.name + "\n" + cs_case.kernel.source);
   }
 }
 
@@ -333,6 +354,86 @@ TYPED_TEST(ConstantOperatorShapes, GeneratedKernelsMatchTheDoubleReference) {
       random_operator<Entry>(2, 5, 1.0, -1, 32u)};               // fewer rows than splits
   check_generated(ops);
 }
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// ---- generated kernels compiled by NVRTC and run on the device (CUDA builds) ------------------
+
+/// Every operator of `ops`, both generated shapes, beta zero (C holding NaN) and not, on widths
+/// that are no multiple of a block (of 64 threads): the NVRTC-compiled kernels against the
+/// double reference.
+template <class Entry>
+void check_nvrtc_kernels(const std::vector<cs::ConstantOperator<Entry>>& ops) {
+  using op_type = cs::ConstantOperator<Entry>;
+  using coefficient = typename op_type::coefficient_type;
+  std::mt19937 rng(41);
+  for (const auto& op : ops)
+    for (const auto shape : {cs::OperatorShape::ColumnStream, cs::OperatorShape::RowSplit})
+      for (const bool beta_zero : {true, false}) {
+        cs::GeneratedKernelOptions options;
+        options.shape = shape;
+        options.block_size = 64;
+        const auto alpha = random_value<coefficient>(rng);
+        const auto beta = beta_zero ? coefficient{} : random_value<coefficient>(rng);
+        const cs::GeneratedOperatorKernel<Entry> kernel(op, alpha, beta, options);
+        EXPECT_EQ(kernel.shape(), op.rows() > 1 ? shape : cs::OperatorShape::ColumnStream);
+        for (const std::int64_t n : {std::int64_t(1), std::int64_t(77), std::int64_t(1000)}) {
+          const RandomPanels<Entry> panels(op, n, beta_zero, rng);
+          const auto b_panel = cs::operator_panel_from_host<Entry>("b", op.cols(), n, panels.b);
+          const auto c_panel = cs::operator_panel_from_host<Entry>("c", op.rows(), n, panels.start);
+          kernel.apply(b_panel, c_panel);
+          Kokkos::fence();
+          expect_near_reference(
+              op, cs::operator_panel_to_host<Entry>(c_panel), reference(op, alpha, panels.b, beta, panels.c0, n),
+              std::to_string(op.rows()) + "x" + std::to_string(op.cols()) + " " + cs::to_string(shape) +
+                  " n=" + std::to_string(n) + (beta_zero ? " beta=0" : " beta!=0"));
+        }
+      }
+}
+
+TYPED_TEST(ConstantOperatorShapes, NvrtcKernelsMatchTheDoubleReference) {
+  using Entry = TypeParam;
+  const auto hex = zoo::fr_operators(zoo::ElementShape::Hexahedron, 2)[1];   // 81 x 27, tensor: sparse
+  const auto tet = zoo::fr_operators(zoo::ElementShape::Tetrahedron, 2)[0];  // dense
+  check_nvrtc_kernels<Entry>({random_operator<Entry>(9, 7, 0.4, 4, 51u),     // row 4 empty
+                              cs::constant_operator_from_real<Entry>(hex.rows, hex.cols, hex.values),
+                              cs::constant_operator_from_real<Entry>(tet.rows, tet.cols, tet.values),
+                              cs::ConstantOperator<Entry>(3, 2, std::vector<Entry>(6)),  // all zero
+                              random_operator<Entry>(2, 5, 1.0, -1, 52u)});              // fewer rows than splits
+}
+
+TEST(ConstantOperator, NvrtcCompilesEachKernelOncePerProcess) {
+  const auto op = random_operator<double>(12, 8, 0.3, -1, 61u);
+  const std::size_t before = cs::impl::generated_kernels_compiled();
+  const cs::GeneratedOperatorKernel<double> first(op, 2.0, 0.0);
+  EXPECT_GT(first.compile_seconds(), 0.0);
+  EXPECT_EQ(cs::impl::generated_kernels_compiled(), before + 1);
+  const cs::GeneratedOperatorKernel<double> again(op, 2.0, 0.0);  // the same source: from the cache
+  EXPECT_EQ(again.compile_seconds(), 0.0);
+  EXPECT_EQ(cs::impl::generated_kernels_compiled(), before + 1);
+  const cs::GeneratedOperatorKernel<double> other_alpha(op, 3.0, 0.0);  // alpha is in the code
+  EXPECT_GT(other_alpha.compile_seconds(), 0.0);
+  EXPECT_EQ(cs::impl::generated_kernels_compiled(), before + 2);
+}
+
+TEST(ConstantOperator, NvrtcKernelRefusesBadPanels) {
+  const auto op = random_operator<double>(5, 4, 0.5, -1, 71u);
+  const cs::GeneratedOperatorKernel<double> kernel(op, 1.0, 0.0);
+  const auto b = cs::make_operator_panel<double>("b", 4, 10);
+  const auto c = cs::make_operator_panel<double>("c", 5, 10);
+  expect_error<cs::InvalidInput>([&] { kernel.apply(c, c); }, "B has 5 rows");
+  expect_error<cs::InvalidInput>([&] { kernel.apply(b, b); }, "C has 4 rows");
+  expect_error<cs::InvalidInput>([&] { kernel.apply(b, cs::make_operator_panel<double>("c", 5, 11)); },
+                                 "B holds 10 vectors and C 11");
+  const auto shared = cs::make_operator_panel<double>("shared", 9, 10);
+  const cs::OperatorPanel<double> b_part = Kokkos::subview(shared, std::make_pair(0, 4), Kokkos::ALL());
+  const cs::OperatorPanel<double> c_part = Kokkos::subview(shared, std::make_pair(3, 8), Kokkos::ALL());
+  expect_error<cs::InvalidInput>([&] { kernel.apply(b_part, c_part); }, "overlaps the input B");
+  cs::GeneratedKernelOptions options;
+  options.row_splits = 70000;
+  expect_error<cs::InvalidInput>([&] { cs::GeneratedOperatorKernel<double>(op, 1.0, 0.0, options); },
+                                 "65535 blocks in y");
+}
+#endif
 
 TEST(ConstantOperator, GeneratedSourceHoldsOnlyTheNonZeros) {
   // Column 2 of A is zero: B's rows 2 (real) and 4-5 (complex) are never read, and there is one

@@ -21,7 +21,6 @@
 #include <string>
 
 #include "../error.hpp"
-#include "../impl/overlap.hpp"
 #include "../impl/team_launch.hpp"  // is_gpu_space
 #include "constant_operator.hpp"
 #include "operator_panel.hpp"
@@ -193,17 +192,7 @@ class OperatorKernel {
   /// C <- alpha A B + beta C (alpha as built). B holds cols() rows, C rows(), both n vectors;
   /// C must not overlap B. With beta zero C is not read, so it may hold anything.
   void apply(const panel_type& b, const coefficient_type& beta, const panel_type& c) const {
-    COMPOUND_SPARSE_REQUIRE(static_cast<std::int64_t>(b.extent(0)) == static_cast<std::int64_t>(cols_) * components,
-                            "constant operator: B has " << b.extent(0) / components << " rows, the " << rows_ << " x "
-                                                        << cols_ << " operator needs " << cols_);
-    COMPOUND_SPARSE_REQUIRE(static_cast<std::int64_t>(c.extent(0)) == static_cast<std::int64_t>(rows_) * components,
-                            "constant operator: C has " << c.extent(0) / components << " rows, the " << rows_ << " x "
-                                                        << cols_ << " operator needs " << rows_);
-    COMPOUND_SPARSE_REQUIRE(b.extent(1) == c.extent(1),
-                            "constant operator: B holds " << b.extent(1) << " vectors and C " << c.extent(1));
-    COMPOUND_SPARSE_REQUIRE(!impl::overlaps(impl::footprint_of(b), impl::footprint_of(c)),
-                            "constant operator: the output panel C overlaps the input B; the product would "
-                            "read values it has already overwritten");
+    impl::require_operator_panels<Entry>(b, c, rows_, cols_, "constant operator");
     const std::int64_t n = static_cast<std::int64_t>(b.extent(1));
     if (n == 0) return;
     const bool read_c = !is_zero(beta);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "../error.hpp"
+#include "../impl/overlap.hpp"
 #include "constant_operator.hpp"
 
 namespace compound_sparse {
@@ -65,5 +66,29 @@ std::vector<typename ConstantOperator<Entry>::vector_type> operator_panel_to_hos
             host(static_cast<std::size_t>(r * vector_components::size + c), j);
   return values;
 }
+
+namespace impl {
+
+/// What every kernel of a rows x cols operator requires of its panels, else InvalidInput
+/// naming `who`: B of cols rows, C of rows rows, as many vectors in each, and C not
+/// overlapping B (the product would read values it had overwritten).
+template <class Entry, class MemorySpace>
+void require_operator_panels(const OperatorPanel<Entry, MemorySpace>& b, const OperatorPanel<Entry, MemorySpace>& c,
+                             int rows, int cols, const char* who) {
+  constexpr int components = ConstantOperator<Entry>::components;
+  COMPOUND_SPARSE_REQUIRE(static_cast<std::int64_t>(b.extent(0)) == static_cast<std::int64_t>(cols) * components,
+                          who << ": B has " << b.extent(0) / components << " rows, the " << rows << " x " << cols
+                              << " operator needs " << cols);
+  COMPOUND_SPARSE_REQUIRE(static_cast<std::int64_t>(c.extent(0)) == static_cast<std::int64_t>(rows) * components,
+                          who << ": C has " << c.extent(0) / components << " rows, the " << rows << " x " << cols
+                              << " operator needs " << rows);
+  COMPOUND_SPARSE_REQUIRE(b.extent(1) == c.extent(1),
+                          who << ": B holds " << b.extent(1) << " vectors and C " << c.extent(1));
+  COMPOUND_SPARSE_REQUIRE(!overlaps(footprint_of(b), footprint_of(c)),
+                          who << ": the output panel C overlaps the input B; the product would read values it has "
+                                 "already overwritten");
+}
+
+}  // namespace impl
 
 }  // namespace compound_sparse
