@@ -10,8 +10,13 @@ execute_process(COMMAND "${ZOO}" --out "${OUT}/zoo" --scale small --only "${MATR
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compound-zoo failed (${rc})")
 endif()
+# VARIANTS (optional): only these variants of ours, instead of the whole search.
+set(variant_args "")
+if(VARIANTS)
+  set(variant_args --variants "${VARIANTS}")
+endif()
 execute_process(COMMAND "${BENCH}" --zoo "${OUT}/zoo/index.json" --out "${OUT}/bench" --precision double,mixed,float
-                        --ops N,T,H --samples 2 --batch 1 RESULT_VARIABLE rc)
+                        --ops N,T,H --samples 2 --batch 1 ${variant_args} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "compound-bench failed (${rc})")
 endif()
