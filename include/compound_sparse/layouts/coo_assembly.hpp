@@ -14,8 +14,14 @@
 // layout from that pattern (device_build.hpp) and keeps, for every stored non-zero, the list
 // of its contributions in that order, and where each row's non-zeros start. assemble(values)
 // then sums each non-zero's contributions, first to last, into its slot (impl/slot_writes.hpp):
-// no sort, no atomics, and no CSR of values in between, so a step moves only the
-// contributions' values and the matrix's.
+// no sort and no atomics. Into Csr the sums go straight to the values. Into a padded layout
+// they are summed inside the tiled write's load, unless the list holds four contributions or
+// more per non-zero on average (a mesh's element matrices: about six): then they go first into
+// a View of the sums in CSR order, a thread per non-zero, which the tiled write moves into the
+// slots. The tile's scratch leaves few warps on a multiprocessor to wait out many scattered
+// loads, a plain launch many; with few contributions, writing and reading the sums again costs
+// more than it saves. That View (one entry per non-zero) is allocated by the first assemble()
+// and kept.
 //
 // Deterministic: the sums run in the order csr_from_coo sums them (the order of the list),
 // so the matrix is bit for bit csr_from_coo followed by the conversion, whatever order the
@@ -44,6 +50,14 @@
 
 namespace compound_sparse {
 namespace impl {
+
+/// out(p) = source.entry(p): a thread per non-zero, the sums in CSR order.
+template <class Out, class Source>
+struct StoreEntries {
+  Out out;
+  Source source;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t p) const { out(p) = source.entry(p); }
+};
 
 /// Throws InvalidInput naming `operation` and the first contribution (rows(i), cols(i))
 /// outside the matrix.
@@ -289,9 +303,9 @@ class CooAssembly {
                                                                                  << " contributions");
     using index_view = Kokkos::View<int*, MemorySpace>;
     const impl::SummedContributions<index_view, Values> sums{first_contribution_, contributions_, values};
-    if constexpr (std::is_same<Outer, Csr>::value)
+    if constexpr (std::is_same<Outer, Csr>::value) {
       impl::copy_csr_values<execution_space>("compound_sparse::assemble", matrix_.values, sums, matrix_.num_entries);
-    else
+    } else if (num_contributions_ < sum_first_from * matrix_.num_entries) {
       impl::run_tiled_slot_write(
           "compound_sparse::assemble",
           impl::TiledSlotWrite<Outer, matrix_type, index_view, decltype(sums)>{matrix_.num_rows,
@@ -302,15 +316,38 @@ class CooAssembly {
                                                                                row_map_,
                                                                                sums,
                                                                                {}});
+    } else {
+      using sums_view = Kokkos::View<Entry*, MemorySpace>;
+      if (csr_sums_.extent(0) != matrix_.num_entries)
+        csr_sums_ = sums_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::assembled_sums"),
+                              matrix_.num_entries);
+      Kokkos::parallel_for("compound_sparse::assemble_sums",
+                           Kokkos::RangePolicy<execution_space>(0, matrix_.num_entries),
+                           impl::StoreEntries<sums_view, decltype(sums)>{csr_sums_, sums});
+      using summed = impl::EntryComponents<sums_view>;
+      impl::run_tiled_slot_write("compound_sparse::assemble",
+                                 impl::TiledSlotWrite<Outer, matrix_type, index_view, summed>{matrix_.num_rows,
+                                                                                              matrix_.ell_stride,
+                                                                                              matrix_.ell_width,
+                                                                                              matrix_.offsets,
+                                                                                              matrix_.values,
+                                                                                              row_map_,
+                                                                                              summed{csr_sums_},
+                                                                                              {}});
+    }
     Kokkos::fence();
   }
 
  private:
+  /// Contributions per non-zero from which a padded layout's sums are made before the tiled
+  /// write (header comment).
+  static constexpr std::size_t sum_first_from = 4;
   matrix_type matrix_;
   std::size_t num_contributions_ = 0;
   Kokkos::View<int*, MemorySpace> first_contribution_;  ///< per non-zero, into contributions_; nnz + 1
   Kokkos::View<int*, MemorySpace> contributions_;       ///< indices into the values, by non-zero, in list order
   Kokkos::View<int*, MemorySpace> row_map_;             ///< the pattern's CSR offsets: where each row's non-zeros start
+  mutable Kokkos::View<Entry*, MemorySpace> csr_sums_;  ///< padded layouts: each non-zero's sum, in CSR order
 };
 
 }  // namespace compound_sparse
