@@ -437,16 +437,7 @@ class LagrangeAssembly {
         impl::copy_csr_values<execution_space>("compound_sparse::fem_per_entry", matrix_.values, sums,
                                                matrix_.num_entries);
       else
-        impl::run_tiled_slot_write(
-            "compound_sparse::fem_per_entry",
-            impl::TiledSlotWrite<Outer, matrix_type, index_view, decltype(sums)>{matrix_.num_rows,
-                                                                                 matrix_.ell_stride,
-                                                                                 matrix_.ell_width,
-                                                                                 matrix_.offsets,
-                                                                                 matrix_.values,
-                                                                                 impl::source_offsets(matrix_),
-                                                                                 sums,
-                                                                                 {}});
+        impl::write_slot_values("compound_sparse::fem_per_entry", matrix_, impl::source_offsets(matrix_), sums);
     } else {
       Kokkos::parallel_for("compound_sparse::fem_negative_zeros", rows,
                            impl::FillRowSlots<Outer, matrix_type>{matrix_, -0.0});

@@ -279,5 +279,14 @@ void run_tiled_slot_write(const char* label, const Write& write) {
                        write);
 }
 
+/// Writes source(p, c) into the non-zeros' slots of the padded matrix `a`, values only,
+/// where row r's source entries start at row_map(r): the one values write of refresh and
+/// assembly, so that each of them stages its loads the same way.
+template <class Matrix, class RowMap, class Source>
+void write_slot_values(const char* label, const Matrix& a, const RowMap& row_map, const Source& source) {
+  run_tiled_slot_write(label, TiledSlotWrite<typename Matrix::outer_layout, Matrix, RowMap, Source>{
+                                  a.num_rows, a.ell_stride, a.ell_width, a.offsets, a.values, row_map, source, {}});
+}
+
 }  // namespace impl
 }  // namespace compound_sparse

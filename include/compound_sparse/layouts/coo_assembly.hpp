@@ -306,16 +306,7 @@ class CooAssembly {
     if constexpr (std::is_same<Outer, Csr>::value) {
       impl::copy_csr_values<execution_space>("compound_sparse::assemble", matrix_.values, sums, matrix_.num_entries);
     } else if (num_contributions_ < sum_first_from * matrix_.num_entries) {
-      impl::run_tiled_slot_write(
-          "compound_sparse::assemble",
-          impl::TiledSlotWrite<Outer, matrix_type, index_view, decltype(sums)>{matrix_.num_rows,
-                                                                               matrix_.ell_stride,
-                                                                               matrix_.ell_width,
-                                                                               matrix_.offsets,
-                                                                               matrix_.values,
-                                                                               row_map_,
-                                                                               sums,
-                                                                               {}});
+      impl::write_slot_values("compound_sparse::assemble", matrix_, row_map_, sums);
     } else {
       using sums_view = Kokkos::View<Entry*, MemorySpace>;
       if (csr_sums_.extent(0) != matrix_.num_entries)
@@ -324,16 +315,8 @@ class CooAssembly {
       Kokkos::parallel_for("compound_sparse::assemble_sums",
                            Kokkos::RangePolicy<execution_space>(0, matrix_.num_entries),
                            impl::StoreEntries<sums_view, decltype(sums)>{csr_sums_, sums});
-      using summed = impl::EntryComponents<sums_view>;
-      impl::run_tiled_slot_write("compound_sparse::assemble",
-                                 impl::TiledSlotWrite<Outer, matrix_type, index_view, summed>{matrix_.num_rows,
-                                                                                              matrix_.ell_stride,
-                                                                                              matrix_.ell_width,
-                                                                                              matrix_.offsets,
-                                                                                              matrix_.values,
-                                                                                              row_map_,
-                                                                                              summed{csr_sums_},
-                                                                                              {}});
+      impl::write_slot_values("compound_sparse::assemble", matrix_, row_map_,
+                              impl::EntryComponents<sums_view>{csr_sums_});
     }
     Kokkos::fence();
   }

@@ -80,11 +80,7 @@ void refresh_values(const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a, con
     // Csr's slots are the source positions.
     impl::copy_csr_values<execution_space>("compound_sparse::refresh_values", a.values, source, a.num_entries);
   } else {
-    const auto source_rows = impl::source_offsets(a);
-    impl::run_tiled_slot_write(
-        "compound_sparse::refresh_values",
-        impl::TiledSlotWrite<Outer, matrix_type, Kokkos::View<int*, MemorySpace>, impl::EntryComponents<Values>>{
-            a.num_rows, a.ell_stride, a.ell_width, a.offsets, a.values, source_rows, source, {}});
+    impl::write_slot_values("compound_sparse::refresh_values", a, impl::source_offsets(a), source);
   }
   Kokkos::fence();
 }
