@@ -113,19 +113,45 @@ TEST(QuickTune, CandidatesKeepAPlaceForTheHeuristic) {
                            "sell32.aos.aos.static.t128.b4.l1", "csr.soa.aos.static.t128.b4.l1"})
     ranked.push_back(cs::parse_variant_key(name));
   const auto heuristic = cs::parse_variant_key("csr.aos.aos.dynamic_warp.t128.b4.l4");
-  const auto three = cs::quick_tune_candidates(ranked, heuristic, {}, 3);
+  const auto three = cs::quick_tune_candidates(ranked, {}, heuristic, {}, 3);
   ASSERT_EQ(three.size(), 3u);
   EXPECT_EQ(three[0].name(), ranked[0].name());
   EXPECT_EQ(three[1].name(), ranked[1].name());
   EXPECT_EQ(three[2].name(), heuristic.name());
   // The heuristic among the ranked: no duplicate, the next-ranked takes the place.
-  const auto again = cs::quick_tune_candidates(ranked, ranked[1], {}, 3);
+  const auto again = cs::quick_tune_candidates(ranked, {}, ranked[1], {}, 3);
   ASSERT_EQ(again.size(), 3u);
   EXPECT_EQ(again[2].name(), ranked[2].name());
   // Alternatives fill the places the database leaves.
-  const auto filled = cs::quick_tune_candidates({ranked[0]}, heuristic, {ranked[0], ranked[3]}, 6);
+  const auto filled = cs::quick_tune_candidates({ranked[0]}, {}, heuristic, {ranked[0], ranked[3]}, 6);
   ASSERT_EQ(filled.size(), 3u);
   EXPECT_EQ(filled[2].name(), ranked[3].name());
+}
+
+TEST(QuickTune, NeighboursOwnBestsComeRightAfterTheFirstRanked) {
+  std::vector<cs::VariantKey> ranked, neighbours;
+  for (const char* name : {"ell.aos.aos.static.t256.b2.l1", "sell32.aos.aos.static.t256.b2.l1",
+                           "ell.soa.aos.static.t256.b2.l1", "sell16.aos.aos.static.t256.b2.l1"})
+    ranked.push_back(cs::parse_variant_key(name));
+  // The nearest record's own best is the first ranked: it is not timed twice.
+  for (const char* name :
+       {"ell.aos.aos.static.t256.b2.l1", "ell.aos.aos.static.t256.b4.l1", "sell32c16.aos.soa.static.t256.b4.l2"})
+    neighbours.push_back(cs::parse_variant_key(name));
+  const auto heuristic = cs::parse_variant_key("csr.aos.aos.static.t256.b2.l1");
+  const auto six = cs::quick_tune_candidates(ranked, neighbours, heuristic, {}, 6);
+  std::vector<std::string> names;
+  for (const auto& k : six) names.push_back(k.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"ell.aos.aos.static.t256.b2.l1", "ell.aos.aos.static.t256.b4.l1",
+                                             "sell32c16.aos.soa.static.t256.b4.l2", "sell32.aos.aos.static.t256.b2.l1",
+                                             "ell.soa.aos.static.t256.b2.l1", "csr.aos.aos.static.t256.b2.l1"}));
+  // Few places: the heuristic keeps its one, the neighbours come before the next-ranked.
+  const auto three = cs::quick_tune_candidates(ranked, neighbours, heuristic, {}, 3);
+  ASSERT_EQ(three.size(), 3u);
+  EXPECT_EQ(three[1].name(), "ell.aos.aos.static.t256.b4.l1");
+  EXPECT_EQ(three[2].name(), heuristic.name());
+  // Neighbours left out for want of places fill what the others leave.
+  const auto filled = cs::quick_tune_candidates({ranked[0]}, neighbours, ranked[0], {}, 6);
+  EXPECT_EQ(filled.size(), 3u);
 }
 
 TEST(QuickTune, NoDatabaseTimesCandidatesWithinTheBudgetAndStoresThem) {

@@ -507,6 +507,21 @@ TEST(TuningDatabase, RecordsNameTheirDeviceAndSelectionPrefersThisOne) {
   auto s = cs::select_variant(f, &other, "test", context);
   EXPECT_EQ(s.rule, "nearest");
   EXPECT_EQ(s.record, "h200-record") << s.explanation;
+  // Quick tuning's extra candidates: each neighbour's own fastest, nearest first, once.
+  context.neighbours = 2;
+  s = cs::select_variant(f, &other, "test", context);
+  EXPECT_EQ(s.rule, "nearest");
+  ASSERT_EQ(s.neighbour_bests.size(), 2u) << s.explanation;
+  EXPECT_EQ(s.neighbour_bests[0].name(), "ell.soa.aos.static.t128.b4.l2");
+  EXPECT_EQ(s.neighbour_bests[1].name(), "csr.aos.aos.static.t128.b4.l1");
+  other.records[1].times = other.records[0].times;  // both records' best the same: listed once
+  s = cs::select_variant(f, &other, "test", context);
+  EXPECT_EQ(s.neighbour_bests.size(), 1u);
+  other = selectable;
+  other.records[1].features.fingerprint = "0000000000000001";
+  other.records[0].features.fingerprint = "0000000000000002";
+  other.records[0].features.nnz_per_row_mean *= 1.2;
+  context.neighbours = 1;
   other.records[0].features.nnz_per_row_mean *= 4;  // now far beyond the other device's 0.3
   s = cs::select_variant(f, &other, "test", context);
   EXPECT_EQ(s.record, "h100-record") << s.explanation;

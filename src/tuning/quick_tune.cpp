@@ -17,8 +17,10 @@ QuickTunePlan quick_tune_plan(int candidates, int max_spmvs, TimingMode mode) {
   return plan;
 }
 
-std::vector<VariantKey> quick_tune_candidates(const std::vector<VariantKey>& ranked, const VariantKey& heuristic,
-                                              const std::vector<VariantKey>& alternatives, int count) {
+std::vector<VariantKey> quick_tune_candidates(const std::vector<VariantKey>& ranked,
+                                              const std::vector<VariantKey>& neighbour_bests,
+                                              const VariantKey& heuristic, const std::vector<VariantKey>& alternatives,
+                                              int count) {
   std::vector<VariantKey> out;
   const auto add = [&](const VariantKey& k) {
     if (static_cast<int>(out.size()) >= count) return;
@@ -26,14 +28,21 @@ std::vector<VariantKey> quick_tune_candidates(const std::vector<VariantKey>& ran
       if (o.name() == k.name()) return;
     out.push_back(k);
   };
-  // The database's best-ranked first, but the heuristic always gets a place: it is the
-  // one candidate that looked at this matrix rather than at its neighbours.
-  for (const auto& k : ranked) {
-    if (static_cast<int>(out.size()) + 1 >= count) break;
-    add(k);
-  }
+  // The database's first, then its neighbours' own bests and the next-ranked, but the
+  // heuristic always gets a place: it is the one candidate that looked at this matrix
+  // rather than at its neighbours.
+  const auto add_leaving_one = [&](const std::vector<VariantKey>& list, std::size_t most) {
+    for (std::size_t i = 0; i < list.size() && i < most; ++i) {
+      if (static_cast<int>(out.size()) + 1 >= count) return;
+      add(list[i]);
+    }
+  };
+  add_leaving_one(ranked, 1);
+  add_leaving_one(neighbour_bests, neighbour_bests.size());
+  add_leaving_one(ranked, ranked.size());
   add(heuristic);
   for (const auto& k : ranked) add(k);  // the heuristic was among them: the next-ranked fill its place
+  for (const auto& k : neighbour_bests) add(k);
   for (const auto& k : alternatives) add(k);
   return out;
 }

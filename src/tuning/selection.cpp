@@ -247,6 +247,13 @@ Selection select_variant(const MatrixFeatures& f, const SelectionDatabase* db, c
         s.record = nearest.front().first->name;
         s.record_device = nearest.front().first->device;
         s.distance = nearest.front().second;
+        for (const auto& neighbour : nearest) {
+          std::vector<std::string> unused;
+          const auto own = score({neighbour}, context, f, unused);
+          if (!own.empty() && std::none_of(s.neighbour_bests.begin(), s.neighbour_bests.end(),
+                                           [&](const VariantKey& k) { return k.name() == own.front().key.name(); }))
+            s.neighbour_bests.push_back(own.front().key);
+        }
         why << "rule nearest: " << k << " nearest " << f.entry_type << "/" << precision << " record(s)";
         for (const auto& [m, d] : nearest) why << " '" << m->name << "' (distance " << d << measured_on(*m) << ")";
         why << "; lowest weighted mean slowdown " << std::exp(c.front().score);

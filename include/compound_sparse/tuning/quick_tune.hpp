@@ -3,9 +3,11 @@
 // when the database has no record close to it (or always, when asked), within a
 // budget of SpMVs, and keeps the fastest (TunedSpmvOptions::quick_tune).
 //
-// The candidates, at most six and no more than the budget can time: the variants the
+// The candidates, at most six and no more than the budget can time: the variant the
 // database's selection ranked first for the matrix (its exact record's or its nearest
-// records' best-scored, selection.hpp), then the heuristic's choice, which knows the
+// records' best-scored, selection.hpp), each nearest record's own best, the next-ranked
+// (the first places go to different neighbours' choices because the ranking by a
+// weighted mean often puts one launch shape in every top place), then the heuristic's choice, which knows the
 // matrix's own row lengths, then where places are left (no database, or few usable
 // variants in it) the heuristic's schedule on the other outer layouts that fit. On a
 // matrix with a dense row only kinds that split rows are candidates. Each is checked against the double reference, like
@@ -32,11 +34,12 @@ constexpr int default_quick_tune_spmvs = 200;
 /// The most candidates quick tuning times.
 constexpr int max_quick_tune_candidates = 6;
 /// TunedSpmvOptions::close_distance's default: QuickTune::Auto trusts a nearest record within
-/// this feature distance (selection.hpp). 0.5 is a ratio of about 1.4 in every feature at once,
-/// or 2 in one of them: on the tuning zoo, the nearest records that selection ranked within 5%
-/// of the best were at most this far from the matrix (docs/tuning.md). compound-tune --loo
-/// reports Auto at other distances.
-constexpr double default_close_distance = 0.5;
+/// this feature distance (selection.hpp). 0.3 is a ratio of about 1.23 in every feature at
+/// once, or 1.5 in one of them. Farther than that, records of other meshes of the same family
+/// (a torus beside a subdivided surface) still look close but want other launch shapes, and
+/// timing the candidates on the matrix itself lost less on the unseen set and on the tuning
+/// zoo left one out (docs/tuning.md). compound-tune --loo reports Auto at other distances.
+constexpr double default_close_distance = 0.3;
 
 /// How quick tuning spends `max_spmvs` on `candidates` variants: how many it times and
 /// the timing of each (1 check + warmup + batch x samples <= max_spmvs / count). None
@@ -48,10 +51,13 @@ struct QuickTunePlan {
 };
 QuickTunePlan quick_tune_plan(int candidates, int max_spmvs, TimingMode mode);
 
-/// At most `count` distinct variants: `ranked` (the database's, best first) with one
-/// place kept for `heuristic`, then `alternatives` where places are left.
-std::vector<VariantKey> quick_tune_candidates(const std::vector<VariantKey>& ranked, const VariantKey& heuristic,
-                                              const std::vector<VariantKey>& alternatives, int count);
+/// At most `count` distinct variants: the first of `ranked` (the database's, best first),
+/// then `neighbour_bests` (Selection::neighbour_bests), then the rest of `ranked`, with one
+/// place kept for `heuristic`; then `alternatives` where places are left.
+std::vector<VariantKey> quick_tune_candidates(const std::vector<VariantKey>& ranked,
+                                              const std::vector<VariantKey>& neighbour_bests,
+                                              const VariantKey& heuristic, const std::vector<VariantKey>& alternatives,
+                                              int count);
 
 /// SpMVs a measurement made under `timing`: the check, the warm-up and its batches
 /// (one for a dropped candidate); none for a refused one, one for one that failed.

@@ -86,6 +86,11 @@ struct Selection {
   /// Rules exact, nearest and prior: every usable variant they ranked, best first (`key` is
   /// the first); empty for the heuristic. Quick tuning (tuned_spmv.hpp) times the first few.
   std::vector<VariantKey> ranked;
+  /// Rule nearest: each of the k nearest records' own fastest usable variant, nearest
+  /// first, without repeats. A matrix that lies between its neighbours is often fastest with
+  /// one of theirs rather than with what their weighted mean ranks first (`ranked` tends to
+  /// repeat one launch shape), so quick tuning times these early. Empty for the other rules.
+  std::vector<VariantKey> neighbour_bests;
 
   /// Whether a database record decided (rules exact and nearest): `record` names it.
   bool from_record() const { return rule == "exact" || rule == "nearest"; }

@@ -611,7 +611,7 @@ class TunedSpmv {
     if (wanted && fits_budget.count > 0) {
       const VariantKey heuristic =
           heuristic_variant(features, context.compiled, context.fits, context.dense_row_threshold);
-      std::vector<VariantKey> ranked = s.ranked;
+      std::vector<VariantKey> ranked = s.ranked, neighbour_bests = s.neighbour_bests;
       const auto usable_here = [&](const VariantKey& k) {
         std::string why;
         return (vector_layout.empty() || k.vector == vector_layout) && context.usable(k, why);
@@ -643,13 +643,14 @@ class TunedSpmv {
                    .first;
         return it->second;
       };
-      for (auto* list : {&ranked, &alternatives})
+      for (auto* list : {&ranked, &neighbour_bests, &alternatives})
         list->erase(std::remove_if(list->begin(), list->end(),
                                    [&](const VariantKey& k) {
                                      return !usable_here(k) || (dense && !splits_rows(k.kind)) || pads_too_much(k);
                                    }),
                     list->end());
-      const auto candidates = quick_tune_candidates(ranked, own, alternatives, max_quick_tune_candidates);
+      const auto candidates =
+          quick_tune_candidates(ranked, neighbour_bests, own, alternatives, max_quick_tune_candidates);
       const QuickTuneResult q = quick_tune(a, features, candidates, options.quick_tune_spmvs, options.budget);
       tuning_spmvs_ = q.spmvs;
       std::string why = options.quick_tune == QuickTune::Always ? "quick tuning asked for"

@@ -122,7 +122,8 @@ std::vector<LooRow> leave_one_out(const cs::SelectionDatabase& db, int neighbour
           nearest_measured(cs::heuristic_variant(m.features, context.compiled, only, context.dense_row_threshold));
       if (k.outer == outer && (!dense || cs::splits_rows(k.kind))) alternatives.push_back(k);
     }
-    const auto candidates = cs::quick_tune_candidates(s.ranked, heuristic, alternatives, cs::max_quick_tune_candidates);
+    const auto candidates =
+        cs::quick_tune_candidates(s.ranked, s.neighbour_bests, heuristic, alternatives, cs::max_quick_tune_candidates);
     for (const auto& k : candidates) {
       const auto t = measured.find(k.name());
       if (t == measured.end()) continue;
@@ -216,7 +217,12 @@ void write_loo_report(const cs::SelectionDatabase& db, const std::string& db_pat
   // Auto against its one knob: quick tuning is the safer answer where the nearest record is far,
   // so the default close distance should be where trusting records stops paying.
   const double default_close = cs::default_close_distance;
-  const auto close_sweep = close_distance_sweep(rows, {0.0, 0.1, 0.2, 0.3, 0.4, default_close, 0.6, 0.8, 1.0});
+  std::vector<double> distances = {0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.8, 1.0};
+  if (std::find(distances.begin(), distances.end(), default_close) == distances.end()) {
+    distances.push_back(default_close);  // the default is always a row of its own
+    std::sort(distances.begin(), distances.end());
+  }
+  const auto close_sweep = close_distance_sweep(rows, distances);
   nlohmann::json close_json = nlohmann::json::array();
   std::ostringstream close_md;
   for (const auto& c : close_sweep) {
