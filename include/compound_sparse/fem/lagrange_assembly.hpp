@@ -344,15 +344,28 @@ class LagrangeAssembly {
   LagrangeAssembly(const DeviceTetMesh<MemorySpace>& mesh, Summation how, MemoryBudget budget = {})
       : mesh_(mesh), how_(how) {
     {
-      const auto topology = checked_topology(mesh, how);
-      const auto& pattern = topology.pattern;
-      const impl::ZeroValues<Entry, MemorySpace> zeros;
-      if constexpr (std::is_same<Outer, Csr>::value)
-        matrix_ =
-            impl::csr_matrix_from_csr_views<Inner>(pattern.num_cols, pattern.row_map, pattern.entries, zeros, budget);
-      else
-        matrix_ = impl::padded_matrix_from_csr_views<Outer, Inner>(pattern.num_cols, pattern.row_map, pattern.entries,
-                                                                   zeros, budget);
+      auto topology = checked_topology(mesh, how);
+      // The gathers keep the vertex-to-cell relation and the atomic scatter none, so neither
+      // holds it beside the pattern while the layout is written: the gathers rebuild it after
+      // (a count, a scan and a fill, the same bits), which keeps their peak at the matrix plus
+      // the larger of the two rather than both.
+      const bool drop_relation =
+          how == Summation::per_node || how == Summation::per_node_inline || how == Summation::atomic_scatter;
+      if (drop_relation) topology.nodes.incident = {};
+      {
+        const auto& pattern = topology.pattern;
+        const impl::ZeroValues<Entry, MemorySpace> zeros;
+        if constexpr (std::is_same<Outer, Csr>::value)
+          matrix_ =
+              impl::csr_matrix_from_csr_views<Inner>(pattern.num_cols, pattern.row_map, pattern.entries, zeros, budget);
+        else
+          matrix_ = impl::padded_matrix_from_csr_views<Outer, Inner>(pattern.num_cols, pattern.row_map, pattern.entries,
+                                                                     zeros, budget);
+      }
+      if (drop_relation) {
+        topology.pattern = {};
+        if (how != Summation::atomic_scatter) topology.nodes.incident = vertex_cells(mesh);
+      }
       prepare(topology);
     }
     // After the topology's pattern (and, for per_entry, its node-to-cell relation) is freed,
