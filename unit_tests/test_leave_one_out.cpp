@@ -96,6 +96,15 @@ TEST(LeaveOneOut, ARecordIsJudgedAsOnItsDeviceAndTheReportNamesDevices) {
   EXPECT_NE(text.str().find("| one (GPU B) | complex | double |"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("two (GPU B) (0.00)"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("| GPU A | 2 | 1.000 | 1.000 | 1.000 |"), std::string::npos) << text.str();
+  // Auto's sweep: every tenth up to 0.6, then 0.8 and 1.0, with the default marked once
+  // (it is one of them) and never standing in for another distance.
+  const std::string report = text.str();
+  for (const char* distance : {"| 0.00 |", "| 0.40 |", "| 0.50 |", "| 0.60 |", "| 1.00 |"})
+    EXPECT_NE(report.find(distance), std::string::npos) << distance << "\n" << report;
+  const auto marked = report.find(" (default) |");
+  ASSERT_NE(marked, std::string::npos) << report;
+  EXPECT_EQ(report.find(" (default) |", marked + 1), std::string::npos) << report;
+  EXPECT_NE(report.find("| 0.30 (default) |"), std::string::npos) << report;
 }
 
 TEST(LeaveOneOut, CloseDistanceSweepTrustsExactAndNearRecordsOnly) {
