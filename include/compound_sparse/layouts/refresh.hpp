@@ -74,7 +74,6 @@ void refresh_values(const SparseMatrix<Entry, Outer, Inner, MemorySpace>& a, con
                                                                                 << " values for a matrix of "
                                                                                 << a.num_entries << " non-zeros");
   using execution_space = typename MemorySpace::execution_space;
-  using matrix_type = SparseMatrix<Entry, Outer, Inner, MemorySpace>;
   const impl::EntryComponents<Values> source{values};
   if constexpr (std::is_same<Outer, Csr>::value) {
     // Csr's slots are the source positions.
