@@ -250,8 +250,9 @@ Selection select_variant(const MatrixFeatures& f, const SelectionDatabase* db, c
         for (const auto& neighbour : nearest) {
           std::vector<std::string> unused;
           const auto own = score({neighbour}, context, f, unused);
-          if (!own.empty() && std::none_of(s.neighbour_bests.begin(), s.neighbour_bests.end(),
-                                           [&](const VariantKey& k) { return k.name() == own.front().key.name(); }))
+          if (!own.empty() &&
+              std::none_of(s.neighbour_bests.begin(), s.neighbour_bests.end(),
+                           [&](const VariantKey& listed) { return listed.name() == own.front().key.name(); }))
             s.neighbour_bests.push_back(own.front().key);
         }
         why << "rule nearest: " << k << " nearest " << f.entry_type << "/" << precision << " record(s)";
