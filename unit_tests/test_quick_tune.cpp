@@ -242,6 +242,34 @@ TEST(QuickTune, CloseRecordNeedsNoQuickTuning) {
   EXPECT_EQ(cs::TunedSpmv<C>(a, never).rule(), "nearest");
 }
 
+TEST(QuickTune, AutoTimesCandidatesWhereTheNearestRecordIsFartherThanTheDefaultDistance) {
+  // A record of 1.5 times the rows and non-zeros: between 0.3 (the default close distance)
+  // and 0.5 (the old one), so Auto no longer takes the record's choice untimed.
+  const ScratchDir database("quick_far"), cache("quick_far_cache");
+  const auto a = banded<C>(600, 7);
+  auto far = cs::matrix_features(a);
+  far.fingerprint = "0123456789abcdef";
+  far.rows = far.rows * 3 / 2;
+  far.cols = far.cols * 3 / 2;
+  far.nnz = far.nnz * 3 / 2;
+  const double distance = cs::feature_distance(cs::matrix_features(a), far);
+  ASSERT_GT(distance, cs::default_close_distance);
+  ASSERT_LT(distance, 0.5);
+  const auto variant = cs::heuristic_variant(far, cs::variant_registry<C>().variants()).name();
+  cs::write_selection_database(shipped({record("far", far, {{variant, 1e-5}})}), database.database());
+
+  const cs::TunedSpmv<C> op(a, no_database(database, cache));
+  EXPECT_EQ(op.rule(), "quick") << op.explanation();
+  EXPECT_GT(op.tuning_spmvs(), 0);
+  EXPECT_TRUE(contains(op.explanation(), "the nearest record is at distance")) << op.explanation();
+  expect_reference(op, a);
+
+  auto old_default = no_database(database, cache);
+  old_default.close_distance = 0.5;
+  old_default.use_cache = false;  // the pattern is in the cache now
+  EXPECT_EQ(cs::TunedSpmv<C>(a, old_default).rule(), "nearest");
+}
+
 TEST(QuickTune, TooSmallABudgetTimesNothing) {
   const ScratchDir database("quick_small"), cache("quick_small_cache");
   auto options = no_database(database, cache);
