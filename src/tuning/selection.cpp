@@ -159,6 +159,33 @@ std::vector<Candidate> score(const std::vector<std::pair<const SelectionRecord*,
   return out;
 }
 
+/// Each record's own fastest variant among `usable` (score's result for those records, which
+/// holds every usable variant they measured), nearest first, without repeats; equal times go
+/// to the smaller name, as score() of that record alone would break them.
+std::vector<VariantKey> own_bests(const std::vector<std::pair<const SelectionRecord*, double>>& records,
+                                  const std::vector<Candidate>& usable, int vectors) {
+  std::vector<std::string> names;
+  names.reserve(usable.size());
+  for (const auto& c : usable) names.push_back(c.key.name());
+  std::vector<VariantKey> out;
+  for (const auto& record : records) {
+    std::size_t best = usable.size();
+    double best_seconds = 0;
+    for (std::size_t i = 0; i < usable.size(); ++i) {
+      const double seconds = record.first->seconds(names[i], vectors);
+      if (seconds > 0 &&
+          (best == usable.size() || seconds < best_seconds || (seconds == best_seconds && names[i] < names[best]))) {
+        best = i;
+        best_seconds = seconds;
+      }
+    }
+    if (best < usable.size() &&
+        std::none_of(out.begin(), out.end(), [&](const VariantKey& listed) { return listed.name() == names[best]; }))
+      out.push_back(usable[best].key);
+  }
+  return out;
+}
+
 std::string summary(const std::vector<std::string>& skipped) {
   std::ostringstream s;
   s << skipped.size() << " variant(s) skipped";
@@ -247,14 +274,7 @@ Selection select_variant(const MatrixFeatures& f, const SelectionDatabase* db, c
         s.record = nearest.front().first->name;
         s.record_device = nearest.front().first->device;
         s.distance = nearest.front().second;
-        for (const auto& neighbour : nearest) {
-          std::vector<std::string> unused;
-          const auto own = score({neighbour}, context, f, unused);
-          if (!own.empty() &&
-              std::none_of(s.neighbour_bests.begin(), s.neighbour_bests.end(),
-                           [&](const VariantKey& listed) { return listed.name() == own.front().key.name(); }))
-            s.neighbour_bests.push_back(own.front().key);
-        }
+        s.neighbour_bests = own_bests(nearest, c, context.vectors);
         why << "rule nearest: " << k << " nearest " << f.entry_type << "/" << precision << " record(s)";
         for (const auto& [m, d] : nearest) why << " '" << m->name << "' (distance " << d << measured_on(*m) << ")";
         why << "; lowest weighted mean slowdown " << std::exp(c.front().score);
