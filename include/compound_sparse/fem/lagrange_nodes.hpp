@@ -47,6 +47,12 @@ struct LagrangeNodes<1, MemorySpace> {
   VertexCells<MemorySpace> incident;
 
   KOKKOS_INLINE_FUNCTION int node(int t, int a) const { return cells(t, a); }
+  /// Node n's place in cell t (the a with node(t, a) == n), -1 if t does not have it.
+  KOKKOS_INLINE_FUNCTION int place(int t, int n) const {
+    for (int a = 0; a < 4; ++a)
+      if (cells(t, a) == n) return a;
+    return -1;
+  }
   /// visit(t, a) for each cell t of node n, in increasing order, a being n's place in t.
   template <class Visit>
   KOKKOS_INLINE_FUNCTION void for_each_cell(int n, const Visit& visit) const {
@@ -69,6 +75,18 @@ struct LagrangeNodes<2, MemorySpace> {
 
   KOKKOS_INLINE_FUNCTION int node(int t, int a) const {
     return a < 4 ? cells(t, a) : num_points + edges.cell_edges(t, a - 4);
+  }
+  /// Node n's place in cell t (the a with node(t, a) == n), -1 if t does not have it: a point
+  /// is looked for among the corners only, an edge among the edges only.
+  KOKKOS_INLINE_FUNCTION int place(int t, int n) const {
+    if (n < num_points) {
+      for (int a = 0; a < 4; ++a)
+        if (cells(t, a) == n) return a;
+      return -1;
+    }
+    for (int e = 0; e < 6; ++e)
+      if (edges.cell_edges(t, e) == n - num_points) return 4 + e;
+    return -1;
   }
   /// visit(t, a) for each cell t of node n, in increasing order, a being n's place in t.
   template <class Visit>
