@@ -18,13 +18,13 @@
 // The ways of summing (Summation), after "GPU-based Polynomial Finite Element Matrix Assembly
 // for Simplex Meshes" (Mueller-Roemer, Altenhofen, Stork, 2018), plus two scatters:
 //
-// | Summation        | a thread per                   | element entries from         | kept besides the matrix       |
-// |------------------|--------------------------------|------------------------------|-------------------------------|
-// | per_entry        | non-zero                       | each cell's geometry, stored | geometry, slot-to-entries map |
-// | per_node         | row (P1), non-zero of row (P2) | each cell's geometry, stored | geometry, vertex-to-cells     |
-// | per_node_inline  | row (P1), non-zero of row (P2) | the mesh, computed in place  | vertex-to-cells               |
-// | atomic_scatter   | cell                           | the mesh, computed in place  | nothing                       |
-// | coloured_scatter | cell                           | the mesh, computed in place  | a cell colouring              |
+// | Summation        | a thread per                | element entries from         | kept besides the matrix       |
+// |------------------|-----------------------------|------------------------------|-------------------------------|
+// | per_entry        | non-zero                    | each cell's geometry, stored | geometry, slot-to-entries map |
+// | per_node         | row (P1), non-zero (P2)     | each cell's geometry, stored | geometry, vertex-to-cells     |
+// | per_node_inline  | row                         | the mesh, computed in place  | vertex-to-cells               |
+// | atomic_scatter   | cell                        | the mesh, computed in place  | nothing                       |
+// | coloured_scatter | cell                        | the mesh, computed in place  | a cell colouring              |
 //
 // The gathers (per_entry, per_node, per_node_inline) add a slot's contributions in the order
 // of its cells, which is the order zoo's csr_from_coo of the element contributions adds them:
@@ -212,19 +212,18 @@ KOKKOS_INLINE_FUNCTION void add_into_slot(const Values& values, int slot, const 
 
 /// Non-zero p of the rows' order gathered (a thread per non-zero): the entries (a, b) of its row
 /// node v's cells that have its column, for v's place a and the column's b, summed from -0.0
-/// in increasing cell order and stored into its slot once. The geometry is read from
-/// `geometry` (stored_geometry) or computed from the mesh, once per entry. The P2 gathers use
-/// it: a P2 vertex row sums 10 entries from each of its 20-30 cells, which left a thread per
-/// row with a long serial walk beside the edge rows' short ones.
-template <class Outer, class Matrix, class Problem, class Points, class Nodes, class Geometry, class Offsets>
+/// in increasing cell order from each cell's stored geometry and stored into its slot once.
+/// P2's per_node uses it: a P2 vertex row sums 10 entries from each of its 20-30 cells, which
+/// left a thread per row with a long serial walk beside the edge rows' short ones (assembly of
+/// 384K cells about 30% faster this way). Computing the geometry in place once per entry
+/// instead of once per row costs more than that gains, so the inline gathers stay by row.
+template <class Outer, class Matrix, class Problem, class Nodes, class Geometry, class Offsets>
 struct GatherSlot {
   using entry_type = typename Problem::entry_type;
   Matrix m;
   Problem problem;
-  Points points;
   Nodes nodes;
-  Geometry geometry;  ///< per cell; unused when computed in place
-  bool stored_geometry;
+  Geometry geometry;    ///< per cell, stored
   Offsets row_offsets;  ///< where each row's non-zeros start in the rows' order (source_offsets)
   KOKKOS_INLINE_FUNCTION void operator()(int p) const {
     using traits = component_traits<entry_type>;
@@ -238,8 +237,7 @@ struct GatherSlot {
     nodes.for_each_cell(v, [&](int t, int a) {
       const int b = nodes.place(t, column);
       if (b < 0) return;
-      const P1Tet e = stored_geometry ? p1_loaded(geometry(t)) : cell_geometry(points, nodes.cells, t);
-      const entry_type term = problem.entry(e, t, a, b);
+      const entry_type term = problem.entry(p1_loaded(geometry(t)), t, a, b);
       for (int c = 0; c < traits::size; ++c) traits::get(sum, c) += traits::get(term, c);
     });
     for (int c = 0; c < traits::size; ++c) m.values(slot, c) = traits::get(sum, c);
@@ -248,9 +246,9 @@ struct GatherSlot {
 
 /// Row v gathered: node v's cells in increasing order, each one's entries (a, b) for v's place
 /// a added into the slots of the cell's nodes b. The geometry is read from `geometry`
-/// (stored_geometry) or computed from the mesh. The P1 gathers use it: GatherSlot's thread per
-/// non-zero reads or computes each cell's geometry once per entry instead of once per row, and
-/// assembled a P1 box mesh's 1.7M cells 10-30% slower.
+/// (stored_geometry) or computed from the mesh. Every gather but P2's per_node uses it: a thread
+/// per non-zero (GatherSlot) reads or computes each cell's geometry once per entry instead of
+/// once per row, and assembled a P1 box mesh's 1.7M cells 10-30% slower, P2 inline 6% slower.
 template <class Outer, class Matrix, class Problem, class Points, class Nodes, class Geometry>
 struct GatherRow {
   Matrix m;
@@ -493,17 +491,15 @@ class LagrangeAssembly {
                                                matrix_.num_entries);
       else
         impl::write_slot_values("compound_sparse::fem_per_entry", matrix_, impl::source_offsets(matrix_), sums);
-    } else if (Order == 2 && (how_ == Summation::per_node || how_ == Summation::per_node_inline)) {
-      Kokkos::parallel_for(
-          "compound_sparse::fem_gather", Kokkos::RangePolicy<execution_space>(0, matrix_.num_entries),
-          impl::GatherSlot<Outer, matrix_type, Problem, points_view, nodes_type, geometry_view, index_view>{
-              matrix_, problem, mesh_.points, nodes_, geometry_, how_ == Summation::per_node,
-              impl::source_offsets(matrix_)});
+    } else if (Order == 2 && how_ == Summation::per_node) {
+      Kokkos::parallel_for("compound_sparse::fem_gather", Kokkos::RangePolicy<execution_space>(0, matrix_.num_entries),
+                           impl::GatherSlot<Outer, matrix_type, Problem, nodes_type, geometry_view, index_view>{
+                               matrix_, problem, nodes_, geometry_, impl::source_offsets(matrix_)});
     } else {
       Kokkos::parallel_for("compound_sparse::fem_negative_zeros", rows,
                            impl::FillRowSlots<Outer, matrix_type>{matrix_, -0.0});
     }
-    if (Order == 1 && (how_ == Summation::per_node || how_ == Summation::per_node_inline)) {
+    if ((Order == 1 && how_ == Summation::per_node) || how_ == Summation::per_node_inline) {
       Kokkos::parallel_for("compound_sparse::fem_gather", rows,
                            impl::GatherRow<Outer, matrix_type, Problem, points_view, nodes_type, geometry_view>{
                                matrix_, problem, mesh_.points, nodes_, geometry_, how_ == Summation::per_node});
