@@ -281,6 +281,17 @@ void expect_every_way_gives(const std::string& name, const zoo::TetMesh& m, cons
 
 }  // namespace
 
+// The per-non-zero kernels (the per-entry map, P2's per_node gather) find their row by a
+// search of the offsets, which must step over empty rows, first, inner and last.
+TEST(fem_assembly, RowOfEntrySkipsEmptyRows) {
+  const std::vector<int> offsets_list{0, 0, 2, 2, 2, 5, 6, 6};
+  Kokkos::View<int*, Kokkos::HostSpace> offsets("offsets", offsets_list.size());
+  for (std::size_t i = 0; i < offsets_list.size(); ++i) offsets(i) = offsets_list[i];
+  const int num_rows = static_cast<int>(offsets_list.size()) - 1;
+  const std::vector<int> want{1, 1, 4, 4, 4, 5};
+  for (int p = 0; p < 6; ++p) EXPECT_EQ(cs::impl::row_of_entry(offsets, num_rows, p), want[p]) << "entry " << p;
+}
+
 TEST(fem_assembly, EveryWayGivesTheZoosElasticityMatrixOnEveryLayout) {
   const double lambda = 1.7, mu = 0.45;
   for (const auto& named : assembly_meshes())

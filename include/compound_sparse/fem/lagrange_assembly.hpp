@@ -145,8 +145,7 @@ struct SlotEntries {
   Index list;
   bool fill;
   KOKKOS_INLINE_FUNCTION void operator()(int p) const {
-    // The row holding non-zero p: the first whose end is past p (empty rows end where they start).
-    const int v = partition_point(0, pattern.num_rows, [&](int r) { return pattern.row_map(r + 1) <= p; });
+    const int v = row_of_entry(pattern.row_map, pattern.num_rows, p);
     const int column = pattern.entries(p);
     int at = fill ? first(p) : 0;
     nodes.for_each_cell(v, [&](int t, int a) {
@@ -227,8 +226,7 @@ struct GatherSlot {
   Offsets row_offsets;  ///< where each row's non-zeros start in the rows' order (source_offsets)
   KOKKOS_INLINE_FUNCTION void operator()(int p) const {
     using traits = component_traits<entry_type>;
-    // The row holding non-zero p: the first whose end is past p (empty rows end where they start).
-    const int v = partition_point(0, m.num_rows, [&](int r) { return row_offsets(r + 1) <= p; });
+    const int v = row_of_entry(row_offsets, m.num_rows, p);
     const RowSlots s = row_slots<Outer>(m.offsets, m.row_lengths, m.ell_stride, v);
     const int slot = s.first + (p - row_offsets(v)) * s.step;
     const int column = static_cast<int>(m.col_indices(slot)) + column_base<Outer>(m.column_bases, v);

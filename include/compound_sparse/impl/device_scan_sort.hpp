@@ -48,6 +48,13 @@ KOKKOS_INLINE_FUNCTION int partition_point(int begin, int end, const Below& belo
   return begin;
 }
 
+/// The row that holds entry p of a CSR with these num_rows + 1 offsets (0 <= p < offsets(num_rows)):
+/// the first row whose end is past p, so empty rows, which end where they start, are skipped.
+template <class Offsets>
+KOKKOS_INLINE_FUNCTION int row_of_entry(const Offsets& offsets, int num_rows, int p) {
+  return partition_point(0, num_rows, [&](int r) { return static_cast<int>(offsets(r + 1)) <= p; });
+}
+
 /// offsets(r + 1) holds a count per r < num_rows, offsets(0) zero: replaced by their running
 /// sums (the offsets of a CSR).
 template <class ExecutionSpace, class Offsets>
