@@ -130,8 +130,9 @@ KOKKOS_INLINE_FUNCTION int element_entry_id(int t, int a, int b) {
   return nodes_per_cell * (nodes_per_cell * t + a) + b;
 }
 
-/// The per-entry map, non-zero p's part: counts(p + 1) = how many element entries its slot sums
-/// (fill false), or their ids in cell order from list(first(p)) (fill true). A thread per
+/// The per-entry map, non-zero p's part: first(p + 1) = how many element entries its slot sums
+/// (fill false; a scan then makes these the starts), or their ids in cell order from
+/// list(first(p)) (fill true). A thread per
 /// non-zero walks its row's cells and keeps those that have its column: the threads of one row
 /// read the same cells, which the cache serves once, where a thread per row, searching the row
 /// for each of its cells' nodes, left most of the device idle on a few hundred thousand rows
@@ -140,7 +141,6 @@ template <class Nodes, class Pattern, class Index>
 struct SlotEntries {
   Nodes nodes;
   Pattern pattern;
-  Index counts;
   Index first;
   Index list;
   bool fill;
@@ -154,7 +154,7 @@ struct SlotEntries {
       if (fill) list(at) = element_entry_id<Nodes::per_cell>(t, a, b);
       ++at;
     });
-    if (!fill) counts(p + 1) = at;
+    if (!fill) first(p + 1) = at;
   }
 };
 
@@ -613,12 +613,12 @@ class LagrangeAssembly {
     first_ = index_view("compound_sparse::fem_entry_offsets", static_cast<std::size_t>(nnz) + 1);
     using map_kernel = impl::SlotEntries<nodes_type, DevicePattern<MemorySpace>, index_view>;
     Kokkos::parallel_for("compound_sparse::fem_count_entries", nonzeros,
-                         map_kernel{topology.nodes, pattern, first_, {}, {}, false});
+                         map_kernel{topology.nodes, pattern, first_, {}, false});
     impl::exclusive_sum_in_place<execution_space>(first_, nnz);
     list_ = index_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "compound_sparse::fem_entry_list"),
                        static_cast<std::size_t>(nodes_per_cell * nodes_per_cell) * mesh_.num_cells());
     Kokkos::parallel_for("compound_sparse::fem_fill_entries", nonzeros,
-                         map_kernel{topology.nodes, pattern, {}, first_, list_, true});
+                         map_kernel{topology.nodes, pattern, first_, list_, true});
   }
 
   DeviceTetMesh<MemorySpace> mesh_;

@@ -34,6 +34,14 @@ KOKKOS_INLINE_FUNCTION int corner_of(const Cells& cells, int t, int v) {
   return a;
 }
 
+/// Which corner of cell t is vertex v, -1 if the cell does not have it.
+template <class Cells>
+KOKKOS_INLINE_FUNCTION int corner_or_none(const Cells& cells, int t, int v) {
+  for (int a = 0; a < 4; ++a)
+    if (cells(t, a) == v) return a;
+  return -1;
+}
+
 }  // namespace impl
 
 template <int Order, class MemorySpace>
@@ -48,11 +56,7 @@ struct LagrangeNodes<1, MemorySpace> {
 
   KOKKOS_INLINE_FUNCTION int node(int t, int a) const { return cells(t, a); }
   /// Node n's place in cell t (the a with node(t, a) == n), -1 if t does not have it.
-  KOKKOS_INLINE_FUNCTION int place(int t, int n) const {
-    for (int a = 0; a < 4; ++a)
-      if (cells(t, a) == n) return a;
-    return -1;
-  }
+  KOKKOS_INLINE_FUNCTION int place(int t, int n) const { return impl::corner_or_none(cells, t, n); }
   /// visit(t, a) for each cell t of node n, in increasing order, a being n's place in t.
   template <class Visit>
   KOKKOS_INLINE_FUNCTION void for_each_cell(int n, const Visit& visit) const {
@@ -79,11 +83,7 @@ struct LagrangeNodes<2, MemorySpace> {
   /// Node n's place in cell t (the a with node(t, a) == n), -1 if t does not have it: a point
   /// is looked for among the corners only, an edge among the edges only.
   KOKKOS_INLINE_FUNCTION int place(int t, int n) const {
-    if (n < num_points) {
-      for (int a = 0; a < 4; ++a)
-        if (cells(t, a) == n) return a;
-      return -1;
-    }
+    if (n < num_points) return impl::corner_or_none(cells, t, n);
     for (int e = 0; e < 6; ++e)
       if (edges.cell_edges(t, e) == n - num_points) return 4 + e;
     return -1;
